@@ -1,0 +1,328 @@
+"""The backward engine: gradients flow from outputs to inputs, iteratively.
+
+Dependency counts over the reachable graph give the order (no recursion, so a
+chain of a million nodes runs); each node's incoming gradients are summed in a
+dict and popped when the node runs; saved tensors are freed as each node
+finishes unless `retain_graph`. `grad` is the primitive: `backward`
+accumulates into `.grad` what `grad` would return.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import AutogradError, ShapeError
+from ..tensor import Tensor, _grad_enabled, set_grad_enabled, shape_str
+from .graph import AccumulateGrad, OpNode
+
+ndarray = np.ndarray
+
+
+def _as_list(x) -> list:
+    if x is None:
+        return []
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+def _root_grads(outputs: list, grad_outputs: list, create_graph: bool) -> list:
+    """The gradient each output starts with, checked as PyTorch checks it."""
+    if len(grad_outputs) not in (0, len(outputs)):
+        raise AutogradError(
+            f"grad requires one gradient per output: got {len(grad_outputs)} for {len(outputs)} outputs"
+        )
+    roots = []
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise AutogradError(f"element {i} of tensors is not a Tensor")
+        g = grad_outputs[i] if grad_outputs else None
+        if g is None:
+            if out._data.size != 1:
+                raise AutogradError("grad can be implicitly created only for scalar outputs")
+            g = Tensor._make(np.ones_like(out._data, dtype=np.float64))
+        elif not isinstance(g, Tensor):
+            g = Tensor._make(np.asarray(g, dtype=np.float64))
+        if g._data.shape != out._data.shape:
+            if g._data.size == out._data.size == 1 and g._data.ndim <= 1:
+                g = Tensor._make(g._data.reshape(out._data.shape))
+            else:
+                raise ShapeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of "
+                    f"torch.Size({shape_str(g._data.shape)}) and output[{i}] has a shape of "
+                    f"torch.Size({shape_str(out._data.shape)})."
+                )
+        if not out.requires_grad:
+            raise AutogradError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        node = out.grad_fn if out.grad_fn is not None else out._accumulate_grad()
+        roots.append((node, out._output_nr, g if create_graph else g._data))
+    return roots
+
+
+def _discover(roots) -> dict:
+    """Count, for every node reachable from the roots, the edges that lead into it."""
+    deps = {}
+    stack = []
+    for node, _, _ in roots:
+        if node not in deps:
+            deps[node] = 0
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            count = deps.get(nxt)
+            if count is None:
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = count + 1
+    return deps
+
+
+def _needed(deps: dict, targets) -> set:
+    """The nodes from which some target can be reached (the rest need not run)."""
+    remaining = dict(deps)
+    order = [n for n, c in remaining.items() if c == 0]
+    i = 0
+    while i < len(order):
+        for nxt, _ in order[i].next_functions:
+            if nxt is not None:
+                remaining[nxt] -= 1
+                if remaining[nxt] == 0:
+                    order.append(nxt)
+        i += 1
+    needed = set(targets)
+    for node in reversed(order):
+        if node in needed:
+            continue
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt in needed:
+                needed.add(node)
+                break
+    return needed
+
+
+def _add(a, b):
+    return b if a is None else (a if b is None else a + b)
+
+
+def _wrap(g, create_graph):
+    return g if create_graph else Tensor._make(g)
+
+
+def _unwrap(g, create_graph):
+    if g is None:
+        return None
+    if create_graph:
+        return g
+    return g._data if isinstance(g, Tensor) else np.asarray(g, dtype=np.float64)
+
+
+def _run_tensor_hooks(node, output_nr: int, g, create_graph: bool):
+    """Hooks registered on the tensor this node produced; retain_grad hooks run last."""
+    hooks = node._tensor_hooks
+    for retains in (False, True):
+        for nr, hook, is_retain in list(hooks):
+            if nr != output_nr or is_retain != retains:
+                continue
+            out = hook(_wrap(g, create_graph))
+            if out is not None:
+                g = _unwrap(out, create_graph)
+    return g
+
+
+def _run_leaf_hooks(variable: Tensor, g, create_graph: bool):
+    for hook in list(variable._hooks):
+        out = hook(_wrap(g, create_graph))
+        if out is not None:
+            g = _unwrap(out, create_graph)
+    return g
+
+
+def _accumulate(variable: Tensor, g, create_graph: bool, owned: set) -> None:
+    """Add a gradient into a tensor's `.grad` (in place unless building a graph)."""
+    if create_graph:
+        if variable.grad is None:
+            variable.grad = g
+        else:
+            variable.grad = variable.grad + g
+        return
+    if variable.grad is None:
+        if id(g) in owned:
+            g = g.copy()
+        owned.add(id(g))
+        variable.grad = Tensor._make(g if g.__class__ is ndarray else np.asarray(g, dtype=np.float64))
+    elif variable.grad.grad_fn is not None or variable.grad.requires_grad:
+        with set_grad_enabled(False):
+            variable.grad = Tensor._make(variable.grad._data + g)
+    else:
+        old = variable.grad._data
+        if old.shape == np.shape(g) and old.flags.writeable:
+            old += g
+        else:
+            variable.grad._data = old + g
+        variable.grad._version[0] += 1
+
+
+def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, accumulate=True):
+    """Run backward from `outputs`.
+
+    `targets` maps (node, output_nr) to a slot; the gradient reaching each target
+    is returned in that slot (and only what leads to targets runs). With
+    `accumulate`, gradients reaching leaves go into their `.grad` (only the
+    targets' when targets are given).
+    """
+    outputs = _as_list(outputs)
+    roots = _root_grads(outputs, _as_list(grad_outputs), create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    deps = _discover(roots)
+    needed = _needed(deps, {n for n, _ in targets}) if targets else None
+    captured = [None] * (len(set(targets.values())) if targets else 0)
+    buffers: dict = {}
+    for node, nr, g in roots:
+        _deposit(buffers, node, nr, g)
+    ready = [n for n, c in deps.items() if c == 0]
+    owned: set = set()
+    for _, _, g in roots:
+        owned.add(id(g))
+    prev_mode = _grad_enabled[0]
+    _grad_enabled[0] = bool(create_graph)
+    try:
+        while ready:
+            node = ready.pop()
+            g = buffers.pop(node, None)
+            grads = None
+            if g is not None and (needed is None or node in needed):
+                grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
+            if not retain_graph:
+                node.release()
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                if grads is not None:
+                    gi = grads[i]
+                    if gi is not None and (needed is None or nxt in needed):
+                        _deposit(buffers, nxt, nr, gi)
+                count = deps[nxt] - 1
+                deps[nxt] = count
+                if count == 0:
+                    ready.append(nxt)
+    finally:
+        _grad_enabled[0] = prev_mode
+    return captured
+
+
+def _deposit(buffers: dict, node, nr: int, g) -> None:
+    if node.n_outputs == 1:
+        old = buffers.get(node)
+        buffers[node] = g if old is None else old + g
+    else:
+        slots = buffers.get(node)
+        if slots is None:
+            slots = buffers[node] = [None] * node.n_outputs
+        slots[nr] = _add(slots[nr], g)
+
+
+def _run_node(node, g, create_graph, targets, captured, accumulate, owned) -> None:
+    """Hooks, capture, then the node's own work (its input gradients, or accumulation)."""
+    if node.__class__ is AccumulateGrad:
+        variable = node.variable
+        if variable._hooks:
+            g = _run_leaf_hooks(variable, g, create_graph)
+        if targets is not None:
+            slot = targets.get((node, 0))
+            if slot is not None:
+                captured[slot] = _add(captured[slot], g)
+                if accumulate:
+                    _accumulate(variable, g, create_graph, owned)
+            return None
+        if accumulate:
+            _accumulate(variable, g, create_graph, owned)
+        return None
+    if node.n_outputs == 1:
+        if node._tensor_hooks:
+            g = _run_tensor_hooks(node, 0, g, create_graph)
+        if targets is not None:
+            slot = targets.get((node, 0))
+            if slot is not None:
+                captured[slot] = _add(captured[slot], g)
+                if accumulate:
+                    _accumulate(targets.tensors[(node, 0)], g, create_graph, owned)
+    else:
+        for nr in range(node.n_outputs):
+            if g[nr] is None:
+                continue
+            if node._tensor_hooks:
+                g[nr] = _run_tensor_hooks(node, nr, g[nr], create_graph)
+            if targets is not None:
+                slot = targets.get((node, nr))
+                if slot is not None:
+                    captured[slot] = _add(captured[slot], g[nr])
+    return node.apply(g, create_graph) if node.next_functions else None
+
+
+class _Targets(dict):
+    """(node, output_nr) -> slot, with the tensor behind each key for backward(inputs=)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tensors = {}
+
+
+def _targets_for(inputs: list) -> _Targets:
+    targets = _Targets()
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise AutogradError(f"grad(): inputs[{i}] is not a Tensor")
+        if not t.requires_grad:
+            raise AutogradError("One of the differentiated Tensors does not require grad")
+        key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._accumulate_grad(), 0)
+        targets.setdefault(key, len(set(targets.values())))
+        targets.tensors[key] = t
+    return targets
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Gradients of `outputs` with respect to `inputs`, as `torch.autograd.grad`."""
+    single = isinstance(inputs, Tensor)
+    inputs = _as_list(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    targets = _targets_for(inputs)
+    holders = [targets.get(
+        (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._accumulate_grad(), 0)
+    ) for t in inputs]
+    captured = execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumulate=False)
+    results = []
+    for i, (t, slot) in enumerate(zip(inputs, holders)):
+        g = captured[slot]
+        if g is None:
+            if materialize_grads:
+                results.append(Tensor._make(np.zeros_like(t._data)))
+                continue
+            if not allow_unused:
+                raise AutogradError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
+            results.append(None)
+            continue
+        results.append(g if create_graph else Tensor._make(g))
+    return tuple(results)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None) -> None:
+    """Accumulate into `.grad` of the leaves the gradients of `tensors`, as `torch.autograd.backward`."""
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    targets = None
+    if inputs is not None:
+        inputs = _as_list(inputs)
+        if not inputs:
+            raise AutogradError("'inputs' argument to backward() cannot be empty.")
+        targets = _targets_for(inputs)
+    execute(tensors, grad_tensors, retain_graph, create_graph, targets, accumulate=True)

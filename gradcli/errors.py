@@ -1,0 +1,107 @@
+"""One typed hierarchy of gradcli's errors, each class carrying its exit code.
+
+The library raises these and never prints or exits; the CLI boundary renders
+them as ``FILE:LINE:COL: error: message`` with the source line, a caret and a
+hint. Errors that PyTorch raises as ``RuntimeError``/``TypeError`` subclass
+those too, so library users can catch them the way they would with PyTorch.
+"""
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Exit codes of SPEC section 6."""
+
+    OK = 0
+    CHECK_FAILED = 1
+    USAGE = 2
+    PROGRAM = 3
+    AUTOGRAD = 4
+    INTERRUPTED = 130
+    INTERNAL = 70
+
+
+class Span(tuple):
+    """A 1-based (line, col) position in a program, with an optional end column."""
+
+    __slots__ = ()
+
+    def __new__(cls, line: int, col: int, end_col: int | None = None):
+        return tuple.__new__(cls, (line, col, end_col))
+
+    line = property(lambda self: self[0])
+    col = property(lambda self: self[1])
+    end_col = property(lambda self: self[2])
+
+    def __repr__(self) -> str:
+        return f"{self[0]}:{self[1]}"
+
+
+class GradcliError(Exception):
+    """Base of every error gradcli reports to a user."""
+
+    exit_code = ExitCode.INTERNAL
+
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.hint = hint
+
+    def at(self, span: Span | None) -> "GradcliError":
+        """Attach a source position unless one is already known; returns self."""
+        if self.span is None and span is not None:
+            self.span = span
+        return self
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(GradcliError):
+    """The command line is wrong: unknown option, missing --wrt, unreadable FILE."""
+
+    exit_code = ExitCode.USAGE
+
+
+class ProgramError(GradcliError):
+    """The program is wrong: syntax, unknown name, bad shape or type, a limit reached."""
+
+    exit_code = ExitCode.PROGRAM
+
+
+class ParseError(ProgramError):
+    """The program does not parse."""
+
+
+class NameNotFound(ProgramError, NameError):
+    """A name that is neither defined by the program nor built in."""
+
+
+class ShapeError(ProgramError, RuntimeError):
+    """Shapes that do not fit (PyTorch raises these as RuntimeError)."""
+
+
+class ProgramTypeError(ProgramError, TypeError):
+    """A value of the wrong type (PyTorch raises these as TypeError)."""
+
+
+class ProgramValueError(ProgramError, ValueError):
+    """A value of the right type but out of its range."""
+
+
+class LimitError(ProgramError):
+    """A resource limit of SPEC 2.5 was reached; the message names the option."""
+
+
+class AutogradError(GradcliError, RuntimeError):
+    """PyTorch's autograd errors, worded as PyTorch words them."""
+
+    exit_code = ExitCode.AUTOGRAD
+
+
+class CheckFailed(GradcliError):
+    """A gradient check found a mismatch (exit 1)."""
+
+    exit_code = ExitCode.CHECK_FAILED

@@ -1,0 +1,76 @@
+"""The language's budgets, each a named constant with the reason for its value.
+
+A program is untrusted input: whatever it does, it must end quickly with a
+value or a clear error, never hang, exhaust memory or crash the interpreter
+with a Python ``RecursionError``. The per-run budgets a user can change
+(elements, steps) live in ``Limits``; the rest are fixed here.
+"""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+# Nesting of brackets, blocks, unary operators and `**` right operands. The
+# parser recurses once per level; Python's own parser stops at 200 parentheses.
+MAX_NESTING = 100
+
+# Depth of user function calls (defs, lambdas, custom Function methods).
+MAX_CALL_DEPTH = 200
+
+# A program's length in characters: 10^5 statements of ~40 characters fit with room.
+MAX_SOURCE_LENGTH = 10_000_000
+
+# Length of a Python list, tuple or string a program builds (`[0.] * n`,
+# `list(range(n))`, `s + s` in a loop): large enough for any tensor literal a
+# person writes, small enough that a doubling loop stops long before memory does.
+MAX_SEQUENCE_LENGTH = 10_000_000
+
+# A width or precision in a format spec (`f"{x:1000000000}"` would allocate a GB).
+MAX_FORMAT_WIDTH = 10_000
+
+# Integers past this many bits become floats (numbers are float64, SPEC 2.1), so
+# `10 ** 10 ** 10` or a squaring loop cannot build a huge Python int.
+MAX_INT_BITS = 63
+
+# Python frames a nesting level or a user call may take on the interpreter's
+# own stack; the recursion limit is raised by this much for a parse or a run.
+FRAMES_PER_LEVEL = 16
+RECURSION_HEADROOM = (MAX_NESTING + MAX_CALL_DEPTH) * FRAMES_PER_LEVEL * 2
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-run budgets of SPEC 2.5, each changeable by a command-line option."""
+
+    max_elements: int = 10**8
+    max_steps: int = 10**6
+
+
+@contextmanager
+def recursion_headroom(frames: int = RECURSION_HEADROOM):
+    """Let the current call stack grow by `frames` Python frames, then restore the limit.
+
+    The parser and the tree-walking interpreter recurse once per nesting level
+    or user call; both bound that depth by the constants above, so the limit
+    needed is known. Only ever raised, never lowered.
+    """
+    old = sys.getrecursionlimit()
+    depth = _stack_depth()
+    needed = depth + frames
+    if needed > old:
+        sys.setrecursionlimit(needed)
+    try:
+        yield
+    finally:
+        if needed > old:
+            sys.setrecursionlimit(old)
+
+
+def _stack_depth() -> int:
+    frame = sys._getframe()
+    depth = 0
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth

@@ -1,0 +1,21 @@
+"""The ops: the op table, the public functions made from it, and the Tensor methods.
+
+`OPS` is the table (one `Op` per node kind). `FUNCTIONS` maps each public name of
+SPEC 2.3 to its function; most come straight from one op (`defop` exports them),
+a few (`sum`, `pow`, `max`, `matmul`, indexing) choose between ops by their
+arguments, as PyTorch's overloads do. The Tensor's methods and operators are
+attached from the same table, so `x.sin()`, `torch.sin(x)` and the language's
+`sin(x)` are one thing.
+"""
+from __future__ import annotations
+
+from .registry import ARRAYS, FUNCTIONS, METHODS, NN_FUNCTIONS, OPS, TENSORS, apply, export
+
+# Each module defines its ops (and dispatching functions) on import.
+from . import arith, elementwise, broadcast, shape, reduce  # noqa: E402,F401
+from . import operators  # noqa: E402,F401  (Python operators and in-place methods; last)
+
+globals().update(FUNCTIONS)
+
+__all__ = ["ARRAYS", "FUNCTIONS", "METHODS", "NN_FUNCTIONS", "OPS", "TENSORS", "apply", "export",
+           *FUNCTIONS]

@@ -1,0 +1,169 @@
+"""Arithmetic: + - * / ** and negation, with PyTorch's node names for each form.
+
+A number on either side of a binary op is an input that needs no gradient
+(edge `(None, 0)`, second); `1 - a` and `2 ** a` are their own nodes
+(RsubBackward1, PowBackward2) with one edge, as in PyTorch.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .domains import binary, cases, unary
+from ..tensor import Tensor
+from .registry import apply, defop, export
+
+add = defop(
+    "add", "AddBackward0", np.add, inputs=("self", "other"), broadcasts=True,
+    rules=(lambda F, g: g, lambda F, g: g),
+    formulas=("grad", "grad"),
+    sympy=lambda sp, a, b: a + b, domain=binary(),
+)
+
+sub = defop(
+    "sub", "SubBackward0", np.subtract, inputs=("self", "other"), broadcasts=True,
+    rules=(lambda F, g: g, lambda F, g: -g),
+    formulas=("grad", "-grad"),
+    sympy=lambda sp, a, b: a - b, domain=binary(),
+)
+
+
+def _rsub(self, other):
+    return np.subtract(other, self)
+
+
+rsub = defop(
+    "rsub", "RsubBackward1", _rsub, inputs=("self",), public=False,
+    rules=(lambda F, g: -g,),
+    formulas=("-grad",),
+    sympy=lambda sp, a, other: other - a,
+    domain=cases(lambda rng: ((rng.uniform(-2, 2, (3,)),), {"other": 1.5})),
+)
+
+mul = defop(
+    "mul", "MulBackward0", np.multiply, inputs=("self", "other"), broadcasts=True,
+    rules=(lambda F, g, other: g * other, lambda F, g, self: g * self),
+    formulas=("grad * other", "grad * self"),
+    sympy=lambda sp, a, b: a * b, domain=binary(),
+)
+
+div = defop(
+    "div", "DivBackward0", np.true_divide, inputs=("self", "other"), broadcasts=True,
+    rules=(lambda F, g, other: g / other, lambda F, g, self, other: -g * self / (other * other)),
+    formulas=("grad / other", "-grad * self / (other * other)"),
+    sympy=lambda sp, a, b: a / b, domain=binary(-2, 2, 0.5, 2),
+)
+
+neg = defop(
+    "neg", "NegBackward0", np.negative,
+    rules=(lambda F, g: -g,), formulas=("-grad",),
+    sympy=lambda sp, a: -a, domain=unary(),
+)
+
+
+def _pow_scalar(self, exponent):
+    return np.power(self, exponent)
+
+
+def _pow_scalar_grad(F, g, self, exponent):
+    # PyTorch: the gradient of x ** 0 is 0 everywhere, even at x = 0.
+    if exponent == 0:
+        return g * 0.0
+    return g * exponent * self ** (exponent - 1.0)
+
+
+pow_scalar = defop(
+    "pow", "PowBackward0", _pow_scalar, inputs=("self",), public=False,
+    rules=(_pow_scalar_grad,),
+    formulas=("grad * exponent * self ** (exponent - 1)",),
+    sympy=lambda sp, a, exponent: a ** sp.nsimplify(exponent),
+    domain=cases(*[
+        (lambda e: lambda rng: ((rng.uniform(0.5, 2, shape),), {"exponent": e}))(e)
+        for e, shape in ((2.0, (3,)), (3.0, ()), (0.5, (2, 3)), (-1.5, (3,)), (0.0, (3,)))
+    ]),
+)
+
+
+def _pow_tensor_exponent_grad(F, g, self, exponent, result):
+    # PyTorch masks 0 ** y (y >= 0) to a zero gradient instead of the nan of log(0).
+    return g * F.where((self == 0) & (exponent >= 0), 0.0, result * F.log(self))
+
+
+pow_tensor = defop(
+    "pow_tensor", "PowBackward1", np.power, inputs=("self", "exponent"), broadcasts=True, public=False,
+    rules=(lambda F, g, self, exponent: g * exponent * self ** (exponent - 1.0),
+           _pow_tensor_exponent_grad),
+    formulas=("grad * exponent * self ** (exponent - 1)", "grad * result * log(self)"),
+    sympy=lambda sp, a, b: a ** b, domain=binary(0.5, 2.0, -2.0, 2.0, scalar=False),
+)
+
+
+def _rpow(exponent, base):
+    return np.power(base, exponent)
+
+
+def _rpow_grad(F, g, result, base):
+    # PyTorch: 0 ** y has gradient 0 (not the nan of log(0)).
+    if base == 0:
+        return g * 0.0
+    return g * result * float(np.log(base))
+
+
+pow_scalar_base = defop(
+    "rpow", "PowBackward2", _rpow, inputs=("exponent",), public=False,
+    rules=(_rpow_grad,),
+    formulas=("grad * result * log(base)",),
+    sympy=lambda sp, b, base: sp.nsimplify(base) ** b,
+    domain=cases(lambda rng: ((rng.uniform(-2, 2, (3,)),), {"base": 2.0}),
+                 lambda rng: ((rng.uniform(-2, 2, ()),), {"base": 0.5})),
+)
+
+
+def _reciprocal_grad(F, g, result):
+    return -g * result * result
+
+
+reciprocal = defop(
+    "reciprocal", "ReciprocalBackward0", np.reciprocal,
+    rules=(_reciprocal_grad,), formulas=("-grad * result * result",),
+    sympy=lambda sp, a: 1 / a, domain=unary(0.3, 2.0),
+)
+
+square = defop(
+    "square", "PowBackward0", np.square,
+    rules=(lambda F, g, self: g * 2.0 * self,), formulas=("grad * 2 * self",),
+    sympy=lambda sp, a: a ** 2, domain=unary(),
+)
+
+
+# -- comparisons: boolean results, no gradient -------------------------------------
+
+def _compare(name, ufunc):
+    return defop(name, None, ufunc, inputs=("self", "other"), broadcasts=True)
+
+
+lt = _compare("lt", np.less)
+le = _compare("le", np.less_equal)
+gt = _compare("gt", np.greater)
+ge = _compare("ge", np.greater_equal)
+eq = _compare("eq", np.equal)
+ne = _compare("ne", np.not_equal)
+logical_and = _compare("logical_and", np.logical_and)
+logical_or = _compare("logical_or", np.logical_or)
+logical_not = defop("logical_not", None, np.logical_not)
+
+
+def pow(input, exponent):
+    """input ** exponent: PowBackward0 for a number exponent, 1 for a tensor one, 2 for a number base."""
+    if isinstance(exponent, Tensor):
+        if isinstance(input, Tensor):
+            return apply(pow_tensor, (input, exponent))
+        return apply(pow_scalar_base, (exponent,), {"base": float(input)})
+    return apply(pow_scalar, (input,), {"exponent": float(exponent)})
+
+
+export("pow", pow, array=lambda input, exponent: np.power(input, exponent))
+
+
+def rsub_(input, other):
+    """other - input, for a number `other` (RsubBackward1)."""
+    return apply(rsub, (input,), {"other": other})

@@ -1,0 +1,72 @@
+"""The pair of ops broadcasting rests on: expand and its adjoint sum_to_size.
+
+The engine undoes broadcasting once, for every op, by calling `sum_to_size`;
+making it an op of its own (with `expand` as its backward) keeps gradients of
+broadcast ops differentiable at every order.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..tensor import check_elements, shape_str
+from .domains import cases
+from .registry import defop, sum_to_shape
+
+
+def _expand_shape(shape, sizes):
+    sizes = tuple(int(s) for s in sizes)
+    if len(sizes) < len(shape):
+        raise ShapeError(
+            f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+            f"number of dimensions in the tensor ({len(shape)})"
+        )
+    lead = len(sizes) - len(shape)
+    out = list(sizes[:lead])
+    for i, (old, new) in enumerate(zip(shape, sizes[lead:])):
+        if new == -1:
+            new = old
+        elif old != 1 and old != new:
+            raise ShapeError(
+                f"The expanded size of the tensor ({new}) must match the existing size ({old}) at "
+                f"non-singleton dimension {lead + i}.  Target sizes: {shape_str(sizes)}.  Tensor "
+                f"sizes: {shape_str(shape)}"
+            )
+        out.append(new)
+    if any(s < 0 for s in out[:lead]):
+        raise ShapeError("expand: -1 is not allowed in a leading, non-existing dimension")
+    return tuple(out)
+
+
+def _expand(self, size):
+    shape = _expand_shape(np.shape(self), size)
+    count = 1
+    for d in shape:
+        count *= d
+    check_elements(count)
+    return np.broadcast_to(self, shape)
+
+
+def _sum_to_size(self, size):
+    return sum_to_shape(self, tuple(size))
+
+
+expand = defop(
+    "expand", "ExpandBackward0", _expand,
+    rules=(lambda F, g, self_shape: F.sum_to_size(g, self_shape),),
+    formulas=("grad.sum_to_size(self.shape)",),
+    sympy=lambda sp, x, size: np.broadcast_to(x, _expand_shape(x.shape, size)),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"size": (2, 3)}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 1)),), {"size": (2, 4)}),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"size": (3,)})),
+)
+
+sum_to_size = defop(
+    "sum_to_size", "SumToSizeBackward0", _sum_to_size,
+    rules=(lambda F, g, self_shape: F.expand(g, self_shape),),
+    formulas=("grad.expand(self.shape)",),
+    sympy=lambda sp, x, size: sum_to_shape(x, tuple(size)),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"size": (3,)}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"size": (2, 1)}),
+                 lambda rng: ((rng.uniform(-1, 1, (3,)),), {"size": ()})),
+)

@@ -1,0 +1,150 @@
+"""Elementwise functions of one tensor.
+
+Rules reuse `result` where that is cheaper (`exp: grad * result`), as PyTorch's
+derivatives.yaml does. Conventions at kinks are PyTorch's and written where
+they are made: abs'(0) = 0, relu'(0) = 0, sqrt'(0) = inf.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .domains import unary, vectorize
+from .registry import defop
+
+_SQRT_PI = math.sqrt(math.pi)
+
+
+def _erf(x):
+    """erf on arrays, without SciPy: math.erf elementwise (exact to the last bit)."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.vectorize(math.erf, otypes=[np.float64])(x) if x.ndim else np.asarray(math.erf(float(x)))
+
+
+def _sigmoid(x):
+    # exp of a negative argument only: no overflow warning for large |x|
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _softplus(x, beta=1.0, threshold=20.0):
+    bx = np.multiply(x, beta)
+    return np.where(bx > threshold, x, np.logaddexp(0.0, bx) / beta)
+
+
+def _relu(x):
+    return np.maximum(x, 0.0)
+
+
+def _rsqrt(x):
+    return 1.0 / np.sqrt(x)
+
+
+def _sign(x):
+    return np.sign(x)
+
+
+exp = defop("exp", "ExpBackward0", np.exp,
+            rules=(lambda F, g, result: g * result,), formulas=("grad * result",),
+            sympy=lambda sp, x: vectorize(sp.exp)(x), domain=unary())
+
+log = defop("log", "LogBackward0", np.log,
+            rules=(lambda F, g, self: g / self,), formulas=("grad / self",),
+            sympy=lambda sp, x: vectorize(sp.log)(x), domain=unary(0.2, 3.0))
+
+log1p = defop("log1p", "Log1PBackward0", np.log1p,
+              rules=(lambda F, g, self: g / (self + 1.0),), formulas=("grad / (self + 1)",),
+              sympy=lambda sp, x: vectorize(lambda e: sp.log(1 + e))(x), domain=unary(-0.8, 2.0))
+
+expm1 = defop("expm1", "Expm1Backward0", np.expm1,
+              rules=(lambda F, g, result: g * (result + 1.0),), formulas=("grad * (result + 1)",),
+              sympy=lambda sp, x: vectorize(lambda e: sp.exp(e) - 1)(x), domain=unary())
+
+sqrt = defop("sqrt", "SqrtBackward0", np.sqrt,
+             rules=(lambda F, g, result: g / (2.0 * result),), formulas=("grad / (2 * result)",),
+             sympy=lambda sp, x: vectorize(sp.sqrt)(x), domain=unary(0.2, 3.0))
+
+rsqrt = defop("rsqrt", "RsqrtBackward0", _rsqrt,
+              rules=(lambda F, g, result: -0.5 * g * result * result * result,),
+              formulas=("-0.5 * grad * result ** 3",),
+              sympy=lambda sp, x: vectorize(lambda e: 1 / sp.sqrt(e))(x), domain=unary(0.2, 3.0))
+
+sin = defop("sin", "SinBackward0", np.sin,
+            rules=(lambda F, g, self: g * F.cos(self),), formulas=("grad * cos(self)",),
+            sympy=lambda sp, x: vectorize(sp.sin)(x), domain=unary(-3.0, 3.0))
+
+cos = defop("cos", "CosBackward0", np.cos,
+            rules=(lambda F, g, self: -g * F.sin(self),), formulas=("-grad * sin(self)",),
+            sympy=lambda sp, x: vectorize(sp.cos)(x), domain=unary(-3.0, 3.0))
+
+tan = defop("tan", "TanBackward0", np.tan,
+            rules=(lambda F, g, result: g * (1.0 + result * result),),
+            formulas=("grad * (1 + result ** 2)",),
+            sympy=lambda sp, x: vectorize(sp.tan)(x), domain=unary(-1.2, 1.2))
+
+asin = defop("asin", "AsinBackward0", np.arcsin,
+             rules=(lambda F, g, self: g * F.rsqrt(1.0 - self * self),),
+             formulas=("grad / sqrt(1 - self ** 2)",),
+             sympy=lambda sp, x: vectorize(sp.asin)(x), domain=unary(-0.9, 0.9))
+
+acos = defop("acos", "AcosBackward0", np.arccos,
+             rules=(lambda F, g, self: -g * F.rsqrt(1.0 - self * self),),
+             formulas=("-grad / sqrt(1 - self ** 2)",),
+             sympy=lambda sp, x: vectorize(sp.acos)(x), domain=unary(-0.9, 0.9))
+
+atan = defop("atan", "AtanBackward0", np.arctan,
+             rules=(lambda F, g, self: g / (1.0 + self * self),),
+             formulas=("grad / (1 + self ** 2)",),
+             sympy=lambda sp, x: vectorize(sp.atan)(x), domain=unary(-3.0, 3.0))
+
+sinh = defop("sinh", "SinhBackward0", np.sinh,
+             rules=(lambda F, g, self: g * F.cosh(self),), formulas=("grad * cosh(self)",),
+             sympy=lambda sp, x: vectorize(sp.sinh)(x), domain=unary())
+
+cosh = defop("cosh", "CoshBackward0", np.cosh,
+             rules=(lambda F, g, self: g * F.sinh(self),), formulas=("grad * sinh(self)",),
+             sympy=lambda sp, x: vectorize(sp.cosh)(x), domain=unary())
+
+tanh = defop("tanh", "TanhBackward0", np.tanh,
+             rules=(lambda F, g, result: g * (1.0 - result * result),),
+             formulas=("grad * (1 - result ** 2)",),
+             sympy=lambda sp, x: vectorize(sp.tanh)(x), domain=unary())
+
+sigmoid = defop("sigmoid", "SigmoidBackward0", _sigmoid,
+                rules=(lambda F, g, result: g * result * (1.0 - result),),
+                formulas=("grad * result * (1 - result)",),
+                sympy=lambda sp, x: vectorize(lambda e: 1 / (1 + sp.exp(-e)))(x), domain=unary(-3, 3))
+
+# relu'(0) = 0: the gradient flows only where the result is positive.
+relu = defop("relu", "ReluBackward0", _relu,
+             rules=(lambda F, g, result: F.where(result > 0, g, 0.0),),
+             formulas=("grad * (result > 0)",),
+             sympy=lambda sp, x: vectorize(lambda e: sp.Max(e, 0))(x), domain=unary(avoid=0.0))
+
+
+def _softplus_grad(F, g, self, beta, threshold):
+    z = F.exp(self * beta)
+    return F.where(self * beta > threshold, g, g * z / (z + 1.0))
+
+
+softplus = defop("softplus", "SoftplusBackward0", _softplus,
+                 rules=(_softplus_grad,),
+                 formulas=("grad * sigmoid(beta * self) (grad where beta * self > threshold)",),
+                 sympy=lambda sp, x, beta=1.0, threshold=20.0: vectorize(
+                     lambda e: sp.log(1 + sp.exp(beta * e)) / beta)(x),
+                 domain=unary(-3, 3))
+
+# abs'(0) = 0, as sign(0) = 0.
+abs_ = defop("abs", "AbsBackward0", np.abs,
+             rules=(lambda F, g, self: g * F.sign(self),), formulas=("grad * sign(self)",),
+             sympy=lambda sp, x: vectorize(sp.Abs)(x), domain=unary(avoid=0.0))
+
+sign = defop("sign", "SignBackward0", _sign,
+             rules=(lambda F, g: g * 0.0,), formulas=("0",),
+             sympy=lambda sp, x: vectorize(sp.sign)(x), domain=unary(avoid=0.0))
+
+erf = defop("erf", "ErfBackward0", _erf,
+            rules=(lambda F, g, self: g * (2.0 / _SQRT_PI) * F.exp(-(self * self)),),
+            formulas=("grad * 2 / sqrt(pi) * exp(-self ** 2)",),
+            sympy=lambda sp, x: vectorize(sp.erf)(x), domain=unary())

@@ -1,0 +1,346 @@
+"""The op table and the two functions every op goes through: forward and backward.
+
+One `Op` entry defines an op: its name, its PyTorch node name, its forward on
+numpy arrays, one backward rule per differentiable input, the formula of each
+rule as text, its SymPy counterpart and the domain its tests sample from.
+
+A backward rule is a function `rule(F, g, <names>)` whose parameter names say
+what it reads: an input by name (`self`, `other`), `result` (the output), a
+parameter (`dim`, `keepdim`) or an input's shape (`self_shape`). `F` is a
+namespace of the ops: numpy arrays when no graph of the backward is wanted
+(first order stays cheap), gradcli's own functions on Tensors under
+`create_graph=True`, so any order of derivative works with one definition.
+"""
+from __future__ import annotations
+
+import inspect
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..tensor import Tensor, _grad_enabled, check_elements, limits, shape_str
+from ..autograd import graph as _graph
+from ..autograd.graph import OpNode, edge_to
+
+ndarray = np.ndarray
+OPS: dict[str, "Op"] = {}
+
+# The namespaces rules compute in: filled from the op table (op name -> forward on
+# arrays / public function on Tensors) plus the helpers below.
+ARRAYS = SimpleNamespace()
+TENSORS = SimpleNamespace()
+FUNCTIONS: dict = {}      # public name -> function (gradcli.<name>, the language's builtins)
+NN_FUNCTIONS: dict = {}   # the names also reachable as F.<name> / torch.nn.functional.<name>
+METHODS: dict = {}        # Tensor method name -> function
+
+
+class Op:
+    """One entry of the op table."""
+
+    __slots__ = ("name", "node", "inputs", "forward", "rules", "formulas", "sympy", "domain",
+                 "broadcasts", "n_outputs", "defaults", "plans", "saves_anything", "_save_cache",
+                 "fn", "doc", "differentiable", "needs_shapes", "params")
+
+    def __init__(self, name, node, forward, inputs=("self",), rules=(), formulas=(), sympy=None,
+                 domain=None, broadcasts=False, n_outputs=1, doc=""):
+        self.name = name
+        self.node = node
+        self.forward = forward
+        self.inputs = tuple(inputs)
+        self.rules = tuple(rules) if rules else (None,) * len(self.inputs)
+        if len(self.rules) != len(self.inputs):
+            raise ValueError(f"op {name}: one rule per input")
+        self.formulas = tuple(formulas) if formulas else ("",) * len(self.inputs)
+        self.sympy = sympy
+        self.domain = domain
+        self.broadcasts = broadcasts
+        self.n_outputs = n_outputs
+        self.doc = doc
+        self.differentiable = any(r is not None for r in self.rules)
+        # A ufunc's signature lists out=, where=...: its only parameters are its inputs.
+        extra = [] if isinstance(forward, np.ufunc) else [
+            p for p in list(inspect.signature(forward).parameters.values())[len(self.inputs):]
+            if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+        ]
+        self.params = tuple(p.name for p in extra)
+        self.defaults = {p.name: p.default for p in extra if p.default is not inspect.Parameter.empty}
+        self.plans = tuple(self._plan(rule) for rule in self.rules)
+        self.saves_anything = any(
+            kind in (0, 1) for plan in self.plans if plan for kind, _ in plan
+        )
+        self.needs_shapes = broadcasts or any(
+            kind == 3 for plan in self.plans if plan for kind, _ in plan
+        )
+        self._save_cache = {}
+        self.fn = None
+
+    def _plan(self, rule):
+        """What each rule reads, as (kind, key): 0 input, 1 result, 2 param, 3 input shape."""
+        if rule is None:
+            return None
+        code = rule.__code__
+        names = code.co_varnames[:code.co_argcount]
+        if names[:2] != ("F", "g"):
+            raise ValueError(f"op {self.name}: a rule's first parameters are (F, g)")
+        plan = []
+        for name in names[2:]:
+            if name in self.inputs:
+                plan.append((0, self.inputs.index(name)))
+            elif name == "result":
+                plan.append((1, None))
+            elif name.endswith("_shape") and name[:-6] in self.inputs:
+                plan.append((3, self.inputs.index(name[:-6])))
+            else:
+                plan.append((2, name))
+        return tuple(plan)
+
+    def save_plan(self, mask: int):
+        """Which inputs (and whether the result) to save when `mask` inputs need grad."""
+        plan = self._save_cache.get(mask)
+        if plan is None:
+            inputs = [False] * len(self.inputs)
+            result = False
+            for i, rule_plan in enumerate(self.plans):
+                if mask >> i & 1 and rule_plan:
+                    for kind, key in rule_plan:
+                        if kind == 0:
+                            inputs[i if key is None else key] = True
+                        elif kind == 1:
+                            result = True
+            plan = self._save_cache[mask] = (tuple(inputs), result, any(inputs) or result)
+        return plan
+
+    def __repr__(self) -> str:
+        return f"Op({self.name!r}, node={self.node!r})"
+
+
+def defop(name, node, forward, *, public=True, method=True, nn=False, **kwargs) -> Op:
+    """Add an op to the table; unless `public=False`, export its function under its name."""
+    if name in OPS:
+        raise ValueError(f"op {name} defined twice")
+    op = OPS[name] = Op(name, node, forward, **kwargs)
+    op.fn = make_function(op)
+    setattr(ARRAYS, name, forward)
+    setattr(TENSORS, name, op.fn)
+    if public:
+        export(name, op.fn, method=method, nn=nn)
+    return op
+
+
+def make_function(op: Op):
+    """The public function of an op: its inputs positionally, then its parameters."""
+    n = len(op.inputs)
+    params = op.params
+    required = [p for p in params if p not in op.defaults]
+
+    if not params and n == 1:
+        def fn(input):
+            return apply(op, (input,))
+    elif not params and n == 2:
+        def fn(input, other):
+            return apply(op, (input, other))
+    else:
+        def fn(*args, **kwargs):
+            if len(args) < n:
+                raise TypeError(f"{op.name}() missing required argument '{op.inputs[len(args)]}'")
+            if len(args) > n + len(params):
+                raise TypeError(f"{op.name}() takes at most {n + len(params)} arguments ({len(args)} given)")
+            given = dict(zip(params, args[n:]))
+            for key, value in kwargs.items():
+                if key not in params:
+                    raise TypeError(f"{op.name}() got an unexpected keyword argument '{key}'")
+                if key in given:
+                    raise TypeError(f"{op.name}() got multiple values for argument '{key}'")
+                given[key] = value
+            for key in required:
+                if key not in given:
+                    raise TypeError(f"{op.name}() missing required argument '{key}'")
+            return apply(op, args[:n], {**op.defaults, **given} if op.defaults else given)
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = op.doc or f"{op.name} (backward node {op.node})"
+    return fn
+
+
+def export(name: str, fn, method: bool = True, nn: bool = False, array=None):
+    """Publish `fn` as gradcli.<name>, and as a Tensor method, an F. function, an array rule helper."""
+    FUNCTIONS[name] = fn
+    setattr(TENSORS, name, fn)
+    if array is not None:
+        setattr(ARRAYS, name, array)
+    if method:
+        METHODS[name] = fn
+        setattr(Tensor, name, fn)
+    if nn:
+        NN_FUNCTIONS[name] = fn
+    return fn
+
+
+def apply(op: Op, inputs: tuple, params: dict | None = None):
+    """Run `op` forward on `inputs` (Tensors or numbers) and record a node if needed."""
+    arrays = []
+    mask = 0
+    bit = 1
+    for t in inputs:
+        if isinstance(t, Tensor):
+            arrays.append(t._data)
+            if t.requires_grad:
+                mask |= bit
+        else:
+            arrays.append(t)
+        bit <<= 1
+    if op.broadcasts and len(arrays) == 2:
+        _check_broadcast(arrays[0], arrays[1])
+    if params:
+        out = op.forward(*arrays, **params)
+    else:
+        out = op.forward(*arrays)
+    record = mask and _grad_enabled[0] and op.differentiable
+    if op.n_outputs != 1:
+        return _wrap_outputs(op, inputs, params, out, mask if record else 0)
+    if out.__class__ is not ndarray:
+        out = np.asarray(out, dtype=np.float64)
+    elif out.size > limits.max_elements:
+        check_elements(out.size)
+    if not record:
+        return Tensor._make(out)
+    node = _make_node(op, inputs, params, mask)
+    version = [0]
+    if node.result is not None:
+        node.result = out
+        node._result_counter = version
+    return Tensor._make(out, node, True, 0, version)
+
+
+def _make_node(op: Op, inputs: tuple, params, mask: int) -> OpNode:
+    node = OpNode.__new__(OpNode)
+    node.op = op
+    node.next_functions = tuple([edge_to(t) for t in inputs])
+    node.source = _graph._current_source[0]
+    node._tensor_hooks = None
+    node.params = params
+    node.released = False
+    node._result_counter = None
+    node.result_version = 0
+    save_inputs, save_result, _ = op.save_plan(mask)
+    if any(save_inputs):
+        node.saved = tuple([t if keep else None for t, keep in zip(inputs, save_inputs)])
+        node.versions = tuple([
+            t._version[0] if keep and isinstance(t, Tensor) else None
+            for t, keep in zip(inputs, save_inputs)
+        ])
+    else:
+        node.saved = (None,) * len(inputs)
+        node.versions = node.saved
+    node.result = True if save_result else None
+    if op.needs_shapes:
+        node.shapes = tuple([np.shape(t._data if isinstance(t, Tensor) else t) for t in inputs])
+    else:
+        node.shapes = None
+    node.out_shapes = None
+    return node
+
+
+def _wrap_outputs(op: Op, inputs, params, outs, mask):
+    """Tensors for a multi-output op (unbind, max(dim)): output k is reached with index k."""
+    node = _make_node(op, inputs, params, mask) if mask else None
+    if node is not None:
+        node.result = None
+        node.out_shapes = tuple(np.shape(o) for o in outs)
+    results = []
+    for k, out in enumerate(outs):
+        out = np.asarray(out)
+        differentiable = node is not None and out.dtype != np.int64
+        results.append(Tensor._make(out, node if differentiable else None, differentiable, k))
+    return tuple(results)
+
+
+def _check_broadcast(a, b) -> None:
+    sa = np.shape(a)
+    sb = np.shape(b)
+    if sa == sb or not sa or not sb:
+        return
+    try:
+        shape = np.broadcast_shapes(sa, sb)
+    except ValueError:
+        for i in range(1, min(len(sa), len(sb)) + 1):
+            if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
+                raise ShapeError(
+                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
+                    f"at non-singleton dimension {max(len(sa), len(sb)) - i}"
+                ) from None
+        raise
+    count = 1
+    for d in shape:
+        count *= d
+    check_elements(count)
+
+
+# -- backward --------------------------------------------------------------------
+
+
+def apply_backward(node: OpNode, grad, create_graph: bool) -> list:
+    """Gradients for each input of `node` from its output gradient(s).
+
+    With create_graph, rules run on Tensors (`F` = TENSORS) so that the result has
+    a graph of its own; otherwise on arrays (`F` = ARRAYS), with no Tensor made.
+    """
+    op = node.op
+    if node.released or node.saved is None:
+        if op.saves_anything:
+            node.check_saved()
+    else:
+        node.check_saved()
+    F = TENSORS if create_graph else ARRAYS
+    if op.n_outputs != 1:
+        grad = [
+            g if g is not None else (Tensor._make(np.zeros(shape)) if create_graph else np.zeros(shape))
+            for g, shape in zip(grad, node.out_shapes)
+        ]
+    grads = []
+    for i, (next_node, _) in enumerate(node.next_functions):
+        if next_node is None:
+            grads.append(None)
+            continue
+        plan = node.op.plans[i]
+        args = []
+        for kind, key in plan:
+            if kind == 0:
+                t = node.saved[key]
+                if isinstance(t, Tensor):
+                    args.append(t if create_graph else t._data)
+                else:
+                    args.append(t)
+            elif kind == 1:
+                if create_graph:
+                    args.append(Tensor._make(node.result, node, True, 0, node._result_counter))
+                else:
+                    args.append(node.result)
+            elif kind == 2:
+                value = node.params.get(key, op.defaults.get(key)) if node.params else op.defaults.get(key)
+                args.append(value)
+            else:
+                args.append(node.shapes[key])
+        gi = op.rules[i](F, grad, *args)
+        if op.broadcasts:
+            shape = node.shapes[i]
+            if np.shape(gi._data if create_graph else gi) != shape:
+                gi = F.sum_to_size(gi, shape)
+        grads.append(gi)
+    return grads
+
+
+
+def sum_to_shape(a: ndarray, shape) -> ndarray:
+    """Sum a broadcast gradient back to `shape`: the one place broadcasting is undone."""
+    a = np.asarray(a)
+    if a.shape == tuple(shape):
+        return a
+    lead = a.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and a.shape[lead + i] != 1
+    )
+    out = a.sum(axis=axes, keepdims=True) if axes else a
+    if lead:
+        out = out.reshape(out.shape[lead:])
+    return out.reshape(shape)

@@ -1,0 +1,488 @@
+"""The Tensor: a float64 numpy array with PyTorch's autograd attributes.
+
+This module owns the tensor object and the grad mode. It knows nothing about
+individual ops: `gradcli.ops` attaches the operator overloads and op methods
+(`x + y`, `x.sin()`) from the op table, so that one place defines each op.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .errors import AutogradError, LimitError, ProgramTypeError, ShapeError
+
+ndarray = np.ndarray
+float64 = np.float64
+
+
+# -- grad mode -----------------------------------------------------------------
+
+_grad_enabled = [True]  # a one-element list: read on every op, so kept a cheap global
+
+
+def is_grad_enabled() -> bool:
+    return _grad_enabled[0]
+
+
+class _GradMode:
+    """Base of the grad-mode switches: a context manager and a decorator."""
+
+    __slots__ = ("_prev", "_mode")
+
+    def __init__(self, mode: bool):
+        self._mode = bool(mode)
+
+    def __enter__(self):
+        self._prev = _grad_enabled[0]
+        _grad_enabled[0] = self._mode
+        return self
+
+    def __exit__(self, *exc):
+        _grad_enabled[0] = self._prev
+        return False
+
+    def __call__(self, fn):
+        mode = self._mode
+
+        def wrapper(*args, **kwargs):
+            with _GradMode(mode):
+                return fn(*args, **kwargs)
+
+        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper
+
+
+class no_grad(_GradMode):
+    """Disable graph recording: results of ops do not require grad."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(False)
+
+
+class enable_grad(_GradMode):
+    """Enable graph recording inside a no_grad region."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__(True)
+
+
+class set_grad_enabled(_GradMode):
+    """Set graph recording on or off."""
+
+    __slots__ = ()
+
+
+# -- limits --------------------------------------------------------------------
+
+
+class Limits:
+    """Resource limits of SPEC 2.5 that the engine enforces itself."""
+
+    __slots__ = ("max_elements",)
+
+    def __init__(self, max_elements: int = 10**8):
+        self.max_elements = max_elements
+
+
+limits = Limits()
+
+
+def check_elements(count: int) -> None:
+    """Refuse to build a tensor over the element limit (checked before allocating)."""
+    if count > limits.max_elements:
+        raise LimitError(
+            f"a tensor of {count} elements exceeds the limit of {limits.max_elements} elements",
+            hint="raise the limit with --max-elements",
+        )
+
+
+# -- shapes --------------------------------------------------------------------
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as PyTorch's `torch.Size([2, 3])`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(d) for d in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+def shape_str(shape) -> str:
+    """A shape as PyTorch writes it in messages: [2, 3]."""
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+# -- the tensor -----------------------------------------------------------------
+
+
+class RemovableHandle:
+    """What register_hook returns: remove() takes the hook off again."""
+
+    __slots__ = ("_hooks", "_hook")
+
+    def __init__(self, hooks: list, hook):
+        self._hooks = hooks
+        self._hook = hook
+
+    def remove(self) -> None:
+        try:
+            self._hooks.remove(self._hook)
+        except ValueError:
+            pass
+
+
+class Tensor:
+    """A float64 tensor that records the operations applied to it.
+
+    `_data` is the numpy array; `_version` a one-element list shared with
+    `detach()`ed aliases and bumped by in-place ops, so that a saved tensor
+    modified in place is detected at backward, as PyTorch does.
+    """
+
+    __slots__ = (
+        "_data", "grad", "grad_fn", "requires_grad", "_output_nr", "_version",
+        "_hooks", "_accumulator", "_retains_grad", "__weakref__",
+    )
+
+    def __init__(self, data, requires_grad: bool = False):
+        arr = np.array(data, dtype=float64)
+        self._data = arr
+        self.grad = None
+        self.grad_fn = None
+        self.requires_grad = bool(requires_grad)
+        self._output_nr = 0
+        self._version = [0]
+        self._hooks = None
+        self._accumulator = None
+        self._retains_grad = False
+
+    @classmethod
+    def _make(cls, data: ndarray, grad_fn=None, requires_grad: bool = False,
+              output_nr: int = 0, version=None) -> "Tensor":
+        """Wrap an array without copying (the engine's constructor)."""
+        t = cls.__new__(cls)
+        t._data = data
+        t.grad = None
+        t.grad_fn = grad_fn
+        t.requires_grad = requires_grad
+        t._output_nr = output_nr
+        t._version = [0] if version is None else version
+        t._hooks = None
+        t._accumulator = None
+        t._retains_grad = False
+        return t
+
+    # -- plain attributes ---------------------------------------------------
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_dim(dim, self._data.ndim)]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    @property
+    def dtype(self):
+        return "torch.bool" if self._data.dtype == np.bool_ else "torch.float64"
+
+    @property
+    def data(self) -> "Tensor":
+        """The same storage, untracked, with a version counter of its own."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._data = value._data if isinstance(value, Tensor) else np.array(value, dtype=float64)
+
+    @property
+    def _version_count(self) -> int:
+        return self._version[0]
+
+    def item(self) -> float:
+        if self._data.size != 1:
+            raise ShapeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        value = self._data.item()
+        return value if isinstance(value, bool) else float(value)
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self) -> ndarray:
+        if self.requires_grad:
+            raise AutogradError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def double(self) -> "Tensor":
+        return self
+
+    float = double
+
+    def to(self, *args, **kwargs) -> "Tensor":
+        return self
+
+    # -- graph attributes ---------------------------------------------------
+
+    def detach(self) -> "Tensor":
+        """The same storage and version counter, cut out of the graph."""
+        return Tensor._make(self._data, version=self._version)
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self.requires_grad = False
+        self._output_nr = 0
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise AutogradError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a "
+                    "computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach()."
+                )
+            return self
+        if requires_grad and self._data.dtype == np.bool_:
+            raise AutogradError("only Tensors of floating point dtype can require gradients")
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise AutogradError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        self.grad_fn._add_tensor_hook(self._output_nr, _RetainGrad(self), retains=True)
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def register_hook(self, hook) -> RemovableHandle:
+        """Call hook(grad) when this tensor's gradient is computed; a returned tensor replaces it."""
+        if not self.requires_grad:
+            raise AutogradError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            self._hooks.append(hook)
+            return RemovableHandle(self._hooks, hook)
+        return self.grad_fn._add_tensor_hook(self._output_nr, hook)
+
+    def _accumulate_grad(self):
+        """This leaf's AccumulateGrad node, one per leaf while the graph holds it."""
+        node = self._accumulator() if self._accumulator is not None else None
+        if node is None:
+            from .autograd.graph import AccumulateGrad
+
+            node = AccumulateGrad(self)
+            self._accumulator = weakref.ref(node)
+        return node
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        from .autograd.engine import backward
+
+        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
+                 inputs=inputs)
+
+    # -- in place -------------------------------------------------------------
+
+    def _check_inplace(self) -> None:
+        if self.requires_grad and self.grad_fn is None and _grad_enabled[0]:
+            raise AutogradError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+
+    def _inplace(self, fn, *args, **kwargs) -> "Tensor":
+        """Run the out-of-place `fn` and write its result into this tensor's storage.
+
+        When a graph is being recorded, the op is applied to a snapshot of the old
+        value (so what the node saves is not the value overwritten here) and this
+        tensor is rebased onto the new node, as PyTorch rebases in-place results.
+        """
+        self._check_inplace()
+        other_requires = any(isinstance(a, Tensor) and a.requires_grad for a in args)
+        if _grad_enabled[0] and (self.requires_grad or other_requires):
+            old = Tensor._make(self._data.copy(), self.grad_fn, self.requires_grad, self._output_nr)
+            result = fn(old, *args, **kwargs)
+        else:
+            with no_grad():
+                result = fn(self, *args, **kwargs)
+        out = result._data
+        if out.shape != self._data.shape:
+            raise ShapeError(
+                f"output with shape {shape_str(self._data.shape)} doesn't match the broadcast shape "
+                f"{shape_str(out.shape)}"
+            )
+        if self._data.dtype != out.dtype:
+            self._data = self._data.astype(out.dtype)
+        if self._data.ndim == 0 and not self._data.flags.writeable:
+            self._data = self._data.copy()
+        self._data[...] = out
+        self._version[0] += 1
+        if result.grad_fn is not None:
+            self.grad_fn = result.grad_fn
+            self._output_nr = result._output_nr
+            self.requires_grad = True
+        return self
+
+    def zero_(self) -> "Tensor":
+        self._check_inplace()
+        self._data[...] = 0.0
+        self._version[0] += 1
+        if self.grad_fn is not None and _grad_enabled[0]:
+            from . import ops
+
+            return self._inplace(ops.zeros_like_op)
+        return self
+
+    def fill_(self, value) -> "Tensor":
+        from . import ops
+
+        return self._inplace(lambda t, v: ops.add(ops.mul(t, 0.0), v), value)
+
+    def copy_(self, src) -> "Tensor":
+        from . import ops
+
+        return self._inplace(lambda t, s: ops.add(ops.mul(t, 0.0), s), src)
+
+    # -- Python protocol ------------------------------------------------------
+
+    __hash__ = object.__hash__
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise ProgramTypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise ProgramTypeError("iteration over a 0-d tensor")
+        from . import ops
+
+        return iter(ops.unbind(self, 0))
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise ShapeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data)
+
+    def __float__(self) -> float:
+        return self.item()
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        value = self.item()
+        if value != int(value):
+            raise ProgramTypeError("only integer tensors of a single element can be converted to an index")
+        return int(value)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and self._data.dtype != np.bool_:
+            return format(self.item(), spec)
+        return format(str(self), spec)
+
+    def __repr__(self) -> str:
+        from .format import format_tensor
+
+        suffixes = []
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self.requires_grad:
+            suffixes.append("requires_grad=True")
+        return format_tensor(self._data, suffixes)
+
+    __str__ = __repr__
+
+
+class _RetainGrad:
+    """The hook retain_grad() installs: stores the incoming gradient in `.grad`."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor: Tensor):
+        self._tensor = weakref.ref(tensor)
+
+    def __call__(self, grad: Tensor) -> None:
+        tensor = self._tensor()
+        if tensor is None:
+            return None
+        if tensor.grad is None:
+            tensor.grad = grad if grad.grad_fn is not None else Tensor._make(grad._data.copy())
+        elif grad.grad_fn is not None or tensor.grad.grad_fn is not None:
+            tensor.grad = tensor.grad + grad
+        else:
+            tensor.grad._data = tensor.grad._data + grad._data
+        return None
+
+
+def _dim(dim, ndim: int) -> int:
+    """Normalize a possibly negative dim, with PyTorch's error when out of range."""
+    dim = as_int(dim, "dim")
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise ShapeError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+def as_int(value, what: str = "an integer") -> int:
+    """An integer where one is needed: an integral float or one-element tensor is accepted."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, Tensor):
+        if value._data.size != 1:
+            raise ProgramTypeError(f"{what} must be an integer, not a tensor of {value._data.size} elements")
+        value = value._data.item()
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    raise ProgramTypeError(f"{what} must be an integer, got {value!r}")
+
+
+# Attribute tables: the only attributes a program may read, call or assign.
+TENSOR_ATTRIBUTES = frozenset({
+    "grad", "data", "grad_fn", "is_leaf", "requires_grad", "shape", "ndim", "T", "dtype",
+    "retains_grad", "_version",
+})
+SETTABLE_ATTRIBUTES = frozenset({"grad", "requires_grad", "data"})
+# Filled by gradcli.ops with the op methods; these are the non-op ones.
+TENSOR_METHODS = {
+    "item", "tolist", "detach", "detach_", "requires_grad_", "retain_grad", "register_hook",
+    "zero_", "fill_", "copy_", "backward", "size", "dim", "numel", "double", "float", "to",
+}
