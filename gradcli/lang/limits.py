@@ -36,7 +36,7 @@ MAX_INT_BITS = 63
 # Python frames a nesting level or a user call may take on the interpreter's
 # own stack; the recursion limit is raised by this much for a parse or a run.
 FRAMES_PER_LEVEL = 16
-RECURSION_HEADROOM = (MAX_NESTING + MAX_CALL_DEPTH) * FRAMES_PER_LEVEL * 2
+RECURSION_HEADROOM = (MAX_NESTING + MAX_CALL_DEPTH) * FRAMES_PER_LEVEL
 
 
 @dataclass(frozen=True)

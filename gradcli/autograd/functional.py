@@ -1,0 +1,72 @@
+"""torch.autograd.functional: whole Jacobians and Hessians, built on `grad`.
+
+An input the output does not depend on gets zeros (the mathematical answer),
+as PyTorch's functional API gives it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor, enable_grad
+from .engine import grad
+
+
+def _as_tuple(x):
+    return (tuple(x), True) if isinstance(x, (tuple, list)) else ((x,), False)
+
+
+def _rows(output: Tensor, inputs, create_graph: bool):
+    """d output / d inputs as one tensor per input of shape output.shape + input.shape."""
+    from .. import ops
+
+    blocks = [[] for _ in inputs]
+    n = output._data.size
+    for r in range(n):
+        seed = np.zeros(n)
+        seed[r] = 1.0
+        if output.requires_grad:
+            grads = grad(output, inputs, Tensor._make(seed.reshape(output._data.shape)),
+                         retain_graph=True, create_graph=create_graph, allow_unused=True)
+        else:
+            grads = (None,) * len(inputs)
+        for k, (g, x) in enumerate(zip(grads, inputs)):
+            blocks[k].append(g if g is not None else Tensor._make(np.zeros_like(x._data)))
+    result = []
+    for k, x in enumerate(inputs):
+        if create_graph:
+            stacked = ops.FUNCTIONS["stack"](blocks[k]) if n else Tensor._make(np.zeros((0,) + x._data.shape))
+            result.append(ops.FUNCTIONS["reshape"](stacked, output._data.shape + x._data.shape))
+        else:
+            data = np.stack([b._data for b in blocks[k]]) if n else np.zeros((0,) + x._data.shape)
+            result.append(Tensor._make(data.reshape(output._data.shape + x._data.shape)))
+    return result
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
+    """The Jacobian of `func` at `inputs`: J[i][j] has shape out_i.shape + in_j.shape."""
+    inputs, multi_in = _as_tuple(inputs)
+    inputs = tuple(x.detach().requires_grad_() if not x.requires_grad or not create_graph else x
+                   for x in inputs)
+    with enable_grad():
+        outputs, multi_out = _as_tuple(func(*inputs))
+        rows = [_rows(o, inputs, create_graph) for o in outputs]
+    if not multi_out:
+        return tuple(rows[0]) if multi_in else rows[0][0]
+    return tuple(tuple(r) if multi_in else r[0] for r in rows)
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of a scalar `func`: H[i][j] has shape in_i.shape + in_j.shape."""
+    inputs, multi_in = _as_tuple(inputs)
+
+    def gradient(*xs):
+        out = func(*xs)
+        if out._data.size != 1:
+            raise RuntimeError("The function given to hessian should return a single element Tensor")
+        grads = grad(out, xs, create_graph=True, allow_unused=True)
+        return tuple(g if g is not None else Tensor._make(np.zeros_like(x._data)) for g, x in zip(grads, xs))
+
+    result = jacobian(gradient, inputs if multi_in else inputs[0], create_graph=create_graph)
+    if not multi_in:
+        return result[0] if isinstance(result, tuple) else result
+    return result
