@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import AutogradError, ShapeError
 from ..tensor import Tensor, _grad_enabled, set_grad_enabled, shape_str
+from . import anomaly
 from .graph import AccumulateGrad, OpNode
 
 ndarray = np.ndarray
@@ -165,13 +166,15 @@ def _accumulate(variable: Tensor, g, create_graph: bool, owned: set) -> None:
         variable.grad._version[0] += 1
 
 
-def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, accumulate=True):
+def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, accumulate=True,
+            trace=None):
     """Run backward from `outputs`.
 
     `targets` maps (node, output_nr) to a slot; the gradient reaching each target
     is returned in that slot (and only what leads to targets runs). With
     `accumulate`, gradients reaching leaves go into their `.grad` (only the
-    targets' when targets are given).
+    targets' when targets are given). `trace`, a list, receives (node, gradient
+    in, gradients out) for every node run, for `backward --steps`.
     """
     outputs = _as_list(outputs)
     roots = _root_grads(outputs, _as_list(grad_outputs), create_graph)
@@ -196,6 +199,10 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
             grads = None
             if g is not None and (needed is None or node in needed):
                 grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
+                if trace is not None:
+                    trace.append((node, g, grads))
+                if anomaly.enabled[0]:
+                    anomaly.check(node, grads)
             if not retain_graph:
                 node.release()
             for i, (nxt, nr) in enumerate(node.next_functions):
@@ -315,7 +322,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-             grad_variables=None, inputs=None) -> None:
+             grad_variables=None, inputs=None, trace=None) -> None:
     """Accumulate into `.grad` of the leaves the gradients of `tensors`, as `torch.autograd.backward`."""
     if grad_tensors is None:
         grad_tensors = grad_variables
@@ -325,4 +332,4 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         if not inputs:
             raise AutogradError("'inputs' argument to backward() cannot be empty.")
         targets = _targets_for(inputs)
-    execute(tensors, grad_tensors, retain_graph, create_graph, targets, accumulate=True)
+    execute(tensors, grad_tensors, retain_graph, create_graph, targets, accumulate=True, trace=trace)

@@ -1,0 +1,236 @@
+"""What every command that takes FILE shares: the options, reading the program,
+`--set`, `--points`, and handing a result to the JSON or the human renderer.
+
+A command supplies one function `answer(run) -> result` and a human renderer;
+`drive` does the rest, the same way for every command.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import Callable, List, Optional
+
+import typer
+from typing import Annotated
+
+from ..errors import GradcliError, LimitError, UsageError
+from ..render import jsonout
+from ..render.errors import error_json, error_text
+
+# -- options, declared once ------------------------------------------------------
+
+File = Annotated[Optional[str], typer.Argument(help="The program: a file, or - for standard input.",
+                                               show_default=False)]
+Expr = Annotated[Optional[str], typer.Option("--expr", "-e", help="The program as text instead of FILE.")]
+Of = Annotated[Optional[str], typer.Option("--of", help="The tensor to answer about (default: the output, SPEC 2.4).")]
+Set = Annotated[Optional[List[str]], typer.Option("--set", help="NAME=VALUE: override an input (repeatable).")]
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON document for scripts.")]
+Points = Annotated[Optional[str], typer.Option(
+    "--points", help="JSON Lines of --set values (a path or -): one run and one JSON line per point.")]
+MaxElements = Annotated[int, typer.Option("--max-elements", help="The most elements one tensor may have.")]
+MaxSteps = Annotated[int, typer.Option("--max-steps", help="The most loop iterations plus calls in one run.")]
+Wrt = Annotated[str, typer.Option("--wrt", help="Comma-separated names to differentiate with respect to.",
+                                  show_default=False)]
+
+MAX_SOURCE_BYTES = 50 * 2**20  # a larger program is refused before it is read whole
+
+
+@dataclass
+class Source:
+    filename: str
+    text: str
+
+
+@dataclass
+class Common:
+    """The common options of a command, as given."""
+
+    file: Optional[str]
+    expr: Optional[str]
+    of: Optional[str]
+    sets: Optional[List[str]]
+    json: bool
+    points: Optional[str]
+    max_elements: int = 10**8
+    max_steps: int = 10**6
+
+
+# -- reading ----------------------------------------------------------------------
+
+
+def read_source(file: Optional[str], expr: Optional[str]) -> Source:
+    if expr is not None:
+        if file is not None:
+            raise UsageError("give the program either as FILE or with -e/--expr, not both")
+        return Source("<expr>", expr)
+    if file is None:
+        raise UsageError("missing FILE (or -e/--expr TEXT)", hint="gradcli COMMAND --help shows an example")
+    if file == "-":
+        data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
+        name = "<stdin>"
+    else:
+        name = file
+        try:
+            with open(file, "rb") as fh:
+                data = fh.read(MAX_SOURCE_BYTES + 1)
+        except IsADirectoryError:
+            raise UsageError(f"cannot read {file}: it is a directory") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from None
+    if len(data) > MAX_SOURCE_BYTES:
+        raise LimitError(f"the program is larger than {MAX_SOURCE_BYTES // 2**20} MiB")
+    if b"\0" in data:
+        raise UsageError(f"cannot read {name}: it is a binary file, not a program")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {name}: not UTF-8 text (byte {exc.start})") from None
+    return Source(name, text)
+
+
+def parse_value(text: str, what: str):
+    """A number or a (nested) list of numbers, as given to --set and in --points."""
+    text = text.strip()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        lowered = text.lower()
+        if lowered in ("nan", "inf", "+inf", "-inf", "infinity", "-infinity"):
+            return float(lowered.replace("infinity", "inf"))
+        raise UsageError(f"{what}: {text!r} is not a number or a list of numbers") from None
+    if not _numeric(value):
+        raise UsageError(f"{what}: {text!r} is not a number or a list of numbers")
+    return value
+
+
+def _numeric(v) -> bool:
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return True
+    return isinstance(v, list) and all(_numeric(x) for x in v)
+
+
+def parse_sets(sets: Optional[List[str]]) -> dict:
+    out = {}
+    for item in sets or []:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise UsageError(f"--set {item!r}: expected NAME=VALUE")
+        out[name.strip()] = parse_value(value, f"--set {name.strip()}")
+    return out
+
+
+def names(text: Optional[str], option: str) -> list[str]:
+    items = [n.strip() for n in (text or "").split(",") if n.strip()]
+    if not items:
+        raise UsageError(f"{option} needs at least one name")
+    return items
+
+
+# -- output -------------------------------------------------------------------------
+
+def stdout_console():
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def emit(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def stderr_print(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+# -- the driver ------------------------------------------------------------------------
+
+class Failed(Exception):
+    """A user error already reported: the exit code is all that is left to return."""
+
+    def __init__(self, code: int):
+        self.code = code
+
+
+def report(err: GradcliError, source: Optional[Source], as_json: bool) -> int:
+    """Print a user error (stderr, and stdout with --json); return its exit code."""
+    sys.stderr.write(error_text(err, source.filename if source else None, source.text if source else None) + "\n")
+    if as_json:
+        emit(jsonout.dumps({"error": error_json(err)}))
+    return int(err.exit_code)
+
+
+def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
+          requires_grad: tuple = (), script: bool = False, printer: Callable | None = None) -> None:
+    """Load the program, run it (once, or once per point), answer, and print the answer."""
+    from ..lang import Limits, compile_program
+
+    source = None
+    try:
+        source = read_source(opts.file, opts.expr)
+        program = compile_program(source.text, source.filename)
+        base = parse_sets(opts.sets)
+        limits = Limits(max_elements=opts.max_elements, max_steps=opts.max_steps)
+        printer = printer or stderr_print
+        if opts.points is None:
+            run = program.run(base, requires_grad=requires_grad, stdout=printer, limits=limits,
+                              script=script)
+            result = answer(run)
+            if opts.json:
+                emit(jsonout.dumps(to_json(result)))
+            else:
+                human(result)
+            return
+    except GradcliError as err:
+        raise Failed(report(err, source, opts.json)) from None
+    _drive_points(opts, source, program, base, limits, answer, to_json, requires_grad, script)
+
+
+def _drive_points(opts, source, program, base, limits, answer, to_json, requires_grad, script):
+    """One run per JSON line; a failing line prints its error and the run goes on."""
+    stream = sys.stdin if opts.points == "-" else None
+    try:
+        if stream is None:
+            try:
+                stream = open(opts.points, encoding="utf-8")
+            except OSError as exc:
+                raise Failed(report(UsageError(f"cannot read --points {opts.points}: {exc.strerror or exc}"),
+                                    None, True)) from None
+        worst = 0
+        for lineno, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            point = None
+            try:
+                try:
+                    point = json.loads(line)
+                except ValueError:
+                    raise UsageError(f"--points line {lineno}: not a JSON object") from None
+                if not isinstance(point, dict):
+                    raise UsageError(f"--points line {lineno}: not a JSON object")
+                overrides = dict(base)
+                for key, value in point.items():
+                    if not _numeric(value):
+                        raise UsageError(f"--points line {lineno}: {key!r} is not a number or a list of numbers")
+                    overrides[key] = value
+                run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
+                                  limits=limits, script=script)
+                doc = {"point": point, **to_json(answer(run))}
+            except GradcliError as err:
+                worst = worst or int(err.exit_code)
+                sys.stderr.write(error_text(err, source.filename, source.text) + "\n")
+                doc = {"point": point, "error": error_json(err)}
+            emit(jsonout.dumps(doc, compact=True))
+        if worst:
+            raise Failed(worst)
+    finally:
+        if stream is not None and stream is not sys.stdin:
+            stream.close()

@@ -1,0 +1,201 @@
+"""The questions the commands ask about a program run, as library functions.
+
+Each takes a finished run (`gradcli.lang` result) and returns plain data: the
+CLI only reads options, calls one of these and renders what it returns.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .autograd import engine
+from .autograd.functional import _rows
+from .errors import ProgramError, ProgramTypeError, UsageError
+from .tensor import Tensor
+
+
+def output_of(run, of: str | None = None) -> tuple[str, object]:
+    """The output (SPEC 2.4), or the value `--of NAME` picks."""
+    if of is not None:
+        return run.select_output(of)
+    return run.output_name, run.output
+
+
+def tensor_output(run, of: str | None = None) -> tuple[str, Tensor]:
+    name, value = output_of(run, of)
+    if not isinstance(value, Tensor):
+        raise ProgramTypeError(
+            f"the output {name!r} is {_kind(value)}, not a tensor",
+            hint="name a tensor with --of NAME" if of is None else None,
+        )
+    return name, value
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "None"
+    return f"a {type(value).__name__}"
+
+
+def tensors(run) -> dict[str, Tensor]:
+    """The named tensors of a run, in the order they were first assigned."""
+    return {k: v for k, v in run.values.items() if isinstance(v, Tensor)}
+
+
+def lookup(run, names: list[str], option: str) -> list[Tensor]:
+    found = []
+    named = tensors(run)
+    for name in names:
+        if name not in named:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(named), n=1)
+            raise UsageError(f"{option}: no tensor named {name!r} in the program",
+                             hint=f"did you mean {close[0]!r}?" if close else None)
+        found.append(named[name])
+    return found
+
+
+def as_gradient(spec, like: Tensor) -> Tensor | None:
+    """A `--gradient`/`--grad-outputs` value: None, 'ones', a number or a nested list."""
+    if spec is None:
+        return None
+    if isinstance(spec, str) and spec.strip() == "ones":
+        return Tensor._make(np.ones_like(like._data, dtype=np.float64))
+    if isinstance(spec, Tensor):
+        return spec
+    try:
+        data = np.array(spec, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"--gradient: {spec!r} is not a number or a list of numbers") from exc
+    return Tensor._make(data)
+
+
+# -- backward ------------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    """One node run by backward: the gradient in, and what went out along each edge."""
+
+    node: str
+    source: object
+    grad_in: object
+    edges: list = field(default_factory=list)  # (next node name or None, output_nr, grad)
+
+
+@dataclass
+class BackwardResult:
+    output_name: str
+    output: Tensor
+    grads: dict           # name -> Tensor or None
+    why_none: dict        # name -> reason its .grad is None
+    steps: list | None = None
+
+
+def why_no_grad(t: Tensor, reached: bool) -> str | None:
+    if not t.requires_grad:
+        return "it does not require grad"
+    if not t.is_leaf and not t.retains_grad:
+        return "it is not a leaf: call .retain_grad() on it to keep its gradient"
+    if not reached:
+        return "no path leads from the output to it"
+    return None
+
+
+def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
+                 create_graph=False, steps=False) -> BackwardResult:
+    name, out = tensor_output(run, of)
+    grad_tensor = as_gradient(gradient, out)
+    input_tensors = lookup(run, inputs, "--inputs") if inputs else None
+    trace = [] if steps else None
+    engine.backward([out], None if grad_tensor is None else [grad_tensor],
+                    retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
+    grads, why = {}, {}
+    for key, t in tensors(run).items():
+        if (t.is_leaf and t.requires_grad) or t.retains_grad:
+            grads[key] = t.grad
+            if t.grad is None:
+                why[key] = why_no_grad(t, False)
+        elif t.grad is None:
+            why[key] = why_no_grad(t, True)
+    return BackwardResult(name, out, grads, why, _steps(trace) if steps else None)
+
+
+def _steps(trace) -> list[Step]:
+    out = []
+    for node, grad_in, grads in trace:
+        step = Step(node.name(), node.source, grad_in)
+        for (nxt, nr), g in zip(node.next_functions, grads or [None] * len(node.next_functions)):
+            step.edges.append((None if nxt is None else nxt.name(), nr, g,
+                               getattr(nxt, "variable", None)))
+        out.append(step)
+    return out
+
+
+# -- grad, jacobian, hessian ------------------------------------------------------
+
+
+@dataclass
+class GradResult:
+    output_name: str
+    output: Tensor
+    wrt: list[str]
+    order: int
+    grads: dict  # name -> Tensor/None, nested `order` deep
+
+
+def _zeros_for(g, x):
+    return g if g is not None else Tensor._make(np.zeros_like(x._data))
+
+
+def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = False) -> list:
+    """All `order`-th partial derivatives of f, nested: entry [i][j] has shape x_i.shape + x_j.shape."""
+    level = _rows(f, xs, create_graph=order > 1 or create_graph)
+    if order == 1:
+        return level
+    return [derivatives(d, xs, order - 1, create_graph) for d in level]
+
+
+def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
+             allow_unused=False, create_graph=False) -> GradResult:
+    name, out = tensor_output(run, of)
+    xs = lookup(run, wrt, "--wrt")
+    if order < 1:
+        raise UsageError("--order must be 1 or more")
+    if order == 1:
+        seed = as_gradient(grad_outputs, out)
+        grads = engine.grad(out, xs, seed, create_graph=create_graph, allow_unused=allow_unused)
+        return GradResult(name, out, list(wrt), 1, dict(zip(wrt, grads)))
+    if out._data.size != 1:
+        raise ProgramError(f"--order {order} needs a scalar output, and {name!r} has shape "
+                           f"{list(out._data.shape)}", hint="reduce it (e.g. .sum()) or use jacobian")
+    nested = derivatives(out.reshape(()), xs, order)
+    return GradResult(name, out, list(wrt), order, _name_nested(nested, wrt))
+
+
+def _name_nested(nested, names):
+    if isinstance(nested, Tensor):
+        return nested
+    return {n: _name_nested(v, names) for n, v in zip(names, nested)}
+
+
+@dataclass
+class MatrixResult:
+    output_name: str
+    output: Tensor
+    wrt: list[str]
+    blocks: dict  # name -> Tensor (jacobian) or name -> name -> Tensor (hessian)
+
+
+def run_jacobian(run, wrt: list[str], of=None) -> MatrixResult:
+    name, out = tensor_output(run, of)
+    xs = lookup(run, wrt, "--wrt")
+    blocks = _rows(out, xs, create_graph=False)
+    return MatrixResult(name, out, list(wrt), dict(zip(wrt, blocks)))
+
+
+def run_hessian(run, wrt: list[str], of=None) -> MatrixResult:
+    result = run_grad(run, wrt, of=of, order=2)
+    return MatrixResult(result.output_name, result.output, result.wrt, result.grads)
