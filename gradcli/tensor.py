@@ -323,6 +323,15 @@ class Tensor:
             raise AutogradError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
+        if not self._data.flags.writeable:
+            if self._data.ndim == 0 or self._data.base is None:
+                self._data = self._data.copy()
+            else:
+                raise ShapeError(
+                    "unsupported operation: more than one element of the written-to tensor refers "
+                    "to a single memory location. Please clone() the tensor before performing the "
+                    "operation."
+                )
 
     def _inplace(self, fn, *args, **kwargs) -> "Tensor":
         """Run the out-of-place `fn` and write its result into this tensor's storage.
@@ -347,8 +356,6 @@ class Tensor:
             )
         if self._data.dtype != out.dtype:
             self._data = self._data.astype(out.dtype)
-        if self._data.ndim == 0 and not self._data.flags.writeable:
-            self._data = self._data.copy()
         self._data[...] = out
         self._version[0] += 1
         if result.grad_fn is not None:

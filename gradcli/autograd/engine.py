@@ -150,10 +150,14 @@ def _accumulate(variable: Tensor, g, create_graph: bool, owned: set) -> None:
             variable.grad = variable.grad + g
         return
     if variable.grad is None:
-        if id(g) in owned:
+        # .grad must own its array: a view (an expanded gradient) or an array that
+        # also went elsewhere would be changed by the next in-place accumulation.
+        if g.__class__ is not ndarray:
+            g = np.asarray(g, dtype=np.float64)
+        elif id(g) in owned or g.base is not None or not g.flags.writeable:
             g = g.copy()
         owned.add(id(g))
-        variable.grad = Tensor._make(g if g.__class__ is ndarray else np.asarray(g, dtype=np.float64))
+        variable.grad = Tensor._make(g)
     elif variable.grad.grad_fn is not None or variable.grad.requires_grad:
         with set_grad_enabled(False):
             variable.grad = Tensor._make(variable.grad._data + g)
