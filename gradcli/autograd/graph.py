@@ -45,6 +45,10 @@ def _modified_message(saved: Tensor, expected: int) -> str:
     )
 
 
+# What a node that saved nothing holds (shared: no allocation per node).
+NOTHING_SAVED = (None,) * 8
+
+
 class Node:
     """Base of backward nodes: edges, hooks on the tensors it produced, a source slot."""
 
@@ -113,9 +117,9 @@ class OpNode(Node):
 
     def saved_tensors_info(self) -> list[tuple[str, object]]:
         info = []
-        if self.saved is not None:
-            for name, value in zip(self.op.inputs, self.saved):
-                if value is not None:
+        if self.saved is not None and self.saved is not NOTHING_SAVED:
+            for name, value, version in zip(self.op.inputs, self.saved, self.versions):
+                if version is not None or (value is not None and not isinstance(value, Tensor)):
                     info.append((name, value))
         if self.result is not None:
             info.append(("result", Tensor._make(self.result)))
@@ -124,7 +128,7 @@ class OpNode(Node):
         return info
 
     def release(self) -> None:
-        if self.saved is not None and self.op.saves_anything:
+        if not self.released and (self.saved is not NOTHING_SAVED or self.result is not None):
             self.saved = None
             self.result = None
             self.released = True

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..tensor import Tensor, _grad_enabled, check_elements, limits, shape_str
 from ..autograd import graph as _graph
-from ..autograd.graph import OpNode, edge_to
+from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
 
 ndarray = np.ndarray
 OPS: dict[str, "Op"] = {}
@@ -40,7 +40,7 @@ class Op:
 
     __slots__ = ("name", "node", "inputs", "forward", "rules", "formulas", "sympy", "domain",
                  "broadcasts", "n_outputs", "defaults", "plans", "saves_anything", "_save_cache",
-                 "fn", "doc", "differentiable", "needs_shapes", "params")
+                 "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes")
 
     def __init__(self, name, node, forward, inputs=("self",), rules=(), formulas=(), sympy=None,
                  domain=None, broadcasts=False, n_outputs=1, doc=""):
@@ -69,9 +69,8 @@ class Op:
         self.saves_anything = any(
             kind in (0, 1) for plan in self.plans if plan for kind, _ in plan
         )
-        self.needs_shapes = broadcasts or any(
-            kind == 3 for plan in self.plans if plan for kind, _ in plan
-        )
+        self.reads_shapes = any(kind == 3 for plan in self.plans if plan for kind, _ in plan)
+        self.needs_shapes = broadcasts or self.reads_shapes
         self._save_cache = {}
         self.fn = None
 
@@ -108,7 +107,8 @@ class Op:
                             inputs[i if key is None else key] = True
                         elif kind == 1:
                             result = True
-            plan = self._save_cache[mask] = (tuple(inputs), result, any(inputs) or result)
+            plan = self._save_cache[mask] = (tuple(inputs) if any(inputs) else None, result,
+                                             any(inputs) or result)
         return plan
 
     def __repr__(self) -> str:
@@ -177,24 +177,53 @@ def export(name: str, fn, method: bool = True, nn: bool = False, array=None):
 
 
 def apply(op: Op, inputs: tuple, params: dict | None = None):
-    """Run `op` forward on `inputs` (Tensors or numbers) and record a node if needed."""
-    arrays = []
-    mask = 0
-    bit = 1
-    for t in inputs:
-        if isinstance(t, Tensor):
-            arrays.append(t._data)
-            if t.requires_grad:
-                mask |= bit
+    """Run `op` forward on `inputs` (Tensors or numbers) and record a node if needed.
+
+    The hot path of the engine: one and two inputs have their own branches, and a
+    node allocates as few objects as it can (each one is work for the cyclic
+    garbage collector as the graph grows).
+    """
+    n = len(inputs)
+    if n == 1:
+        a = inputs[0]
+        if a.__class__ is Tensor or isinstance(a, Tensor):
+            x = a._data
+            mask = 1 if a.requires_grad else 0
         else:
-            arrays.append(t)
-        bit <<= 1
-    if op.broadcasts and len(arrays) == 2:
-        _check_broadcast(arrays[0], arrays[1])
-    if params:
-        out = op.forward(*arrays, **params)
+            x = a
+            mask = 0
+        out = op.forward(x, **params) if params else op.forward(x)
+    elif n == 2:
+        a, b = inputs
+        mask = 0
+        if a.__class__ is Tensor or isinstance(a, Tensor):
+            x = a._data
+            if a.requires_grad:
+                mask = 1
+        else:
+            x = a
+        if b.__class__ is Tensor or isinstance(b, Tensor):
+            y = b._data
+            if b.requires_grad:
+                mask |= 2
+        else:
+            y = b
+        if op.broadcasts:
+            _check_broadcast(x, y)
+        out = op.forward(x, y, **params) if params else op.forward(x, y)
     else:
-        out = op.forward(*arrays)
+        arrays = []
+        mask = 0
+        bit = 1
+        for t in inputs:
+            if isinstance(t, Tensor):
+                arrays.append(t._data)
+                if t.requires_grad:
+                    mask |= bit
+            else:
+                arrays.append(t)
+            bit <<= 1
+        out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     record = mask and _grad_enabled[0] and op.differentiable
     if op.n_outputs != 1:
         return _wrap_outputs(op, inputs, params, out, mask if record else 0)
@@ -204,7 +233,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         check_elements(out.size)
     if not record:
         return Tensor._make(out)
-    node = _make_node(op, inputs, params, mask)
+    node = _make_node(op, inputs, params, mask, out.shape)
     version = [0]
     if node.result is not None:
         node.result = out
@@ -212,10 +241,13 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
     return Tensor._make(out, node, True, 0, version)
 
 
-def _make_node(op: Op, inputs: tuple, params, mask: int) -> OpNode:
+def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node = OpNode.__new__(OpNode)
     node.op = op
-    node.next_functions = tuple([edge_to(t) for t in inputs])
+    if len(inputs) == 1:
+        node.next_functions = (edge_to(inputs[0]),)
+    else:
+        node.next_functions = tuple([edge_to(t) for t in inputs])
     node.source = _graph._current_source[0]
     node._tensor_hooks = None
     node.params = params
@@ -223,27 +255,29 @@ def _make_node(op: Op, inputs: tuple, params, mask: int) -> OpNode:
     node._result_counter = None
     node.result_version = 0
     save_inputs, save_result, _ = op.save_plan(mask)
-    if any(save_inputs):
-        node.saved = tuple([t if keep else None for t, keep in zip(inputs, save_inputs)])
+    if save_inputs is None:
+        node.saved = node.versions = _NOTHING
+    else:
+        # the inputs tuple itself serves as `saved` (a None version marks an unsaved one)
+        node.saved = inputs
         node.versions = tuple([
             t._version[0] if keep and isinstance(t, Tensor) else None
             for t, keep in zip(inputs, save_inputs)
         ])
-    else:
-        node.saved = (None,) * len(inputs)
-        node.versions = node.saved
     node.result = True if save_result else None
+    shapes = None
     if op.needs_shapes:
-        node.shapes = tuple([np.shape(t._data if isinstance(t, Tensor) else t) for t in inputs])
-    else:
-        node.shapes = None
+        shapes = tuple([t._data.shape if isinstance(t, Tensor) else np.shape(t) for t in inputs])
+        if not op.reads_shapes and all(s == out_shape for s in shapes):
+            shapes = None  # nothing was broadcast: nothing to sum back
+    node.shapes = shapes
     node.out_shapes = None
     return node
 
 
 def _wrap_outputs(op: Op, inputs, params, outs, mask):
     """Tensors for a multi-output op (unbind, max(dim)): output k is reached with index k."""
-    node = _make_node(op, inputs, params, mask) if mask else None
+    node = _make_node(op, inputs, params, mask, None) if mask else None
     if node is not None:
         node.result = None
         node.out_shapes = tuple(np.shape(o) for o in outs)
@@ -286,11 +320,7 @@ def apply_backward(node: OpNode, grad, create_graph: bool) -> list:
     a graph of its own; otherwise on arrays (`F` = ARRAYS), with no Tensor made.
     """
     op = node.op
-    if node.released or node.saved is None:
-        if op.saves_anything:
-            node.check_saved()
-    else:
-        node.check_saved()
+    node.check_saved()
     F = TENSORS if create_graph else ARRAYS
     if op.n_outputs != 1:
         grad = [
@@ -322,7 +352,7 @@ def apply_backward(node: OpNode, grad, create_graph: bool) -> list:
             else:
                 args.append(node.shapes[key])
         gi = op.rules[i](F, grad, *args)
-        if op.broadcasts:
+        if op.broadcasts and node.shapes is not None:
             shape = node.shapes[i]
             if np.shape(gi._data if create_graph else gi) != shape:
                 gi = F.sum_to_size(gi, shape)
