@@ -12,7 +12,7 @@ import typer
 
 from ..errors import ExitCode, GradcliError
 from . import commands
-from .common import Failed, report
+from .common import Failed, guard, report
 
 app = typer.Typer(
     name="gradcli",
@@ -26,30 +26,38 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-app.command("eval")(commands.eval_cmd)
-app.command("backward")(commands.backward_cmd)
-app.command("grad")(commands.grad_cmd)
-app.command("jacobian")(commands.jacobian_cmd)
-app.command("hessian")(commands.hessian_cmd)
+
+def _register(name, command):
+    app.command(name)(guard(command))
+
+
+_register("eval", commands.eval_cmd)
+_register("backward", commands.backward_cmd)
+_register("grad", commands.grad_cmd)
+_register("jacobian", commands.jacobian_cmd)
+_register("hessian", commands.hessian_cmd)
 try:
     from .gradcheck import gradcheck_cmd
 
-    app.command("gradcheck")(gradcheck_cmd)
+    _register("gradcheck", gradcheck_cmd)
 except ImportError:  # pragma: no cover - while the command is being written
     pass
 try:
     from .graph import graph_cmd
 
-    app.command("graph")(graph_cmd)
+    _register("graph", graph_cmd)
 except ImportError:  # pragma: no cover
     pass
-app.command("run")(commands.run_cmd)
-app.command("ops")(commands.ops_cmd)
+_register("run", commands.run_cmd)
+_register("ops", commands.ops_cmd)
 
 
 def run_app(argv: list[str] | None = None) -> int:
     """Run the CLI on `argv` and return the exit code (never raises for user errors)."""
-    import click
+    try:  # typer >= 0.16 vendors click
+        from typer._click import exceptions as click_errors
+    except ImportError:  # pragma: no cover
+        from click import exceptions as click_errors
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
@@ -57,18 +65,18 @@ def run_app(argv: list[str] | None = None) -> int:
         args.remove("--debug")
     command = typer.main.get_command(app)
     try:
-        command.main(args=args, prog_name="gradcli", standalone_mode=False)
-        return 0
+        code = command.main(args=args, prog_name="gradcli", standalone_mode=False)
+        return code if isinstance(code, int) else 0
     except Failed as failed:
         return failed.code
     except GradcliError as err:
         return report(err, None, "--json" in args)
-    except click.exceptions.Exit as exc:
+    except (typer.Exit, getattr(click_errors, "Exit", typer.Exit)) as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
+    except (typer.Abort, getattr(click_errors, "Abort", typer.Abort)):
         sys.stderr.write("\naborted\n")
         return int(ExitCode.INTERRUPTED)
-    except click.ClickException as exc:
+    except click_errors.ClickException as exc:
         exc.show()
         return int(ExitCode.USAGE)
     except KeyboardInterrupt:

@@ -153,11 +153,26 @@ def stderr_print(line: str) -> None:
 
 # -- the driver ------------------------------------------------------------------------
 
-class Failed(Exception):
+class Failed(typer.Exit):
     """A user error already reported: the exit code is all that is left to return."""
 
     def __init__(self, code: int):
+        super().__init__(code)
         self.code = code
+
+
+def guard(command):
+    """Report a GradcliError a command raises outside `drive` (e.g. a bad option value)."""
+    import functools
+
+    @functools.wraps(command)
+    def guarded(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except GradcliError as err:
+            raise Failed(report(err, None, bool(kwargs.get("json")))) from None
+
+    return guarded
 
 
 def report(err: GradcliError, source: Optional[Source], as_json: bool) -> int:
