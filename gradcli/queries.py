@@ -12,7 +12,7 @@ import numpy as np
 from .autograd import engine
 from .autograd.functional import _rows
 from .errors import ProgramError, ProgramTypeError, UsageError
-from .tensor import Tensor
+from ._tensor import Tensor
 
 
 def output_of(run, of: str | None = None) -> tuple[str, object]:

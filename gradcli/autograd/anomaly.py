@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import AutogradError
-from ..tensor import Tensor
+from .._tensor import Tensor
 
 enabled = [False]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AutogradError, ShapeError
-from ..tensor import Tensor, _grad_enabled, set_grad_enabled, shape_str
+from .._tensor import Tensor, _grad_enabled, set_grad_enabled, shape_str
 from . import anomaly
 from .graph import AccumulateGrad, OpNode
 

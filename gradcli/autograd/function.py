@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AutogradError, ShapeError
-from ..tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
+from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
 from . import graph as _graph
 from .graph import FREED_MESSAGE, Node, _modified_message, edge_to
 

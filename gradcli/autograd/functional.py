@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor, enable_grad
+from .._tensor import Tensor, enable_grad
 from .engine import grad
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import CheckFailed
-from ..tensor import Tensor, no_grad
+from .._tensor import Tensor, no_grad
 from .engine import grad as autograd_grad
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AutogradError
-from ..tensor import Tensor, RemovableHandle, shape_str
+from .._tensor import Tensor, RemovableHandle, shape_str
 
 _current_source = [None]
 

@@ -103,7 +103,7 @@ def backward_cmd(
 
 
 def _t(g):
-    from ..tensor import Tensor
+    from .._tensor import Tensor
 
     if g is None or isinstance(g, Tensor):
         return g
@@ -301,7 +301,7 @@ def run_cmd(
         return run
 
     def to_json(run):
-        from ..tensor import Tensor
+        from .._tensor import Tensor
 
         values = {k: J(v) for k, v in run.values.items() if jsonout.is_value(v)}
         grads = {k: J(v.grad) for k, v in run.values.items() if isinstance(v, Tensor) and v.grad is not None}

@@ -8,6 +8,9 @@ comments, numbers (`1_000`, `1.5e-3`, `0x1f`), strings with escapes, and
 f-strings split into literal text and fields whose expressions the parser
 lexes again in place (so their positions are the file's). Names that start
 and end with `__` are refused here, before anything could look them up.
+
+One regular expression matches every token with the blanks before it, and
+`finditer` walks the whole input in C (twice as fast as `match` per token).
 """
 from __future__ import annotations
 
@@ -24,28 +27,44 @@ KEYWORDS = frozenset("""
 """.split())
 
 _DIGITS = r"[0-9](?:_?[0-9])*"
-_TOKEN_RE = re.compile(rf"""
-    (?P<ws>[ \t\f]+)
-  | (?P<comment>\#[^\r\n]*)
-  | (?P<newline>\r\n|\r|\n)
-  | (?P<string>(?:[rR][fFbB]?|[fFbB][rR]?|[uU])?(?:'|"))
-  | (?P<number>
-        0[xX](?:_?[0-9a-fA-F])+ | 0[oO](?:_?[0-7])+ | 0[bB](?:_?[01])+
-      | (?:{_DIGITS}\.(?:{_DIGITS})?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?
-      | {_DIGITS}[eE][+-]?{_DIGITS}
-      | {_DIGITS})
-  | (?P<name>[^\W\d]\w*)
-  | (?P<op>\*\*=|//=|>>=|<<=|\.\.\.|->|\*\*|//|==|!=|<=|>=|\+=|-=|\*=|/=|@=|%=|&=|\|=|\^=|:=|<<|>>
-        |[-+*/%@<>=()\[\]{{}},:.;~&|^])
-  | (?P<continuation>\\(?:\r\n|\r|\n))
-""", re.VERBOSE)
-
-_REST_OF_LINE = re.compile(r"[^\r\n]*(\r\n|\r|\n)?")
+_PREFIX = r"(?:[rR][fFbB]?|[fFbB][rR]?|[uU])?"
+# String bodies as Python's own tokenize module writes them.
+_SQ3 = r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"
+_DQ3 = r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'
+_SQ1 = r"(?!''')'[^'\\\r\n]*(?:\\(?:\r\n|[\s\S])[^'\\\r\n]*)*'"
+_DQ1 = r'(?!""")"[^"\\\r\n]*(?:\\(?:\r\n|[\s\S])[^"\\\r\n]*)*"'
+_OPERATORS = (r"\*\*=|//=|>>=|<<=|\.\.\.|->|\*\*|//|==|!=|<=|>=|\+=|-=|\*=|/=|@=|%=|&=|\|=|\^=|:="
+              r"|<<|>>|[-+*/%@<>=()\[\]{},:;~&|^]|\.(?![0-9])")
+_FLOAT = (rf"(?:{_DIGITS}\.(?:{_DIGITS})?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
+          rf"|{_DIGITS}[eE][+-]?{_DIGITS}")
+_INT = rf"0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|{_DIGITS}"
+# One token with the blanks before it. Every character of the input is matched
+# by some group (`bad` last), so `finditer` never skips any.
+_TOKEN_RE = re.compile(
+    r"[ \t\f]*(?:"
+    r"(?P<name>[^\W\d]\w*(?!['\"]))"
+    rf"|(?P<op>{_OPERATORS})"
+    rf"|(?P<float>{_FLOAT})"
+    rf"|(?P<int>{_INT})"
+    r"|(?P<newline>\r\n|\r|\n)"
+    r"|(?P<comment>#[^\r\n]*)"
+    rf"|(?P<string>{_PREFIX}(?:{_SQ3}|{_DQ3}|{_SQ1}|{_DQ1}))"
+    rf"|(?P<badstring>{_PREFIX}(?:'''|\"\"\"|'|\"))"
+    r"|(?P<continuation>\\(?:\r\n|\r|\n))"
+    r"|(?P<end>\Z)"
+    r"|(?P<bad>[\s\S]))")
+_PREFIX_RE = re.compile(_PREFIX)
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")": "(", "]": "[", "}": "{"}
+_BRACKETS = frozenset(_OPEN) | frozenset(_CLOSE)
 _ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f",
             "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 _ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\r\n|[\s\S])?")
+
+
+def _span(triple) -> Span:
+    """A Span from (line, col, end_col), without Span.__new__'s Python frame (lexing is hot)."""
+    return tuple.__new__(Span, triple)
 
 
 class Token:
@@ -65,7 +84,7 @@ class Token:
 
     @property
     def span(self) -> Span:
-        return Span(self.line, self.col, self.end_col)
+        return _span((self.line, self.col, self.end_col))
 
     def __repr__(self) -> str:
         return f"Token({self.kind!r}, {self.value!r}, {self.line}:{self.col})"
@@ -103,7 +122,7 @@ class Lexer:
     def __init__(self, source: str, start: int = 0, stop: int | None = None,
                  bracket_mode: bool = False, starts: list | None = None):
         self.source = source
-        self.pos = start
+        self.start = start
         self.stop = len(source) if stop is None else stop
         self.bracket_mode = bracket_mode
         self.starts = starts if starts is not None else line_starts(source)
@@ -111,7 +130,7 @@ class Lexer:
         self.line_start = self.starts[self.line - 1]
         self.tokens: list[Token] = []
         self.brackets: list[Token] = []
-        self.indents = [(0, 0)]
+        self.indents = [(0, 0)]  # (width with tabs to 8, width with tabs as 1)
 
     # --- positions -----------------------------------------------------
 
@@ -127,52 +146,71 @@ class Lexer:
         return ParseError(message, self.span_at(offset, length), hint)
 
     def _add(self, kind, value, start, end):
-        line = self.line
         col = start - self.line_start + 1
-        end_col = col + (end - start) if end - start >= 0 else None
-        self.tokens.append(Token(kind, value, line, col, end_col, start, end))
+        self.tokens.append(Token(kind, value, self.line, col, col + end - start, start, end))
+
+    def _next_line(self, offset: int):
+        self.line += 1
+        self.line_start = offset
 
     # --- main loop -----------------------------------------------------
 
     def tokenize(self) -> list[Token]:
-        source, stop = self.source, self.stop
+        tokens = self.tokens
         at_line_start = not self.bracket_mode
-        while True:
-            if at_line_start and not self.brackets:
-                at_line_start = False
-                if not self._indentation():
-                    break
-            if self.pos >= stop:
-                break
-            match = _TOKEN_RE.match(source, self.pos, stop)
-            if match is None:
-                self._bad_character()
+        for match in _TOKEN_RE.finditer(self.source, self.start, self.stop):
             kind = match.lastgroup
-            start, end = match.span()
-            if kind == "ws" or kind == "comment":
-                self.pos = end
+            start = match.start(kind)
+            end = match.end()
+            if at_line_start and not self.brackets:
+                if kind == "newline":  # a blank or comment-only line: no NEWLINE, no INDENT
+                    self._next_line(end)
+                    continue
+                if kind == "comment":
+                    continue
+                at_line_start = False
+                if kind != "end" and kind != "continuation":
+                    self._indent(match.start(), start)
+            if kind == "name":
+                text = match.group(kind)
+                if text[:2] == "__" and text[-2:] == "__":
+                    raise self.error(f"names that start and end with '__' are not allowed: '{text}'",
+                                     start, end - start)
+                col = start - self.line_start + 1
+                tokens.append(Token(text if text in KEYWORDS else "NAME", text, self.line, col,
+                                    col + end - start, start, end))
+            elif kind == "op":
+                text = match.group(kind)
+                if text in _BRACKETS:
+                    self._bracket(text, start, end)
+                else:
+                    col = start - self.line_start + 1
+                    tokens.append(Token(text, text, self.line, col, col + end - start, start, end))
+            elif kind == "int" or kind == "float":
+                self._number(match.group(kind), kind, start, end)
             elif kind == "newline":
                 if not self.brackets and not self.bracket_mode:
-                    if self.tokens and self.tokens[-1].kind not in ("NEWLINE", "INDENT", "DEDENT"):
+                    if tokens and tokens[-1].kind != "NEWLINE":
                         self._add("NEWLINE", None, start, end)
                     at_line_start = True
-                self.pos = end
-                self.line += 1
-                self.line_start = end
-            elif kind == "continuation":
-                self.pos = end
-                self.line += 1
-                self.line_start = end
-                if end >= stop:
-                    raise self.error("unexpected EOF after line continuation character", start)
+                self._next_line(end)
+            elif kind == "comment":
+                pass
             elif kind == "string":
-                self._string(start, end)
-            elif kind == "number":
-                self._number(match.group(), start, end)
-            elif kind == "name":
-                self._name(match.group(), start, end)
+                self._string(match.group(kind), start, end)
+            elif kind == "continuation":
+                self._next_line(end)
+                if end >= self.stop:
+                    raise self.error("unexpected EOF after line continuation character", start)
+            elif kind == "end":
+                break
+            elif kind == "badstring":
+                triple = match.group(kind)[-3:] in ("'''", '"""')
+                what = "triple-quoted string literal" if triple else "string literal"
+                last = bisect_right(self.starts, self.stop - 1) if triple else self.line
+                raise self.error(f"unterminated {what} (detected at line {last})", start, end - start)
             else:
-                self._op(match.group(), start, end)
+                self._bad_character(start)
         return self._finish()
 
     def _finish(self) -> list[Token]:
@@ -188,91 +226,58 @@ class Lexer:
         self._add("EOF", None, end, end)
         return self.tokens
 
-    def _bad_character(self):
-        char = self.source[self.pos]
+    def _bad_character(self, pos: int):
+        char = self.source[pos]
         if char == "\\":
-            raise self.error("unexpected character after line continuation character", self.pos)
+            raise self.error("unexpected character after line continuation character", pos)
         if char == "!":
-            raise self.error("invalid syntax: '!' is not an operator", self.pos, hint="use 'not' or '!='")
-        if char == "$" or char == "?" or char == "`":
-            raise self.error(f"invalid character '{char}'", self.pos)
-        raise self.error(f"invalid character '{char}' (U+{ord(char):04X})", self.pos)
+            raise self.error("invalid syntax: '!' is not an operator", pos, hint="use 'not' or '!='")
+        if char.isprintable() and ord(char) < 128:
+            raise self.error(f"invalid character '{char}'", pos)
+        raise self.error(f"invalid character '{char}' (U+{ord(char):04X})", pos)
 
-    def _indentation(self) -> bool:
-        """Measure a line's indentation and emit INDENT/DEDENT; False at the end of input."""
-        source, stop = self.source, self.stop
-        while True:
-            pos = self.pos
-            width8 = width1 = 0
-            while pos < stop and source[pos] in " \t\f":
-                char = source[pos]
-                if char == " ":
-                    width8 += 1
-                    width1 += 1
-                elif char == "\t":
-                    width8 = (width8 // 8 + 1) * 8
-                    width1 += 1
-                else:
-                    width8 = width1 = 0
-                pos += 1
-            if pos >= stop:
-                self.pos = pos
-                return False
-            char = source[pos]
-            if char == "#" or char == "\n" or char == "\r":
-                # Blank or comment-only line: no indentation change, no NEWLINE.
-                newline = _REST_OF_LINE.match(source, pos, stop)
-                self.pos = newline.end()
-                if newline.group(1) is None:
-                    return False
-                self.line += 1
-                self.line_start = self.pos
-                continue
-            if char == "\\" and source.startswith(("\\\n", "\\\r"), pos):
-                # A backslash right after the indentation joins this line to the next.
-                self.pos = pos
-                return True
-            break
-        self.pos = pos
+    def _indent(self, line_begin: int, first: int):
+        """Compare a logical line's indentation (source[line_begin:first]) with the
+        enclosing levels and emit INDENT or DEDENTs."""
+        width8 = width1 = 0
+        for char in self.source[line_begin:first]:
+            if char == " ":
+                width8 += 1
+                width1 += 1
+            elif char == "\t":
+                width8 = (width8 // 8 + 1) * 8
+                width1 += 1
+            else:  # a form feed resets the count, as in Python
+                width8 = width1 = 0
         current8, current1 = self.indents[-1]
         if width8 > current8:
             if width1 <= current1:
-                raise self.error("inconsistent use of tabs and spaces in indentation", pos)
+                raise self.error("inconsistent use of tabs and spaces in indentation", first)
             self.indents.append((width8, width1))
-            self._add("INDENT", None, self.line_start, pos)
+            self._add("INDENT", None, first, first)
         elif width8 < current8:
             while width8 < self.indents[-1][0]:
                 self.indents.pop()
-                self._add("DEDENT", None, pos, pos)
+                self._add("DEDENT", None, first, first)
             if width8 != self.indents[-1][0]:
-                raise self.error("unindent does not match any outer indentation level", pos)
+                raise self.error("unindent does not match any outer indentation level", first)
             if width1 != self.indents[-1][1]:
-                raise self.error("inconsistent use of tabs and spaces in indentation", pos)
+                raise self.error("inconsistent use of tabs and spaces in indentation", first)
         elif width1 != current1:
-            raise self.error("inconsistent use of tabs and spaces in indentation", pos)
-        return True
+            raise self.error("inconsistent use of tabs and spaces in indentation", first)
 
     # --- tokens ----------------------------------------------------------
 
-    def _name(self, text, start, end):
-        if text.startswith("__") and text.endswith("__"):
-            raise self.error(f"names that start and end with '__' are not allowed: '{text}'",
-                             start, end - start)
-        kind = text if text in KEYWORDS else "NAME"
-        self._add(kind, text, start, end)
-        self.pos = end
-
-    def _number(self, text, start, end):
+    def _number(self, text, kind, start, end):
         if end < self.stop and (self.source[end].isalnum() or self.source[end] == "_"):
             raise self.error("invalid decimal literal", start, end - start + 1)
-        clean = text.replace("_", "")
-        if any(c in clean for c in ".eE") and not clean.lower().startswith("0x"):
-            value = float(clean)
+        if kind == "float":
+            value = float(text)
         else:
             try:
-                value = int(clean, 0)
+                value = int(text, 0)
             except ValueError:
-                if clean.isdigit() and len(clean) < 4000:
+                if len(text) < 4000:
                     raise self.error("leading zeros in decimal integer literals are not permitted",
                                      start, end - start, hint="use an 0o prefix for octal integers") from None
                 raise self.error("integer literal too large", start, end - start) from None
@@ -282,13 +287,13 @@ class Lexer:
                 except OverflowError:
                     raise self.error("number too large for a float64", start, end - start) from None
         self._add("NUMBER", value, start, end)
-        self.pos = end
 
-    def _op(self, text, start, end):
+    def _bracket(self, text, start, end):
         if text in _OPEN:
             self._add(text, text, start, end)
             self.brackets.append(self.tokens[-1])
-        elif text in _CLOSE:
+            return
+        if text in _CLOSE:
             if not self.brackets:
                 raise self.error(f"unmatched '{text}'", start)
             opener = self.brackets.pop()
@@ -296,65 +301,29 @@ class Lexer:
                 where = f" on line {opener.line}" if opener.line != self.line else ""
                 raise self.error(f"closing parenthesis '{text}' does not match opening "
                                  f"parenthesis '{opener.kind}'{where}", start)
-            self._add(text, text, start, end)
-        else:
-            self._add(text, text, start, end)
-        self.pos = end
+        self._add(text, text, start, end)
 
-    def _string(self, start, prefix_end):
-        source, stop = self.source, self.stop
-        prefix = source[start:prefix_end - 1].lower()
-        quote = source[prefix_end - 1]
+    def _string(self, text: str, start: int, end: int):
+        prefix = _PREFIX_RE.match(text).group().lower()
         if "b" in prefix:
-            raise self.error("bytes literals are not supported", start, prefix_end - start)
-        triple = source.startswith(quote * 3, prefix_end - 1)
-        delimiter = quote * 3 if triple else quote
-        body_start = prefix_end - 1 + len(delimiter)
-        pos = body_start
-        line, line_start = self.line, self.line_start
-        while True:
-            if pos >= stop:
-                kind = "triple-quoted string literal" if triple else "string literal"
-                raise ParseError(f"unterminated {kind} (detected at line {line})",
-                                 self.span_at(start, prefix_end - start))
-            char = source[pos]
-            if char == "\\":
-                if source.startswith(("\\\r\n"), pos):
-                    pos += 3
-                elif source.startswith(("\\\n", "\\\r"), pos):
-                    pos += 2
-                else:
-                    pos += 2
-                    continue
-                line += 1
-                line_start = pos
-                continue
-            if char == "\n" or char == "\r":
-                if not triple:
-                    raise ParseError(f"unterminated string literal (detected at line {line})",
-                                     self.span_at(start, prefix_end - start))
-                pos += 2 if source.startswith("\r\n", pos) else 1
-                line += 1
-                line_start = pos
-                continue
-            if source.startswith(delimiter, pos):
-                break
-            pos += 1
-        body_end = pos
-        end = pos + len(delimiter)
+            raise self.error("bytes literals are not supported", start, len(prefix) + 1)
+        quote = 3 if text[len(prefix):len(prefix) + 3] in ("'''", '"""') else 1
+        body_start = start + len(prefix) + quote
+        body_end = end - quote
         raw = "r" in prefix
         if "f" in prefix:
             value = self._fstring_parts(body_start, body_end, raw)
             kind = "FSTRING"
         else:
-            value = self._unescape(source[body_start:body_end], raw, body_start)
+            value = self._unescape(self.source[body_start:body_end], raw, body_start)
             kind = "STRING"
-        first_line = self.line
         col = start - self.line_start + 1
-        end_col = col + (end - start) if line == first_line else None
-        self.tokens.append(Token(kind, value, first_line, col, end_col, start, end))
-        self.line, self.line_start = line, line_start
-        self.pos = end
+        if "\n" in text or "\r" in text:
+            self.tokens.append(Token(kind, value, self.line, col, None, start, end))
+            self.line = bisect_right(self.starts, end - 1)
+            self.line_start = self.starts[self.line - 1]
+        else:
+            self.tokens.append(Token(kind, value, self.line, col, col + end - start, start, end))
 
     def _unescape(self, text: str, raw: bool, offset: int) -> str:
         if raw or "\\" not in text:

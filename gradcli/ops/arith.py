@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .domains import binary, cases, unary
-from ..tensor import Tensor
+from .._tensor import Tensor
 from .registry import apply, defop, export
 
 add = defop(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from ..tensor import check_elements, shape_str
+from .._tensor import check_elements, shape_str
 from .domains import cases
 from .registry import defop, sum_to_shape
 

@@ -1,1 +1,339 @@
-"""(being written)"""
+"""Factories: tensor, zeros, ones, full, arange, linspace, eye, rand, randn, the *_like
+forms, manual_seed; and the two ops that copy or clear a tensor (clone, zero_).
+
+Every factory makes a leaf that requires grad only when asked
+(`requires_grad=True`), as in PyTorch. Every tensor is float64 except a bool
+one (`tensor([True, False])`, `full(size, True)`, `dtype=torch.bool`); other
+`dtype=` values are accepted and ignored (SPEC 2.2). Sizes are checked against
+the element limit before anything is allocated. Random numbers come from
+numpy's Generator: `seed=` gives a generator of its own (the same numbers every
+time), otherwise the global one, which `manual_seed(n)` resets. The numbers are
+not PyTorch's (another generator), only as reproducible.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import ProgramTypeError, ProgramValueError
+from .._tensor import Tensor, as_int, check_elements
+from .domains import cases
+from .registry import apply, defop, export
+
+# PyTorch seeds its CPU generator with this constant, so an unseeded program
+# draws the same numbers on every run; so does gradcli (from its own generator).
+DEFAULT_SEED = 67280421310721
+_generator = [np.random.default_rng(DEFAULT_SEED)]
+
+
+def _is_bool_dtype(dtype) -> bool:
+    if dtype is bool or dtype is np.bool_:
+        return True
+    return getattr(dtype, "name", None) == "bool" or str(dtype) in ("bool", "torch.bool")
+
+
+def _leaf(data: np.ndarray, requires_grad) -> Tensor:
+    t = Tensor._make(data)
+    if requires_grad:
+        t.requires_grad_(True)   # PyTorch's error for a bool tensor
+    return t
+
+
+def _size(sizes, name: str) -> tuple:
+    """A size given as `f(2, 3)`, `f((2, 3))`, `f([2, 3])` or `f(x.shape)`, checked and counted."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    shape = tuple(as_int(s, "size") for s in sizes)
+    for s in shape:
+        if s < 0:
+            raise ProgramValueError(f"{name}: Dimension size must be non-negative.")
+    count = 1
+    for s in shape:
+        count *= s
+    check_elements(count)
+    return shape
+
+
+# -- tensor() --------------------------------------------------------------------------
+
+
+def _is_sequence(x) -> bool:
+    return isinstance(x, (list, tuple)) or (isinstance(x, Tensor) and x._data.ndim > 0) or (
+        isinstance(x, np.ndarray) and x.ndim > 0)
+
+
+def _items(x) -> list:
+    if isinstance(x, Tensor):
+        return list(x._data)
+    return list(x)
+
+
+def _scalar(x):
+    if isinstance(x, Tensor):
+        return x._data.item()
+    if isinstance(x, np.ndarray):
+        return x.item()
+    if isinstance(x, (bool, int, float, np.number, np.bool_)):
+        return x
+    raise ProgramTypeError(f"new(): invalid data type '{type(x).__name__}'")
+
+
+def _nested(data):
+    """The shape and the flat elements of nested lists, level by level (no recursion)."""
+    shape = []
+    level = [data]
+    while level and _is_sequence(level[0]):
+        n = len(_items(level[0])) if not isinstance(level[0], (list, tuple)) else len(level[0])
+        nxt = []
+        for x in level:
+            if not _is_sequence(x):
+                raise ProgramValueError(
+                    f"expected sequence of length {n} at dim {len(shape)} (got a number)")
+            items = _items(x)
+            if len(items) != n:
+                raise ProgramValueError(
+                    f"expected sequence of length {n} at dim {len(shape)} (got {len(items)})")
+            nxt.extend(items)
+        shape.append(n)
+        level = nxt
+    flat = []
+    for x in level:
+        if _is_sequence(x):
+            raise ProgramValueError(
+                f"expected a number at dim {len(shape)} (got a sequence of length {len(_items(x))})")
+        flat.append(_scalar(x))
+    return tuple(shape), flat
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new leaf holding a copy of `data` (nested lists of numbers, or tensors)."""
+    if isinstance(data, Tensor) and data._data.ndim == 0:
+        shape, flat = (), [data._data.item()]
+    elif isinstance(data, np.ndarray):
+        shape, flat = data.shape, None
+    else:
+        shape, flat = _nested(data)
+    count = 1
+    for s in shape:
+        count *= s
+    check_elements(count)
+    if flat is None:
+        values = np.array(data)
+    else:
+        values = np.array(flat)
+    if (dtype is None and values.dtype == np.bool_) or _is_bool_dtype(dtype):
+        out = values.astype(np.bool_)
+    else:
+        if values.dtype.kind not in "biuf" and values.size:
+            raise ProgramTypeError(f"new(): invalid data type '{values.dtype}'")
+        out = values.astype(np.float64)
+    return _leaf(out.reshape(shape), requires_grad)
+
+
+export("tensor", tensor, method=False)
+
+
+# -- filled tensors -------------------------------------------------------------------
+
+
+def _filled(name, value):
+    def factory(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+                pin_memory=False, memory_format=None):
+        shape = _size(size, name)
+        data = np.full(shape, value, dtype=np.bool_ if _is_bool_dtype(dtype) else np.float64)
+        return _leaf(data, requires_grad)
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = f"A new leaf of the given size filled with {value:g}."
+    return factory
+
+
+zeros = export("zeros", _filled("zeros", 0.0), method=False)
+ones = export("ones", _filled("ones", 1.0), method=False)
+# Uninitialized memory is nothing a calculator should show: empty is zeros.
+empty = export("empty", _filled("empty", 0.0), method=False)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False, out=None):
+    """A new leaf of `size` filled with `fill_value` (a bool fill gives a bool tensor)."""
+    shape = _size((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    boolean = _is_bool_dtype(dtype) or (dtype is None and isinstance(fill_value, (bool, np.bool_)))
+    return _leaf(np.full(shape, fill_value, dtype=np.bool_ if boolean else np.float64), requires_grad)
+
+
+export("full", full, method=False)
+
+
+def _like(name, fill):
+    def factory(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+        shape = input._data.shape if isinstance(input, Tensor) else np.shape(input)
+        boolean = _is_bool_dtype(dtype) or (
+            dtype is None and isinstance(input, Tensor) and input._data.dtype == np.bool_)
+        return _leaf(np.full(shape, fill, dtype=np.bool_ if boolean else np.float64), requires_grad)
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = f"A new leaf of `input`'s shape filled with {fill:g}."
+    return factory
+
+
+zeros_like = export("zeros_like", _like("zeros_like", 0.0), method=False)
+ones_like = export("ones_like", _like("ones_like", 1.0), method=False)
+empty_like = export("empty_like", _like("empty_like", 0.0), method=False)
+
+
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """A new leaf of `input`'s shape filled with `fill_value`."""
+    return full(tuple(np.shape(input._data if isinstance(input, Tensor) else input)), fill_value,
+                dtype=dtype, requires_grad=requires_grad)
+
+
+export("full_like", full_like, method=False)
+
+
+# -- ranges ----------------------------------------------------------------------------
+
+
+def _number(x, what):
+    if isinstance(x, Tensor):
+        return x.item()
+    if isinstance(x, (bool, int, float, np.number)):
+        return float(x)
+    raise ProgramTypeError(f"{what} must be a number, not {type(x).__name__}")
+
+
+def arange(start, end=None, step=1, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    """start, start + step, ... up to (not including) end; `arange(n)` is 0 .. n-1."""
+    if end is None:
+        start, end = 0, start
+    start = _number(start, "start")
+    end = _number(end, "end")
+    step = _number(step, "step")
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise ProgramValueError(f"unsupported range: {start} -> {end}")
+    if step == 0:
+        raise ProgramValueError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise ProgramValueError("upper bound and lower bound inconsistent with step sign")
+    n = math.ceil((end - start) / step)
+    check_elements(n)
+    return _leaf(start + np.arange(n, dtype=np.float64) * step, requires_grad)
+
+
+export("arange", arange, method=False)
+
+
+def linspace(start, end, steps, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """`steps` points from start to end inclusive, evenly spaced."""
+    start = _number(start, "start")
+    end = _number(end, "end")
+    steps = as_int(steps, "steps")
+    if steps < 0:
+        raise ProgramValueError("number of steps must be non-negative")
+    check_elements(steps)
+    if steps == 1:
+        return _leaf(np.array([start]), requires_grad)
+    # PyTorch's formula: the first half counts up from start, the second down
+    # from end, so both ends are exact.
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    i = np.arange(steps, dtype=np.float64)
+    values = np.where(i < steps // 2, start + step * i, end - step * (steps - 1 - i))
+    return _leaf(values, requires_grad)
+
+
+export("linspace", linspace, method=False)
+
+
+def eye(n, m=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """The n x m identity matrix (m defaults to n)."""
+    n = as_int(n, "n")
+    if n < 0:
+        raise ProgramValueError(f"n must be greater or equal to 0, got {n}")
+    m = n if m is None else as_int(m, "m")
+    if m < 0:
+        raise ProgramValueError(f"m must be greater or equal to 0, got {m}")
+    check_elements(n * m)
+    return _leaf(np.eye(n, m), requires_grad)
+
+
+export("eye", eye, method=False)
+
+
+# -- random ----------------------------------------------------------------------------
+
+
+def manual_seed(seed) -> None:
+    """Reset the global generator: the numbers rand/randn draw next are the same each run."""
+    _generator[0] = np.random.default_rng(as_int(seed, "seed"))
+
+
+def _rng(seed):
+    return _generator[0] if seed is None else np.random.default_rng(as_int(seed, "seed"))
+
+
+def rand(*size, seed=None, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False):
+    """Uniform numbers in [0, 1); `seed=` gives the same numbers every time."""
+    shape = _size(size, "rand")
+    return _leaf(_rng(seed).random(shape), requires_grad)
+
+
+def randn(*size, seed=None, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False):
+    """Standard normal numbers; `seed=` gives the same numbers every time."""
+    shape = _size(size, "randn")
+    return _leaf(_rng(seed).standard_normal(shape), requires_grad)
+
+
+export("manual_seed", manual_seed, method=False)
+export("rand", rand, method=False)
+export("randn", randn, method=False)
+export("rand_like", lambda input, seed=None, requires_grad=False, **_: rand(
+    input.shape, seed=seed, requires_grad=requires_grad), method=False)
+export("randn_like", lambda input, seed=None, requires_grad=False, **_: randn(
+    input.shape, seed=seed, requires_grad=requires_grad), method=False)
+
+
+# -- ops: clone, zero_ -----------------------------------------------------------------
+
+
+def _clone(self):
+    return np.array(self, copy=True)
+
+
+clone_op = defop(
+    "clone", "CloneBackward0", _clone, public=False,
+    rules=(lambda F, g: g,), formulas=("grad",),
+    sympy=lambda sp, x: np.array(x, copy=True),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, ()),), {}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {})),
+)
+
+
+def clone(input, memory_format=None):
+    """A copy with storage of its own that stays in the graph (CloneBackward0)."""
+    return apply(clone_op, (input,))
+
+
+export("clone", clone, array=_clone)
+
+
+def _zero(self):
+    return np.zeros(np.shape(self), dtype=np.asarray(self).dtype)
+
+
+zero_op = defop(
+    "zero", "ZeroBackward0", _zero, public=False,
+    rules=(lambda F, g: g * 0.0,), formulas=("zeros_like(grad)",),
+    sympy=lambda sp, x: np.zeros(np.shape(x), dtype=object) * 0,
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {})),
+)
+
+
+def zeros_like_op(input):
+    """What `x.zero_()` records on a tensor in a graph: zeros, with a zero gradient (ZeroBackward0)."""
+    return apply(zero_op, (input,))
+
+
+export("zeros_like_op", zeros_like_op, method=False)

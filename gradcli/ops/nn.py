@@ -1,1 +1,519 @@
-"""(being written)"""
+"""The `nn` functions (F.<name>): softmax, log_softmax, the losses, linear.
+
+softmax, log_softmax, mse_loss, binary_cross_entropy and nll_loss are ops with
+PyTorch's node names. cross_entropy and linear are composed as PyTorch composes
+them: cross_entropy is log_softmax then NllLossBackward0 for class-index
+targets (a float tensor of integral values, since every tensor is float64) and
+a weighted sum of log_softmax for probability targets (a target of the input's
+shape); linear is mm/addmm with `weight.t()`, through matmul for other ranks.
+relu, sigmoid, tanh and softplus, defined in elementwise.py, are published as
+F. functions here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ProgramTypeError, ProgramValueError, ShapeError
+from .._tensor import Tensor, _dim, check_elements
+from .domains import cases, vectorize
+from .registry import FUNCTIONS, NN_FUNCTIONS, apply, defop, export
+from . import linalg
+
+REDUCTIONS = ("none", "mean", "sum")
+# PyTorch's binary_cross_entropy floors each log at -100, and its backward
+# divides by max(x (1 - x), EPSILON), EPSILON being a C++ float 1e-12.
+_LOG_FLOOR = -100.0
+_BCE_EPSILON = float(np.float32(1e-12))
+
+
+def _fn(name):
+    # Looked up at call time: these ops live in other modules.
+    return FUNCTIONS[name]
+
+
+def _shape(x) -> tuple:
+    return tuple(np.shape(x._data if isinstance(x, Tensor) else x))
+
+
+def _numpy(x):
+    """A parameter's numpy value (a Tensor's array, or a list or number as an array)."""
+    if x is None:
+        return None
+    return x._data if isinstance(x, Tensor) else np.asarray(x, dtype=np.float64)
+
+
+def _check_reduction(reduction):
+    if reduction not in REDUCTIONS:
+        raise ProgramValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduce(loss, reduction):
+    """A loss array reduced as `reduction` says."""
+    if reduction == "none":
+        return loss
+    return np.sum(loss) if reduction == "sum" else np.mean(loss)
+
+
+def _numel(x) -> int:
+    return x._data.size if isinstance(x, Tensor) else np.size(x)
+
+
+# -- softmax, log_softmax -------------------------------------------------------
+
+
+def _softmax_dim(dim, ndim):
+    if dim is None:
+        # PyTorch's deprecated implicit choice (_get_softmax_dim).
+        dim = 0 if ndim in (0, 1, 3) else 1
+    d = _dim(dim, ndim)
+    return d if ndim else None
+
+
+def _softmax(self, dim):
+    x = np.asarray(self, dtype=np.float64)
+    if dim is None:
+        return np.ones_like(x)
+    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax(self, dim):
+    x = np.asarray(self, dtype=np.float64)
+    if dim is None:
+        return np.zeros_like(x)
+    shifted = x - np.max(x, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def _sympy_softmax(sp, x, dim, log=False):
+    if dim is None:
+        return np.full(x.shape, sp.Integer(0) if log else sp.Integer(1), dtype=object)
+    e = vectorize(sp.exp)(x)
+    s = np.sum(e, axis=dim, keepdims=True)
+    return x - vectorize(sp.log)(s) if log else e / s
+
+
+def _softmax_cases(rng):
+    return [((rng.uniform(-2, 2, (2, 3)),), {"dim": 1}),
+            ((rng.uniform(-2, 2, (2, 3)),), {"dim": 0}),
+            ((rng.uniform(-2, 2, (3,)),), {"dim": 0}),
+            ((rng.uniform(-2, 2, ()),), {"dim": None})]
+
+
+softmax_op = defop(
+    "softmax", "SoftmaxBackward0", _softmax, public=False,
+    rules=(lambda F, g, result, dim: result * (g - F.sum(g * result, dim, keepdim=True)),),
+    formulas=("result * (grad - (grad * result).sum(dim, keepdim=True))",),
+    sympy=lambda sp, x, dim: _sympy_softmax(sp, x, dim),
+    domain=_softmax_cases,
+)
+
+log_softmax_op = defop(
+    "log_softmax", "LogSoftmaxBackward0", _log_softmax, public=False,
+    rules=(lambda F, g, result, dim: g - F.exp(result) * F.sum(g, dim, keepdim=True),),
+    formulas=("grad - exp(result) * grad.sum(dim, keepdim=True)",),
+    sympy=lambda sp, x, dim: _sympy_softmax(sp, x, dim, log=True),
+    domain=_softmax_cases,
+)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(input) / exp(input).sum(dim, keepdim=True), computed stably (SoftmaxBackward0)."""
+    return apply(softmax_op, (input,), {"dim": _softmax_dim(dim, len(_shape(input)))})
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """input - logsumexp(input, dim, keepdim=True) (LogSoftmaxBackward0)."""
+    return apply(log_softmax_op, (input,), {"dim": _softmax_dim(dim, len(_shape(input)))})
+
+
+export("softmax", softmax, nn=True,
+       array=lambda input, dim=None: _softmax(input, _softmax_dim(dim, np.ndim(input))))
+export("log_softmax", log_softmax, nn=True,
+       array=lambda input, dim=None: _log_softmax(input, _softmax_dim(dim, np.ndim(input))))
+
+
+# -- mse_loss --------------------------------------------------------------------
+
+
+def _mse_loss(self, target, reduction="mean"):
+    _check_reduction(reduction)
+    d = np.subtract(self, target)
+    return _reduce(d * d, reduction)
+
+
+def _mse_grad(F, g, self, target, reduction):
+    d = self - target
+    scale = 2.0 / max(_numel(d), 1) if reduction == "mean" else 2.0
+    return g * d * scale
+
+
+def _mse_target_grad(F, g, self, target, reduction):
+    return -_mse_grad(F, g, self, target, reduction)
+
+
+mse_loss_op = defop(
+    "mse_loss", "MseLossBackward0", _mse_loss, inputs=("self", "target"), public=False,
+    rules=(_mse_grad, _mse_target_grad),
+    formulas=("grad * 2 * (self - target) (/ numel for mean)",
+              "-grad * 2 * (self - target) (/ numel for mean)"),
+    sympy=lambda sp, x, t, reduction="mean": _reduce_object((x - t) ** 2, reduction),
+    domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (2, 3))), {}),
+                 lambda rng: ((rng.uniform(-2, 2, (3,)), rng.uniform(-2, 2, (3,))), {"reduction": "sum"}),
+                 lambda rng: ((rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (2, 3))), {"reduction": "none"}),
+                 lambda rng: ((rng.uniform(-2, 2, ()), 0.5), {}),
+                 lambda rng: ((rng.uniform(-2, 2, (3,)), 0.25), {"reduction": "mean"})),
+)
+
+
+def _reduce_object(loss, reduction):
+    """`_reduce` on an object array of SymPy expressions (0-d results as object arrays)."""
+    loss = np.asarray(loss, dtype=object)
+    if reduction == "none":
+        return loss
+    out = np.empty((), dtype=object)
+    total = sum(loss.reshape(-1).tolist(), 0)
+    out[()] = total if reduction == "sum" else total / loss.size
+    return out
+
+
+def _broadcast_tensors(a, b):
+    """PyTorch's broadcast_tensors for two inputs: expand (ExpandBackward0) only the one that changes."""
+    sa, sb = _shape(a), _shape(b)
+    if sa == sb:
+        return a, b
+    try:
+        shape = tuple(np.broadcast_shapes(sa, sb))
+    except ValueError:
+        n = max(len(sa), len(sb))
+        for i in range(1, min(len(sa), len(sb)) + 1):
+            if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
+                raise ShapeError(
+                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
+                    f"at non-singleton dimension {n - i}"
+                ) from None
+        raise
+    expand = _fn("expand")
+    return (a if sa == shape else expand(a, shape)), (b if sb == shape else expand(b, shape))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """The mean (or sum, or elementwise) squared error (MseLossBackward0).
+
+    Inputs of different shapes are broadcast first, as PyTorch's broadcast_tensors
+    does; with `weight`, the loss is composed: sum(weight * (input - target) ** 2) / sum(weight).
+    """
+    _check_reduction(reduction)
+    if not isinstance(target, Tensor):
+        target = Tensor(target)
+    input, target = _broadcast_tensors(input, target)
+    if weight is None:
+        return apply(mse_loss_op, (input, target), {"reduction": reduction})
+    if _shape(weight) != _shape(input):
+        raise ProgramValueError("Weights and input must have the same size.")
+    errors = _fn("pow")(input - target, 2) * weight
+    if reduction == "none":
+        return errors
+    total = _fn("sum")(errors)
+    return total if reduction == "sum" else total / _fn("sum")(weight)
+
+
+export("mse_loss", mse_loss, method=False, nn=True,
+       array=lambda input, target, reduction="mean": _mse_loss(input, target, reduction))
+
+
+# -- binary_cross_entropy ---------------------------------------------------------
+
+
+def _binary_cross_entropy(self, target, weight=None, reduction="mean"):
+    _check_reduction(reduction)
+    x = np.asarray(self, dtype=np.float64)
+    t = np.asarray(target, dtype=np.float64)
+    if np.any((x < 0) | (x > 1)) or np.any(np.isnan(x)):
+        raise ProgramValueError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        log_x = np.maximum(np.log(x), _LOG_FLOOR)
+        log_1mx = np.maximum(np.log1p(-x), _LOG_FLOOR)
+    loss = -(t * log_x + (1.0 - t) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _bce_input_grad(F, g, self, target, weight, reduction):
+    denom = (1.0 - self) * self
+    out = g * (self - target) / F.where(denom > _BCE_EPSILON, denom, _BCE_EPSILON)
+    return _bce_scale(out, weight, reduction, self)
+
+
+def _bce_target_grad(F, g, self, weight, reduction):
+    # PyTorch's binary_cross_entropy_target_backward: grad * -logit(self).
+    out = g * (F.log(1.0 - self) - F.log(self))
+    return _bce_scale(out, weight, reduction, self)
+
+
+def _bce_scale(out, weight, reduction, self):
+    if weight is not None:
+        out = out * weight
+    if reduction == "mean":
+        out = out / float(max(_numel(self), 1))
+    return out
+
+
+def _sympy_bce(sp, x, t, weight=None, reduction="mean"):
+    log = vectorize(sp.log)
+    loss = -(t * log(x) + (1 - t) * log(1 - x))
+    if weight is not None:
+        loss = loss * np.broadcast_to(np.asarray(weight, dtype=object), loss.shape)
+    return _reduce_object(loss, reduction)
+
+
+def _bce_cases(rng):
+    p = lambda shape: rng.uniform(0.1, 0.9, shape)  # noqa: E731
+    return [((p((2, 3)), p((2, 3))), {}),
+            ((p((3,)), p((3,))), {"reduction": "sum"}),
+            ((p((2, 3)), p((2, 3))), {"reduction": "none"}),
+            ((p(()), p(())), {}),
+            ((p((2, 3)), p((2, 3))), {"weight": rng.uniform(0.5, 2, (3,))})]
+
+
+binary_cross_entropy_op = defop(
+    "binary_cross_entropy", "BinaryCrossEntropyBackward0", _binary_cross_entropy,
+    inputs=("self", "target"), public=False,
+    rules=(_bce_input_grad, _bce_target_grad),
+    formulas=("grad * (self - target) / max(self * (1 - self), 1e-12) * weight (/ numel for mean)",
+              "grad * (log(1 - self) - log(self)) * weight (/ numel for mean)"),
+    sympy=_sympy_bce, domain=_bce_cases,
+)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-weight * (target log(input) + (1 - target) log(1 - input)), each log floored at -100."""
+    _check_reduction(reduction)
+    si, st = _shape(input), _shape(target)
+    if si != st:
+        raise ProgramValueError(
+            f"Using a target size ({_size_str(st)}) that is different to the input size "
+            f"({_size_str(si)}) is deprecated. Please ensure they have the same size."
+        )
+    w = _numpy(weight)
+    if w is not None:
+        try:
+            w = np.broadcast_to(w, si)
+        except ValueError:
+            raise ShapeError(
+                f"Attempting to broadcast a dimension of length {w.shape[-1] if w.ndim else 1} at -1! "
+                f"Mismatching argument at index 1 had {_size_str(w.shape)}; but expected shape should "
+                f"be broadcastable to [{', '.join(map(str, si))}]"
+            ) from None
+    return apply(binary_cross_entropy_op, (input, target), {"weight": w, "reduction": reduction})
+
+
+def _size_str(shape) -> str:
+    return f"torch.Size([{', '.join(str(d) for d in shape)}])"
+
+
+export("binary_cross_entropy", binary_cross_entropy, method=False, nn=True,
+       array=lambda input, target, weight=None, reduction="mean":
+       _binary_cross_entropy(input, target, weight, reduction))
+
+
+# -- nll_loss, cross_entropy -------------------------------------------------------
+
+
+def _class_indices(target, input_shape, ignore_index) -> np.ndarray:
+    """A target of class indices as an integer array, checked against the input's shape."""
+    t = _numpy(target)
+    if t.dtype != np.int64:
+        if not np.all(np.isfinite(t)) or np.any(t != np.round(t)):
+            raise ProgramTypeError("nll_loss: the target must hold class indices (integers), "
+                                   "or have the input's shape for class probabilities")
+        t = t.astype(np.int64)
+    nd = len(input_shape)
+    if nd == 0:
+        raise ProgramValueError("Expected 1 or more dimensions (got 0)")
+    if nd == 1:
+        if t.size != 1:
+            raise ProgramValueError(f"Expected input batch_size (1) to match target batch_size ({t.size}).")
+        t = t.reshape(())
+    elif t.ndim == 0 or t.shape[0] != input_shape[0]:
+        raise ProgramValueError(
+            f"Expected input batch_size ({input_shape[0]}) to match target batch_size "
+            f"({t.shape[0] if t.ndim else 1})."
+        )
+    elif t.shape != input_shape[:1] + input_shape[2:]:
+        expected = list(input_shape[:1] + input_shape[2:])
+        raise ShapeError(f"Expected target size {expected}, got {list(t.shape)}")
+    classes = input_shape[0] if nd == 1 else input_shape[1]
+    bad = (t != ignore_index) & ((t < 0) | (t >= classes))
+    if np.any(bad):
+        raise ProgramValueError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    return t
+
+
+def _nll_weights(shape, target, weight, ignore_index, reduction):
+    """The constant d loss / d input: -weight[t] at each target position (over the total weight for mean)."""
+    axis = 0 if len(shape) == 1 else 1
+    classes = shape[axis]
+    w = np.ones(classes) if weight is None else np.asarray(weight, dtype=np.float64)
+    keep = target != ignore_index
+    safe = np.where(keep, target, 0)
+    picked = np.where(keep, w[safe], 0.0)
+    class_index = np.arange(classes).reshape((classes,) + (1,) * (len(shape) - axis - 1))
+    onehot = np.expand_dims(safe, axis) == class_index
+    coef = -np.expand_dims(picked, axis) * onehot
+    if reduction == "mean":
+        total = np.sum(picked)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            coef = coef / total
+    return coef
+
+
+def _nll_loss(self, target, weight=None, ignore_index=-100, reduction="mean"):
+    # The target entries are picked, not multiplied by a one-hot mask, so that a -inf
+    # elsewhere in the row (log of a zero probability) does not turn the loss into nan.
+    x = np.asarray(self, dtype=np.float64)
+    axis = 0 if x.ndim == 1 else 1
+    w = np.ones(x.shape[axis]) if weight is None else np.asarray(weight, dtype=np.float64)
+    keep = target != ignore_index
+    safe = np.where(keep, target, 0)
+    picked = np.where(keep, w[safe], 0.0)
+    values = x[safe] if x.ndim == 1 else np.take_along_axis(x, np.expand_dims(safe, 1), 1).squeeze(1)
+    losses = np.where(keep, -picked * values, 0.0)
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return np.sum(losses)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sum(losses) / np.sum(picked)
+
+
+def _nll_grad(F, g, self_shape, target, weight, ignore_index, reduction):
+    coef = _nll_weights(self_shape, target, weight, ignore_index, reduction)
+    if reduction == "none" and len(self_shape) > 1:
+        g = F.unsqueeze(g, 1)
+    return g * coef
+
+
+def _sympy_nll(sp, x, target, weight=None, ignore_index=-100, reduction="mean"):
+    coef = _nll_weights(x.shape, target, weight, ignore_index, reduction)
+    prod = np.vectorize(lambda c, e: sp.nsimplify(c) * e, otypes=[object])(coef, x)
+    if reduction == "none":
+        return np.sum(prod, axis=0 if x.ndim == 1 else 1)
+    return _reduce_object(prod, "sum")
+
+
+def _nll_cases(rng):
+    x = lambda shape: rng.uniform(-2, 0, shape)  # noqa: E731
+    return [((x((3, 4)),), {"target": np.array([0, 3, 1])}),
+            ((x((3, 4)),), {"target": np.array([2, 3, 2]), "reduction": "sum"}),
+            ((x((3, 4)),), {"target": np.array([0, -100, 1]), "reduction": "none"}),
+            ((x((4,)),), {"target": np.array(2)}),
+            ((x((2, 3, 2)),), {"target": np.array([[0, 2], [1, 1]]), "weight": np.array([0.5, 1.0, 2.0])}),
+            ((x((3, 4)),), {"target": np.array([1, 1, 0]), "weight": np.array([1.0, 2.0, 0.5, 3.0]),
+                            "reduction": "none"})]
+
+
+nll_loss_op = defop(
+    "nll_loss", "NllLossBackward0", _nll_loss, public=False,
+    rules=(_nll_grad,),
+    formulas=("-grad * weight[target] at each target (/ total weight for mean; 0 at ignore_index)",),
+    sympy=_sympy_nll, domain=_nll_cases,
+)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """The negative log likelihood of class-index targets (NllLossBackward0)."""
+    _check_reduction(reduction)
+    shape = _shape(input)
+    ignore_index = int(ignore_index)
+    t = _class_indices(target, shape, ignore_index)
+    return apply(nll_loss_op, (input,), {"target": t, "weight": _numpy(weight),
+                                         "ignore_index": ignore_index, "reduction": reduction})
+
+
+export("nll_loss", nll_loss, method=False, nn=True,
+       array=lambda input, target, weight=None, ignore_index=-100, reduction="mean":
+       _nll_loss(input, target, weight, ignore_index, reduction))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """log_softmax over the class dim, then the NLL of class indices or the expectation over class probabilities."""
+    _check_reduction(reduction)
+    label_smoothing = float(label_smoothing)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ProgramValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    shape = _shape(input)
+    if not shape:
+        raise ProgramValueError("Expected 1 or more dimensions (got 0)")
+    class_dim = 0 if len(shape) == 1 else 1
+    classes = shape[class_dim]
+    logp = log_softmax(input, class_dim)
+    w = _numpy(weight)
+    # Class weights broadcast along the class dim: (C,) -> (C, 1, ..., 1).
+    w_b = None if w is None else w.reshape((classes,) + (1,) * (len(shape) - class_dim - 1))
+    if _shape(target) == shape:
+        return _cross_entropy_probabilities(logp, target, w_b, reduction, label_smoothing, class_dim, classes)
+    ignore_index = int(ignore_index)
+    t = _class_indices(target, shape, ignore_index)
+    nll = apply(nll_loss_op, (logp,), {"target": t, "weight": w, "ignore_index": ignore_index,
+                                       "reduction": reduction})
+    if label_smoothing == 0.0:
+        return nll
+    # PyTorch's cross_entropy_loss_label_smoothing, step by step.
+    weighted = logp * w_b if w_b is not None else logp
+    keep = (t != ignore_index).astype(np.float64)
+    smooth = -_fn("sum")(weighted, class_dim) * keep
+    if reduction == "mean":
+        denom = float(np.sum(w[np.where(t != ignore_index, t, 0)] * keep)) if w is not None else float(np.sum(keep))
+        smooth = _fn("sum")(smooth) / denom
+    elif reduction == "sum":
+        smooth = _fn("sum")(smooth)
+    return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / classes)
+
+
+def _cross_entropy_probabilities(logp, target, w_b, reduction, label_smoothing, class_dim, classes):
+    if label_smoothing > 0.0:
+        target = target * (1.0 - label_smoothing) + label_smoothing / classes
+    terms = logp * w_b if w_b is not None else logp
+    terms = terms * target
+    if reduction == "none":
+        return -_fn("sum")(terms, class_dim)
+    total = -_fn("sum")(terms)
+    if reduction == "sum":
+        return total
+    size = 1
+    for d in _shape(logp):
+        size *= d
+    return total / float(size // classes) if size else total * float("nan")
+
+
+export("cross_entropy", cross_entropy, method=False, nn=True)
+
+
+# -- linear --------------------------------------------------------------------------
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias: mm or addmm with weight.t(), as PyTorch records it."""
+    shape = _shape(input)
+    wt = _fn("t")(weight)
+    if len(shape) == 2:
+        return _fn("addmm")(bias, input, wt) if bias is not None else _fn("mm")(input, wt)
+    if bias is None or not shape:
+        out = linalg.matmul(input, wt)
+        return out if bias is None else out + bias
+    flat = _fn("reshape")(input, (-1, shape[-1]))
+    out = _fn("addmm")(bias, flat, wt)
+    return _fn("reshape")(out, shape[:-1] + _shape(out)[-1:])
+
+
+export("linear", linear, method=False, nn=True)
+
+
+# The elementwise activations, also reachable as F.<name>.
+for _name in ("relu", "sigmoid", "tanh", "softplus"):
+    if _name in FUNCTIONS:
+        NN_FUNCTIONS[_name] = FUNCTIONS[_name]

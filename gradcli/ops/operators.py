@@ -6,7 +6,7 @@ PowBackward2: what PyTorch records for each form.
 """
 from __future__ import annotations
 
-from ..tensor import Tensor
+from .._tensor import Tensor
 from . import arith
 from .registry import FUNCTIONS, METHODS
 

@@ -1,82 +1,156 @@
-"""Reductions: sum, mean, prod, max, min, norm, logsumexp, var, std.
+"""Reductions: sum, mean, prod, max, min, amax, amin, norm, logsumexp, var, std.
 
-A whole-tensor reduction and its `dim` form are separate ops with PyTorch's
-separate node names (SumBackward0 / SumBackward1); the public function picks
-one by its arguments. Backward rules restore the reduced dims with
-`unsqueeze`/`expand`, so they stay differentiable.
+A whole-tensor reduction and its `dim` form are separate ops when PyTorch gives
+them separate node names (SumBackward0 / SumBackward1, MaxBackward1 /
+MaxBackward0); the public function picks one by its arguments, as PyTorch's
+overloads do. Backward rules restore the reduced dims with `unsqueeze`/`expand`,
+so they stay differentiable. Subgradient choices are PyTorch's and written where
+they are made: `max()` splits the gradient evenly among tied maxima, `max(dim)`
+sends it to the returned index only, `amax` splits it, a zero norm or zero std
+has gradient 0.
+
+This module defines `sum`, `max` and `min`: Python's builtins are reached as
+`builtins.sum` etc. here.
 """
 from __future__ import annotations
 
+import builtins
+import math
+from collections import namedtuple
+
 import numpy as np
 
-from ..tensor import Tensor, _dim, as_int
-from .domains import SHAPES, cases
-from .registry import apply, defop, export
+from ..errors import ProgramTypeError, ProgramValueError, ShapeError
+from .._tensor import Tensor, _dim, as_int
+from .domains import SHAPES, _sample, cases
+from .registry import ARRAYS, apply, defop, export
+from .select import maximum, minimum
+
+_builtin_sum = builtins.sum
 
 
-def _dims(dim, ndim):
-    """`dim` as a sorted tuple of non-negative axes (an int or a tuple of ints)."""
-    if isinstance(dim, (tuple, list)):
-        return tuple(sorted(_dim(d, ndim) for d in dim))
-    return (_dim(dim, ndim),)
+# -- dims ------------------------------------------------------------------------
+
+def _axes(dim, ndim):
+    """`dim` (an int, a tuple, or None/() for all) as sorted numpy axes; () for a 0-d tensor.
+
+    A dim is checked against the tensor (a 0-d tensor accepts 0 and -1, as in PyTorch).
+    """
+    if dim is None:
+        return tuple(range(ndim))
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    if not dims:
+        return tuple(range(ndim))
+    axes = []
+    for d in dims:
+        a = _dim(d, ndim)
+        if a in axes:
+            raise ShapeError(f"dim {a} appears multiple times in the list of dims")
+        axes.append(a)
+    return tuple(sorted(axes)) if ndim else ()
+
+
+def _count(shape, dim):
+    """How many elements each output element of a reduction over `dim` reduces."""
+    n = 1
+    for a in _axes(dim, len(shape)):
+        n *= shape[a]
+    return n
+
+
+def _keep(F, t, shape, dim, keepdim):
+    """`t` (a reduction's gradient or result) with its reduced dims back as size 1."""
+    if keepdim or dim is None:
+        return t  # kept already, or 0-d: either broadcasts against the input
+    for a in _axes(dim, len(shape)):
+        t = F.unsqueeze(t, a)
+    return t
 
 
 def _restore(F, g, shape, dim, keepdim):
     """Broadcast a reduced gradient back to `shape` (undoing keepdim=False first)."""
-    if not keepdim and dim is not None:
-        for d in _dims(dim, len(shape)):
-            g = F.unsqueeze(g, d) if len(shape) else g
-    return F.expand(g, shape)
+    return F.expand(_keep(F, g, shape, dim, keepdim), shape)
 
 
-def _reduction_cases(extra=None):
-    def make(rng):
-        out = []
-        for shape in SHAPES:
-            out.append(((rng.uniform(-2, 2, shape),), {}))
-        out.append(((rng.uniform(-2, 2, (2, 3)),), {"dim": 1}))
-        out.append(((rng.uniform(-2, 2, (2, 3)),), {"dim": 0, "keepdim": True}))
-        out.append(((rng.uniform(-2, 2, (3,)),), {"dim": -1}))
-        return out
-    return make
+def _array(x):
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
 
+
+def _quiet():
+    """numpy's divide/invalid warnings off, for rules whose 0/0 are masked as PyTorch masks them."""
+    return np.errstate(divide="ignore", invalid="ignore")
+
+
+def _reduce_objects(x, dim, keepdim, fn):
+    """A reduction of an object array of SymPy expressions: `fn(list of elements)` per output."""
+    x = np.asarray(x, dtype=object)
+    axes = _axes(dim, x.ndim)
+    rest = [a for a in range(x.ndim) if a not in axes]
+    rows = np.transpose(x, rest + list(axes)).reshape(-1, _count(x.shape, dim))
+    out = np.empty(len(rows), dtype=object)
+    for i, row in enumerate(rows):
+        out[i] = fn(list(row))
+    if keepdim:
+        return out.reshape([1 if a in axes else x.shape[a] for a in range(x.ndim)])
+    return out.reshape([x.shape[a] for a in rest])
+
+
+def _total(sp, xs):
+    return _builtin_sum(xs, sp.Integer(0))
+
+
+def _case(shape, lo=-2.0, hi=2.0, fix=None, **params):
+    """A domain builder: one input of `shape` sampled in [lo, hi] (then `fix`ed), with `params`."""
+    def build(rng):
+        x = np.asarray(_sample(rng, lo, hi, shape), dtype=np.float64)
+        if fix is not None:
+            x = np.asarray(fix(x), dtype=np.float64)
+        return (x,), dict(params)
+    return build
+
+
+def _whole(fix=None, lo=-2.0, hi=2.0, **params):
+    """Whole-tensor builders on every shape of SHAPES."""
+    return [_case(shape, lo, hi, fix, **params) for shape in SHAPES]
+
+
+# -- sum, mean ---------------------------------------------------------------------
 
 def _sum_all(self):
     return np.sum(self)
 
 
 def _sum_dim(self, dim, keepdim=False):
-    return np.sum(self, axis=_dims(dim, np.ndim(self)), keepdims=keepdim)
+    return np.sum(self, axis=_axes(dim, np.ndim(self)), keepdims=keepdim)
 
 
 sum_all = defop(
     "sum", "SumBackward0", _sum_all, public=False,
     rules=(lambda F, g, self_shape: F.expand(g, self_shape),),
     formulas=("grad.expand(self.shape)",),
-    sympy=lambda sp, x: np.asarray(sum(x.reshape(-1).tolist(), sp.Integer(0)), dtype=object),
-    domain=cases(*[(lambda s: lambda rng: ((rng.uniform(-2, 2, s),), {}))(s) for s in SHAPES]),
+    sympy=lambda sp, x: np.asarray(sp.Add(*x.reshape(-1).tolist()), dtype=object),
+    domain=cases(*_whole()),
 )
 
 sum_dim = defop(
     "sum_dim", "SumBackward1", _sum_dim, public=False,
     rules=(lambda F, g, self_shape, dim, keepdim: _restore(F, g, self_shape, dim, keepdim),),
     formulas=("grad.unsqueeze(dim).expand(self.shape)",),
-    sympy=lambda sp, x, dim, keepdim=False: _sum_dim(x, dim, keepdim),
-    domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {"dim": 1}),
-                 lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {"dim": 0, "keepdim": True}),
-                 lambda rng: ((rng.uniform(-2, 2, (3,)),), {"dim": -1})),
+    sympy=lambda sp, x, dim, keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Add(*xs)),
+    domain=cases(_case((2, 3), dim=1), _case((2, 3), dim=0, keepdim=True), _case((3,), dim=-1),
+                 _case((2, 3), dim=(0, 1)), _case((), dim=0), _case((2, 3), dim=None, keepdim=True)),
 )
 
 
 def sum(input, dim=None, keepdim=False, dtype=None):
     """Sum of all elements (SumBackward0) or over `dim` (SumBackward1)."""
-    if dim is None:
+    if dim is None and not keepdim:
         return apply(sum_all, (input,))
-    return apply(sum_dim, (input,), {"dim": dim, "keepdim": keepdim})
+    return apply(sum_dim, (input,), {"dim": dim, "keepdim": bool(keepdim)})
 
 
 export("sum", sum, array=lambda input, dim=None, keepdim=False: (
-    np.sum(input) if dim is None else _sum_dim(input, dim, keepdim)))
+    np.sum(input) if dim is None and not keepdim else _sum_dim(input, dim, keepdim)))
 
 
 def _mean_all(self):
@@ -84,22 +158,15 @@ def _mean_all(self):
 
 
 def _mean_dim(self, dim, keepdim=False):
-    return np.mean(self, axis=_dims(dim, np.ndim(self)), keepdims=keepdim)
-
-
-def _count(shape, dim):
-    n = 1
-    for d in (_dims(dim, len(shape)) if dim is not None else range(len(shape))):
-        n *= shape[d] if len(shape) else 1
-    return n
+    return np.mean(self, axis=_axes(dim, np.ndim(self)), keepdims=keepdim)
 
 
 mean_all = defop(
     "mean", "MeanBackward0", _mean_all, public=False,
-    rules=(lambda F, g, self_shape: F.expand(g / float(max(_count(self_shape, None), 1)), self_shape),),
+    rules=(lambda F, g, self_shape: F.expand(g / float(_count(self_shape, None)), self_shape),),
     formulas=("grad.expand(self.shape) / self.numel()",),
-    sympy=lambda sp, x: np.asarray(sum(x.reshape(-1).tolist(), sp.Integer(0)) / max(x.size, 1), dtype=object),
-    domain=cases(*[(lambda s: lambda rng: ((rng.uniform(-2, 2, s),), {}))(s) for s in SHAPES]),
+    sympy=lambda sp, x: np.asarray(sp.Add(*x.reshape(-1).tolist()) / x.size, dtype=object),
+    domain=cases(*_whole()),
 )
 
 mean_dim = defop(
@@ -107,18 +174,609 @@ mean_dim = defop(
     rules=(lambda F, g, self_shape, dim, keepdim:
            _restore(F, g, self_shape, dim, keepdim) / float(_count(self_shape, dim)),),
     formulas=("grad.unsqueeze(dim).expand(self.shape) / self.size(dim)",),
-    sympy=lambda sp, x, dim, keepdim=False: _sum_dim(x, dim, keepdim) / _count(x.shape, dim),
-    domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {"dim": 1}),
-                 lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {"dim": 0, "keepdim": True})),
+    sympy=lambda sp, x, dim, keepdim=False: _reduce_objects(
+        x, dim, keepdim, lambda xs: sp.Add(*xs) / len(xs)),
+    domain=cases(_case((2, 3), dim=1), _case((2, 3), dim=0, keepdim=True), _case((2, 3), dim=(-1, 0))),
 )
 
 
 def mean(input, dim=None, keepdim=False, dtype=None):
     """Mean of all elements (MeanBackward0) or over `dim` (MeanBackward1)."""
-    if dim is None:
+    if dim is None and not keepdim:
         return apply(mean_all, (input,))
-    return apply(mean_dim, (input,), {"dim": dim, "keepdim": keepdim})
+    return apply(mean_dim, (input,), {"dim": dim, "keepdim": bool(keepdim)})
 
 
 export("mean", mean, array=lambda input, dim=None, keepdim=False: (
-    np.mean(input) if dim is None else _mean_dim(input, dim, keepdim)))
+    np.mean(input) if dim is None and not keepdim else _mean_dim(input, dim, keepdim)))
+
+
+# -- prod: exact with zeros, at every order ----------------------------------------
+
+def _prod_all(self):
+    return np.prod(self)
+
+
+def _prod_dim(self, dim, keepdim=False):
+    return np.prod(self, axis=_axes(dim, np.ndim(self)), keepdims=keepdim)
+
+
+def _others_product(F, x, axis):
+    """For each element of `x`, the product of the other elements along `axis`.
+
+    This is the gradient of prod where `result / x` cannot be used (x has zeros).
+    At first order (`F` on arrays) it is PyTorch's exclusive products from the left
+    and from the right, O(n). Under create_graph it must differentiate again, with
+    zeros still present, so it is built from ops: n copies of `x` along a new axis,
+    with ones on the diagonal, multiplied along the copies (O(n^2) elements).
+    """
+    shape = tuple(np.shape(_array(x)))
+    n = shape[axis]
+    if n == 0:
+        return x
+    if F is ARRAYS:
+        x = np.moveaxis(x, axis, -1)
+        ones = np.ones(x.shape[:-1] + (1,))
+        left = np.cumprod(np.concatenate([ones, x[..., :-1]], -1), -1)
+        right = np.cumprod(np.concatenate([ones, x[..., :0:-1]], -1), -1)[..., ::-1]
+        return np.moveaxis(left * right, -1, axis)
+    copies = F.expand(F.unsqueeze(x, axis), shape[:axis] + (n,) + shape[axis:])
+    diagonal = np.eye(n, dtype=bool).reshape((1,) * axis + (n, n) + (1,) * (len(shape) - axis - 1))
+    return F.prod(F.where(diagonal, 1.0, copies), axis + 1)
+
+
+def _prod_all_grad(F, g, self, result, self_shape):
+    if not self_shape:
+        return g
+    if _array(self).all():
+        return g * (result / self)
+    others = _others_product(F, F.reshape(self, (-1,)), 0)
+    return g * F.reshape(others, self_shape)
+
+
+def _prod_dim_grad(F, g, self, result, self_shape, dim, keepdim):
+    if not self_shape:
+        return g
+    g = _keep(F, g, self_shape, dim, keepdim)
+    if _array(self).all():
+        return g * (_keep(F, result, self_shape, dim, keepdim) / self)
+    return g * _others_product(F, self, _axes(dim, len(self_shape))[0])
+
+
+def _with_zeros(*positions):
+    def fix(x):
+        x = x.copy()
+        for p in positions:
+            x[p] = 0.0
+        return x
+    return fix
+
+
+prod_all = defop(
+    "prod", "ProdBackward0", _prod_all, public=False,
+    rules=(_prod_all_grad,),
+    formulas=("grad * result / self (with zeros: grad * product of the other elements)",),
+    sympy=lambda sp, x: np.asarray(sp.Mul(*x.reshape(-1).tolist()), dtype=object),
+    domain=cases(*_whole(lo=-1.5, hi=1.5),
+                 _case((3,), -1.5, 1.5, _with_zeros(1)),
+                 _case((2, 3), -1.5, 1.5, _with_zeros((0, 2), (1, 0))),
+                 _case((4,), -1.5, 1.5, _with_zeros(0, 1, 3)),
+                 _case((), fix=lambda x: 0.0 * x)),
+)
+
+prod_dim = defop(
+    "prod_dim", "ProdBackward1", _prod_dim, public=False,
+    rules=(_prod_dim_grad,),
+    formulas=("grad * result / self (with zeros: grad * product of the others along dim)",),
+    sympy=lambda sp, x, dim, keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Mul(*xs)),
+    domain=cases(_case((2, 3), -1.5, 1.5, dim=1),
+                 _case((2, 3), -1.5, 1.5, dim=0, keepdim=True),
+                 _case((2, 3), -1.5, 1.5, _with_zeros((0, 1), (1, 0), (1, 2)), dim=-1),
+                 _case((3, 2), -1.5, 1.5, _with_zeros((0, 0), (2, 0), (1, 1)), dim=0, keepdim=True),
+                 _case((), -1.5, 1.5, dim=0)),
+)
+
+
+def prod(input, dim=None, keepdim=False, dtype=None):
+    """Product of all elements (ProdBackward0) or along one `dim` (ProdBackward1)."""
+    if dim is None:
+        return apply(prod_all, (input,))
+    return apply(prod_dim, (input,), {"dim": as_int(dim, "dim"), "keepdim": bool(keepdim)})
+
+
+export("prod", prod, array=lambda input, dim=None, keepdim=False: (
+    np.prod(input) if dim is None else _prod_dim(input, dim, keepdim)))
+
+
+# -- max, min: evenly split (whole), or to the returned index (dim) ----------------
+
+def _empty_reduction(name):
+    return ShapeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                      "Specify the reduction dim with the 'dim' argument.")
+
+
+def _extreme_all(name, reduce):
+    def forward(self):
+        if np.size(self) == 0:
+            raise _empty_reduction(name)
+        return reduce(self)
+    forward.__name__ = f"_{name}_all"
+    return forward
+
+
+def _arg_extreme(name, argfn, x, dim, keepdim):
+    """The index `max(dim)`/`min(dim)` returns: the first extreme (or nan) along `dim`."""
+    x = np.asarray(x)
+    axes = _axes(dim, x.ndim)
+    if not axes:
+        return np.zeros((), dtype=np.int64)
+    if x.shape[axes[0]] == 0:
+        raise ShapeError(f"{name}(): Expected reduction dim {axes[0]} to have non-zero size.")
+    return np.asarray(argfn(x, axis=axes[0], keepdims=bool(keepdim)), dtype=np.int64)
+
+
+def _extreme_dim(name, argfn):
+    def forward(self, dim, keepdim=False, indices=None):
+        x = np.asarray(self)
+        if indices is None:
+            indices = _arg_extreme(name, argfn, x, dim, keepdim)
+        axes = _axes(dim, x.ndim)
+        if not axes:
+            return x.copy()
+        a = axes[0]
+        out = np.take_along_axis(x, indices if keepdim else np.expand_dims(indices, a), a)
+        return out if keepdim else np.squeeze(out, a)
+    forward.__name__ = f"_{name}_dim"
+    return forward
+
+
+def _evenly_distributed(F, g, self, result):
+    """Ties share the gradient evenly (a nan result: the nans share it), as PyTorch does."""
+    mask = (self != self) if math.isnan(float(_array(result))) else (self == result)
+    return F.where(mask, g / F.sum(mask), 0.0)
+
+
+def _to_index(F, g, self_shape, dim, keepdim, indices):
+    """The whole gradient to the index max(dim)/min(dim) returned (PyTorch's choice at ties)."""
+    if not self_shape:
+        return g
+    a = _axes(dim, len(self_shape))[0]
+    chosen = indices if keepdim else np.expand_dims(indices, a)
+    along = np.arange(self_shape[a]).reshape([-1 if i == a else 1 for i in range(len(self_shape))])
+    return F.where(along == chosen, _keep(F, g, self_shape, dim, keepdim), 0.0)
+
+
+def _max_sympy(sp, x):
+    return np.asarray(sp.Max(*x.reshape(-1).tolist()), dtype=object)
+
+
+def _min_sympy(sp, x):
+    return np.asarray(sp.Min(*x.reshape(-1).tolist()), dtype=object)
+
+
+def _dim_case(shape, argfn, dim, keepdim=False):
+    """A max(dim)/min(dim) case: the indices are part of the op's parameters."""
+    def build(rng):
+        x = np.asarray(_sample(rng, -2, 2, shape))
+        indices = _arg_extreme("max", argfn, x, dim, keepdim)
+        return (x,), {"dim": dim, "keepdim": keepdim, "indices": indices}
+    return build
+
+
+def _dim_cases(argfn):
+    return cases(_dim_case((2, 3), argfn, 1), _dim_case((2, 3), argfn, 0, True),
+                 _dim_case((3,), argfn, -1), _dim_case((), argfn, 0))
+
+
+max_all = defop(
+    "max", "MaxBackward1", _extreme_all("max", np.max), public=False,
+    rules=(_evenly_distributed,),
+    formulas=("grad / count * (self == result) (ties split evenly)",),
+    sympy=_max_sympy, domain=cases(*_whole()),
+)
+
+min_all = defop(
+    "min", "MinBackward1", _extreme_all("min", np.min), public=False,
+    rules=(_evenly_distributed,),
+    formulas=("grad / count * (self == result) (ties split evenly)",),
+    sympy=_min_sympy, domain=cases(*_whole()),
+)
+
+max_dim = defop(
+    "max_dim", "MaxBackward0", _extreme_dim("max", np.argmax), public=False,
+    rules=(_to_index,),
+    formulas=("grad at indices along dim, 0 elsewhere",),
+    sympy=lambda sp, x, dim, keepdim=False, indices=None: _reduce_objects(
+        x, dim, keepdim, lambda xs: sp.Max(*xs)),
+    domain=_dim_cases(np.argmax),
+)
+
+min_dim = defop(
+    "min_dim", "MinBackward0", _extreme_dim("min", np.argmin), public=False,
+    rules=(_to_index,),
+    formulas=("grad at indices along dim, 0 elsewhere",),
+    sympy=lambda sp, x, dim, keepdim=False, indices=None: _reduce_objects(
+        x, dim, keepdim, lambda xs: sp.Min(*xs)),
+    domain=_dim_cases(np.argmin),
+)
+
+
+def _return_type(name):
+    """torch.return_types.<name>: a (values, indices) pair with named fields."""
+    base = namedtuple(name, ("values", "indices"))
+
+    def __repr__(self):
+        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
+                                "__doc__": f"What {name}(input, dim) returns: values and indices."})
+
+
+MaxResult = _return_type("max")
+MinResult = _return_type("min")
+
+
+def _values_and_indices(op, name, argfn, result_type, input, dim, keepdim):
+    dim = as_int(dim, "dim")
+    keepdim = bool(keepdim)
+    indices = _arg_extreme(name, argfn, _array(input), dim, keepdim)
+    values = apply(op, (input,), {"dim": dim, "keepdim": keepdim, "indices": indices.copy()})
+    return result_type(values, Tensor._make(indices))
+
+
+def _no_dim_keepdim(name):
+    return ProgramTypeError(f"{name}() received an invalid combination of arguments: "
+                            "keepdim needs dim")
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    """The largest element (MaxBackward1); along `dim`, (values, indices) (MaxBackward0).
+
+    With a tensor as second argument, the elementwise `maximum`, as torch.max(a, b) is.
+    """
+    if other is not None or isinstance(dim, Tensor):
+        return maximum(input, dim if other is None else other)
+    if dim is None:
+        if keepdim:
+            raise _no_dim_keepdim("max")
+        return apply(max_all, (input,))
+    return _values_and_indices(max_dim, "max", np.argmax, MaxResult, input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):
+    """The smallest element (MinBackward1); along `dim`, (values, indices) (MinBackward0).
+
+    With a tensor as second argument, the elementwise `minimum`, as torch.min(a, b) is.
+    """
+    if other is not None or isinstance(dim, Tensor):
+        return minimum(input, dim if other is None else other)
+    if dim is None:
+        if keepdim:
+            raise _no_dim_keepdim("min")
+        return apply(min_all, (input,))
+    return _values_and_indices(min_dim, "min", np.argmin, MinResult, input, dim, keepdim)
+
+
+export("max", max, array=lambda input, dim=None, keepdim=False: (
+    np.max(input) if dim is None else np.max(input, axis=_axes(dim, np.ndim(input)), keepdims=keepdim)))
+export("min", min, array=lambda input, dim=None, keepdim=False: (
+    np.min(input) if dim is None else np.min(input, axis=_axes(dim, np.ndim(input)), keepdims=keepdim)))
+
+
+# -- amax, amin: over several dims, ties split evenly ------------------------------
+
+def _extreme_over(name, reduce):
+    def forward(self, dim=(), keepdim=False):
+        x = np.asarray(self)
+        axes = _axes(dim, x.ndim)
+        if x.size == 0:
+            if dim is None or dim == ():
+                raise _empty_reduction(name)
+            for a in axes:
+                if x.shape[a] == 0:
+                    raise ShapeError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+        return reduce(x, axis=axes, keepdims=keepdim)
+    forward.__name__ = f"_{name}"
+    return forward
+
+
+def _amax_grad(F, g, self, result, self_shape, dim, keepdim):
+    mask = self == _keep(F, result, self_shape, dim, keepdim)
+    axes = _axes(dim, len(self_shape))
+    count = F.sum(mask, axes, keepdim=True) if axes else 1.0
+    return F.where(mask, _keep(F, g, self_shape, dim, keepdim) / count, 0.0)
+
+
+def _amax_cases(rng):
+    return [build(rng) for build in (*_whole(), _case((2, 3), dim=1), _case((2, 3), dim=(0, 1), keepdim=True),
+                                     _case((2, 3), dim=-2))]
+
+
+amax_op = defop(
+    "amax", "AmaxBackward0", _extreme_over("amax", np.max), public=False,
+    rules=(_amax_grad,),
+    formulas=("grad / count * (self == result) over dim (ties split evenly)",),
+    sympy=lambda sp, x, dim=(), keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Max(*xs)),
+    domain=_amax_cases,
+)
+
+amin_op = defop(
+    "amin", "AminBackward0", _extreme_over("amin", np.min), public=False,
+    rules=(_amax_grad,),
+    formulas=("grad / count * (self == result) over dim (ties split evenly)",),
+    sympy=lambda sp, x, dim=(), keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Min(*xs)),
+    domain=_amax_cases,
+)
+
+
+def amax(input, dim=(), keepdim=False):
+    """The largest elements over `dim` (all dims by default); ties split the gradient (AmaxBackward0)."""
+    return apply(amax_op, (input,), {"dim": dim, "keepdim": bool(keepdim)})
+
+
+def amin(input, dim=(), keepdim=False):
+    """The smallest elements over `dim` (all dims by default); ties split the gradient (AminBackward0)."""
+    return apply(amin_op, (input,), {"dim": dim, "keepdim": bool(keepdim)})
+
+
+export("amax", amax, array=_extreme_over("amax", np.max))
+export("amin", amin, array=_extreme_over("amin", np.min))
+
+
+def _arg(name, argfn):
+    def forward(self, dim=None, keepdim=False):
+        x = np.asarray(self)
+        if dim is None:
+            if x.size == 0:
+                raise ShapeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            index = np.asarray(argfn(x), dtype=np.int64)
+            return index.reshape((1,) * x.ndim) if keepdim else index
+        return _arg_extreme(name, argfn, x, dim, keepdim)
+    forward.__name__ = f"_{name}"
+    return forward
+
+
+# Indices: integer tensors that never require grad.
+argmax = defop("argmax", None, _arg("argmax", np.argmax))
+argmin = defop("argmin", None, _arg("argmin", np.argmin))
+
+
+# -- norm --------------------------------------------------------------------------
+
+def _norm(self, p=2.0, dim=None, keepdim=False):
+    x = np.abs(np.asarray(self, dtype=np.float64))
+    axes = _axes(dim, x.ndim)
+    if p == 2:
+        return np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim))
+    if p == 1:
+        return np.sum(x, axis=axes, keepdims=keepdim)
+    if math.isinf(p):
+        if x.size == 0:
+            raise ShapeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because "
+                             "the operation does not have an identity")
+        return (np.max if p > 0 else np.min)(x, axis=axes, keepdims=keepdim)
+    if p == 0:
+        return np.sum(x != 0, axis=axes, keepdims=keepdim).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        return np.sum(x ** p, axis=axes, keepdims=keepdim) ** (1.0 / p)
+
+
+def _norm_grad(F, g, self, result, self_shape, p, dim, keepdim):
+    """PyTorch's norm_backward, case by case; a zero norm has gradient 0 (masked)."""
+    if p == 0:
+        return None  # PyTorch defines no gradient for the count of non-zeros
+    g = _keep(F, g, self_shape, dim, keepdim)
+    norm = _keep(F, result, self_shape, dim, keepdim)
+    with _quiet():
+        if p == 1:
+            return g * F.sign(self)
+        if p == 2:
+            return g * F.where(norm == 0, 0.0, self / norm)
+        if math.isinf(p):
+            mask = F.abs(self) == norm
+            axes = _axes(dim, len(self_shape))
+            count = F.sum(mask, axes, keepdim=True) if axes else 1.0
+            return F.sign(self) * F.where(mask, g / count, 0.0)
+        if p < 1:
+            scaled = F.where(self == 0, 0.0, F.sign(self) * F.abs(self) ** (p - 1.0))
+            return scaled * g * norm ** (1.0 - p)
+        if p < 2:
+            scaled = F.sign(self) * F.abs(self) ** (p - 1.0)
+        else:
+            scaled = self * F.abs(self) ** (p - 2.0)
+        return scaled * F.where(norm == 0, 0.0, g / norm ** (p - 1.0))
+
+
+def _norm_sympy(sp, x, p=2.0, dim=None, keepdim=False):
+    def one(xs):
+        if p == 2:
+            return sp.sqrt(sp.Add(*[e ** 2 for e in xs]))
+        if p == 0:
+            return sp.Integer(len(xs))
+        if math.isinf(p):
+            return (sp.Max if p > 0 else sp.Min)(*[sp.Abs(e) for e in xs])
+        q = sp.nsimplify(p)
+        return sp.Add(*[sp.Abs(e) ** q for e in xs]) ** (1 / q)
+    return _reduce_objects(x, dim, keepdim, one)
+
+
+def _distinct_abs(x):
+    """Elements kept 0.1 from 0 and their magnitudes apart (the inf norms' kinks)."""
+    flat = np.sign(x.reshape(-1)) * (0.3 + 0.25 * np.arange(x.size))
+    return flat.reshape(x.shape) if x.ndim else flat.reshape(())
+
+
+norm_op = defop(
+    "norm", "LinalgVectorNormBackward0", _norm, public=False,
+    rules=(_norm_grad,),
+    formulas=("grad * self / result (p=2; 0 where result == 0); "
+              "grad * sign(self) * |self| ** (p - 1) / result ** (p - 1) in general",),
+    sympy=_norm_sympy,
+    domain=cases(*_whole(),
+                 _case((2, 3), dim=1),
+                 _case((2, 3), dim=0, keepdim=True),
+                 _case((2, 3), dim=None, keepdim=True),
+                 _case((3,), fix=lambda x: np.where(np.abs(x) < 0.1, 0.5, x), p=1.0),
+                 _case((2, 3), fix=lambda x: np.where(np.abs(x) < 0.1, 0.5, x), p=1.0, dim=(0, 1)),
+                 _case((3,), p=3.0),
+                 _case((2, 3), fix=lambda x: np.where(np.abs(x) < 0.2, 0.5, x), p=1.5, dim=-1),
+                 _case((3,), fix=lambda x: np.where(np.abs(x) < 0.2, 0.5, x), p=0.5),
+                 _case((2, 3), fix=_distinct_abs, p=math.inf, dim=1),
+                 _case((3,), fix=_distinct_abs, p=-math.inf),
+                 _case((3,), fix=lambda x: np.where(np.abs(x) < 0.1, 0.5, x), p=0.0)),
+)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """The vector p-norm of all elements or over `dim` (LinalgVectorNormBackward0).
+
+    p = 'fro' (the default) is p = 2; p may be any number, inf or -inf.
+    """
+    if isinstance(p, str):
+        if p != "fro":
+            raise ProgramValueError(f"norm: p={p!r} is not supported (only vector norms: "
+                                    "'fro' or a number)")
+        p = 2.0
+    if isinstance(p, Tensor):
+        p = p.item()
+    return apply(norm_op, (input,), {"p": float(p), "dim": dim, "keepdim": bool(keepdim)})
+
+
+export("norm", norm, array=lambda input, p=2.0, dim=None, keepdim=False: _norm(input, p, dim, keepdim))
+
+
+# -- logsumexp ---------------------------------------------------------------------
+
+def _logsumexp(self, dim=None, keepdim=False):
+    x = np.asarray(self, dtype=np.float64)
+    axes = _axes(dim, x.ndim)
+    # shift by the largest element (kept finite) so that exp cannot overflow
+    shift = np.max(x, axis=axes, keepdims=True, initial=-np.inf)
+    shift = np.where(np.isfinite(shift), shift, 0.0)
+    with np.errstate(divide="ignore", over="ignore"):
+        out = np.log(np.sum(np.exp(x - shift), axis=axes, keepdims=True)) + shift
+    return out if keepdim else out.reshape([s for a, s in enumerate(x.shape) if a not in axes])
+
+
+logsumexp_op = defop(
+    "logsumexp", "LogsumexpBackward0", _logsumexp, public=False,
+    rules=(lambda F, g, self, result, self_shape, dim, keepdim:
+           _keep(F, g, self_shape, dim, keepdim) * F.exp(self - _keep(F, result, self_shape, dim, keepdim)),),
+    formulas=("grad * exp(self - result)",),
+    sympy=lambda sp, x, dim=None, keepdim=False: _reduce_objects(
+        x, dim, keepdim, lambda xs: sp.log(sp.Add(*[sp.exp(e) for e in xs]))),
+    domain=cases(*_whole(), _case((2, 3), dim=1), _case((2, 3), dim=0, keepdim=True),
+                 _case((2, 3), dim=(0, -1)), _case((3,), -30.0, 30.0, dim=0)),
+)
+
+
+def logsumexp(input, dim=None, keepdim=False):
+    """log(sum(exp(input))) over `dim` (all dims when None), computed stably (LogsumexpBackward0)."""
+    return apply(logsumexp_op, (input,), {"dim": dim, "keepdim": bool(keepdim)})
+
+
+export("logsumexp", logsumexp, array=_logsumexp)
+
+
+# -- var, std ----------------------------------------------------------------------
+
+def _var(self, dim=None, correction=1.0, keepdim=False):
+    x = np.asarray(self, dtype=np.float64)
+    axes = _axes(dim, x.ndim)
+    n = _count(x.shape, dim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dev = x - np.sum(x, axis=axes, keepdims=True) / n
+        # PyTorch divides by max(0, n - correction): inf or nan when that is 0
+        return np.sum(dev * dev, axis=axes, keepdims=keepdim) / (n - correction if n > correction else 0)
+
+
+def _std(self, dim=None, correction=1.0, keepdim=False):
+    return np.sqrt(_var(self, dim, correction, keepdim))
+
+
+def _var_backward(F, g, self, shape, dim, correction, keepdim):
+    """PyTorch's var_backward: 2 / (n - correction) * grad * (self - mean)."""
+    n = _count(shape, dim)
+    if dim is None or not shape:
+        if n - correction <= 0:
+            # 2 / 0 times (self - mean): nan where self == mean, else inf (PyTorch's choice)
+            return g * F.where(self == F.mean(self), math.nan, math.inf)
+        return (2.0 / (n - correction)) * g * (self - F.mean(self))
+    scale = 2.0 / (n - correction) if n != correction else math.inf
+    g = _keep(F, g, shape, dim, keepdim)
+    return scale * g * (self - F.mean(self, _axes(dim, len(shape)), keepdim=True))
+
+
+def _std_grad(F, g, self, result, self_shape, dim, correction, keepdim):
+    # grad / (2 std), masked to 0 where std == 0, as PyTorch masks it
+    with _quiet():
+        g = F.where(result == 0, 0.0, g / (result * 2.0))
+        return _var_backward(F, g, self, self_shape, dim, correction, keepdim)
+
+
+def _variance_sympy(sp, xs, correction):
+    m = sp.Add(*xs) / len(xs)
+    return sp.Add(*[(e - m) ** 2 for e in xs]) / sp.nsimplify(len(xs) - correction)
+
+
+def _var_cases(rng):
+    return [build(rng) for build in (
+        _case((3,)), _case((2, 3)), _case((2, 3), dim=1), _case((2, 3), dim=0, keepdim=True),
+        _case((2, 3), dim=(0, 1), correction=0.0), _case((3,), dim=-1, correction=2.0),
+        _case((2, 3), dim=None, keepdim=True))]
+
+
+var_op = defop(
+    "var", "VarBackward0", _var, public=False,
+    rules=(lambda F, g, self, self_shape, dim, correction, keepdim:
+           _var_backward(F, g, self, self_shape, dim, correction, keepdim),),
+    formulas=("2 / (n - correction) * grad * (self - self.mean(dim, keepdim=True))",),
+    sympy=lambda sp, x, dim=None, correction=1.0, keepdim=False: _reduce_objects(
+        x, dim, keepdim, lambda xs: _variance_sympy(sp, xs, correction)),
+    domain=_var_cases,
+)
+
+std_op = defop(
+    "std", "StdBackward0", _std, public=False,
+    rules=(_std_grad,),
+    formulas=("grad / (2 * result) * 2 / (n - correction) * (self - self.mean(dim, keepdim=True)) "
+              "(0 where result == 0)",),
+    sympy=lambda sp, x, dim=None, correction=1.0, keepdim=False: _reduce_objects(
+        x, dim, keepdim, lambda xs: sp.sqrt(_variance_sympy(sp, xs, correction))),
+    domain=_var_cases,
+)
+
+
+def _correction(name, dim, unbiased, correction):
+    """(dim, correction) from PyTorch's overloads: var(x, unbiased), var(x, dim, unbiased), correction=."""
+    if isinstance(dim, bool):
+        if unbiased is not None:
+            raise ProgramTypeError(f"{name}() received an invalid combination of arguments")
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise ProgramTypeError(f"{name}() received an invalid combination of arguments: "
+                               "unbiased and correction cannot both be given")
+    if correction is None:
+        correction = 0.0 if unbiased is not None and not unbiased else 1.0
+    if isinstance(dim, (tuple, list)) and not dim:
+        dim = None
+    return dim, float(correction)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The variance over `dim` (all elements when None), dividing by n - correction (VarBackward0).
+
+    `unbiased` (default True) is correction=1; `unbiased=False` is correction=0.
+    """
+    dim, correction = _correction("var", dim, unbiased, correction)
+    return apply(var_op, (input,), {"dim": dim, "correction": correction, "keepdim": bool(keepdim)})
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The standard deviation, sqrt(var) (StdBackward0); its gradient is 0 where it is 0."""
+    dim, correction = _correction("std", dim, unbiased, correction)
+    return apply(std_op, (input,), {"dim": dim, "correction": correction, "keepdim": bool(keepdim)})
+
+
+export("var", var, array=_var)
+export("std", std, array=_std)

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..errors import ShapeError
-from ..tensor import Tensor, _grad_enabled, check_elements, limits, shape_str
+from .._tensor import Tensor, _grad_enabled, check_elements, limits, shape_str
 from ..autograd import graph as _graph
 from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
 

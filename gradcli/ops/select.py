@@ -1,14 +1,20 @@
 """Ops that choose between values: where, maximum, minimum, clamp, atan2.
 
 Ties and bounds follow PyTorch: maximum/minimum split the gradient evenly at a
-tie; clamp passes the gradient at its bounds (min <= x <= max).
+tie (and, as PyTorch's masks are written, a nan on either side sends the whole
+gradient to both inputs); atan2 has gradient 0 at the origin; clamp passes the gradient at its bounds (min <= x <= max). Like PyTorch,
+`maximum`, `minimum` and `atan2` take two tensors (a number is a TypeError:
+`clamp` is the form with number bounds), and `clamp` has two overloads: number
+bounds (ClampBackward1, one edge) and tensor bounds (ClampBackward0, three
+edges: self, min, max).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
-from .domains import PAIRS, _sample
+from ..errors import ProgramTypeError, ProgramValueError
+from .._tensor import Tensor
+from .domains import PAIRS, _sample, binary, cases
 from .registry import apply, defop, export
 
 
@@ -45,3 +51,275 @@ def where(condition, input, other):
 export("where", where, method=False,
        array=lambda condition, input, other: np.where(condition, input, other))
 Tensor.where = lambda self, condition, other: where(condition, self, other)
+
+
+def _elementwise_sympy(fn):
+    """A SymPy counterpart of a binary elementwise op: `fn(a, b)` over broadcast object arrays."""
+    def counterpart(sp, a, b):
+        a, b = np.broadcast_arrays(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+        out = np.empty(a.shape, dtype=object)
+        for index in np.ndindex(a.shape):
+            out[index] = fn(sp, a[index], b[index])
+        return out
+    return counterpart
+
+
+def _require_tensors(name, input, other):
+    """PyTorch's TypeError for a number where `name` takes two tensors."""
+    for position, (arg, value) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(value, Tensor):
+            raise ProgramTypeError(
+                f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
+                f"not {type(value).__name__}"
+            )
+
+
+# -- maximum, minimum: the gradient is split evenly at a tie ------------------------
+
+maximum_op = defop(
+    "maximum", "MaximumBackward0", np.maximum, inputs=("self", "other"), broadcasts=True,
+    public=False,
+    rules=(lambda F, g, self, other: F.where(self == other, g / 2.0, F.where(self < other, 0.0, g)),
+           lambda F, g, self, other: F.where(self == other, g / 2.0, F.where(self > other, 0.0, g))),
+    formulas=("where(self == other, grad / 2, grad).masked_fill(self < other, 0)",
+              "where(self == other, grad / 2, grad).masked_fill(self > other, 0)"),
+    sympy=_elementwise_sympy(lambda sp, a, b: sp.Max(a, b)),
+    domain=binary(separate=0.1),
+)
+
+minimum_op = defop(
+    "minimum", "MinimumBackward0", np.minimum, inputs=("self", "other"), broadcasts=True,
+    public=False,
+    rules=(lambda F, g, self, other: F.where(self == other, g / 2.0, F.where(self > other, 0.0, g)),
+           lambda F, g, self, other: F.where(self == other, g / 2.0, F.where(self < other, 0.0, g))),
+    formulas=("where(self == other, grad / 2, grad).masked_fill(self > other, 0)",
+              "where(self == other, grad / 2, grad).masked_fill(self < other, 0)"),
+    sympy=_elementwise_sympy(lambda sp, a, b: sp.Min(a, b)),
+    domain=binary(separate=0.1),
+)
+
+
+def maximum(input, other):
+    """The elementwise maximum of two tensors (MaximumBackward0); ties split the gradient."""
+    _require_tensors("maximum", input, other)
+    return apply(maximum_op, (input, other))
+
+
+def minimum(input, other):
+    """The elementwise minimum of two tensors (MinimumBackward0); ties split the gradient."""
+    _require_tensors("minimum", input, other)
+    return apply(minimum_op, (input, other))
+
+
+export("maximum", maximum, array=np.maximum)
+export("minimum", minimum, array=np.minimum)
+
+
+# -- atan2 ------------------------------------------------------------------------
+
+def _atan2_recip(F, self, other):
+    """1 / (self ** 2 + other ** 2), 0 at the origin, as PyTorch masks it."""
+    r2 = self * self + other * other
+    with np.errstate(divide="ignore"):
+        return F.where(r2 == 0, 0.0, 1.0 / r2)
+
+
+def _atan2_self(F, g, self, other):
+    return g * other * _atan2_recip(F, self, other)
+
+
+def _atan2_other(F, g, self, other):
+    return g * -self * _atan2_recip(F, self, other)
+
+
+atan2_op = defop(
+    "atan2", "Atan2Backward0", np.arctan2, inputs=("self", "other"), broadcasts=True, public=False,
+    rules=(_atan2_self, _atan2_other),
+    formulas=("grad * other / (self ** 2 + other ** 2) (0 at the origin)",
+              "grad * -self / (self ** 2 + other ** 2) (0 at the origin)"),
+    sympy=_elementwise_sympy(lambda sp, a, b: sp.atan2(a, b)),
+    # self > 0 keeps the points off the origin and off the branch cut (self = 0, other < 0).
+    domain=binary(0.3, 2.0, -2.0, 2.0),
+)
+
+
+def atan2(input, other):
+    """The angle of the point (other, input), in (-pi, pi] (Atan2Backward0)."""
+    _require_tensors("atan2", input, other)
+    return apply(atan2_op, (input, other))
+
+
+export("atan2", atan2, array=np.arctan2)
+export("arctan2", atan2)
+
+
+# -- clamp -------------------------------------------------------------------------
+
+def _clamp(self, min=None, max=None):
+    # min first, then max: with min > max every element becomes max, as in PyTorch.
+    out = self if min is None else np.maximum(self, min)
+    return out if max is None else np.minimum(out, max)
+
+
+def _in_bounds(self, min, max):
+    """Where min <= self <= max (a missing bound does not limit): the gradient passes there."""
+    if min is None:
+        return self <= max
+    if max is None:
+        return self >= min
+    return (self >= min) & (self <= max)
+
+
+def _clamp_sympy(sp, x, min=None, max=None):
+    def one(e, lo, hi):
+        e = e if lo is None else sp.Max(e, lo)
+        return e if hi is None else sp.Min(e, hi)
+    lo = None if min is None else np.asarray(min, dtype=object)
+    hi = None if max is None else np.asarray(max, dtype=object)
+    shapes = [np.shape(a) for a in (x, lo, hi) if a is not None]
+    shape = np.broadcast_shapes(*shapes)
+    x = np.broadcast_to(np.asarray(x, dtype=object), shape)
+    lo = None if lo is None else np.broadcast_to(lo, shape)
+    hi = None if hi is None else np.broadcast_to(hi, shape)
+    out = np.empty(shape, dtype=object)
+    for index in np.ndindex(shape):
+        out[index] = one(x[index], None if lo is None else lo[index], None if hi is None else hi[index])
+    return out
+
+
+def _clamp_cases(bounds):
+    """Points kept at least 0.1 from each bound (the gradient jumps there)."""
+    def make(rng):
+        out = []
+        for shape in ((), (3,), (2, 3)):
+            x = _sample(rng, -2, 2, shape)
+            for b in bounds.values():
+                if b is not None:
+                    x = np.where(np.abs(x - b) < 0.1, b + 0.3, x)
+            out.append(((np.asarray(x),), dict(bounds)))
+        return out
+    return make
+
+
+clamp_op = defop(
+    "clamp", "ClampBackward1", _clamp, public=False,
+    rules=(lambda F, g, self, min, max: F.where(_in_bounds(self, min, max), g, 0.0),),
+    formulas=("where(min <= self <= max, grad, 0)",),
+    sympy=_clamp_sympy,
+    domain=lambda rng: (_clamp_cases({"min": -0.5, "max": 0.7})(rng)
+                        + _clamp_cases({"min": 0.2, "max": None})(rng)[1:]
+                        + _clamp_cases({"min": None, "max": -0.3})(rng)[2:]),
+)
+
+
+def _clamp_min(self, min):
+    return np.maximum(self, min)
+
+
+def _clamp_max(self, max):
+    return np.minimum(self, max)
+
+
+clamp_min_op = defop(
+    "clamp_min", "ClampMinBackward0", _clamp_min, public=False,
+    rules=(lambda F, g, self, min: F.where(self >= min, g, 0.0),),
+    formulas=("where(self >= min, grad, 0)",),
+    sympy=lambda sp, x, min: _clamp_sympy(sp, x, min=min),
+    domain=_clamp_cases({"min": 0.2}),
+)
+
+clamp_max_op = defop(
+    "clamp_max", "ClampMaxBackward0", _clamp_max, public=False,
+    rules=(lambda F, g, self, max: F.where(self <= max, g, 0.0),),
+    formulas=("where(self <= max, grad, 0)",),
+    sympy=lambda sp, x, max: _clamp_sympy(sp, x, max=max),
+    domain=_clamp_cases({"max": -0.3}),
+)
+
+
+def _clamp_tensor(self, min, max):
+    return _clamp(self, min, max)
+
+
+def _clamp_bound_grad(F, g, self, min, max, which):
+    """The gradient of a tensor bound: where it is the value clamp returned (PyTorch's choice)."""
+    if which == "min":
+        if max is None:
+            return F.where(self < min, g, 0.0)
+        return F.where((self < min) & (min < max), g, 0.0)
+    if min is None:
+        return F.where(self > max, g, 0.0)
+    return F.where((self > max) | (max < min), g, 0.0)
+
+
+def _clamp_tensor_cases(rng):
+    out = []
+    for shape, bound_shape in (((3,), (3,)), ((2, 3), (3,)), ((3,), ())):
+        x = _sample(rng, -2, 2, shape)
+        lo = _sample(rng, -1.5, -0.2, bound_shape)
+        hi = _sample(rng, 0.2, 1.5, bound_shape)
+        for b in (lo, hi):
+            x = np.where(np.abs(x - b) < 0.1, b + 0.3, x)
+        out.append(((np.asarray(x), np.asarray(lo), np.asarray(hi)), {}))
+    x = _sample(rng, -2, 2, (2, 3))
+    lo = _sample(rng, -1.0, 1.0, (2, 1))
+    x = np.where(np.abs(x - lo) < 0.1, lo + 0.3, x)
+    out.append(((x, lo, None), {}))
+    return out
+
+
+clamp_tensor_op = defop(
+    "clamp_tensor", "ClampBackward0", _clamp_tensor, inputs=("self", "min", "max"),
+    broadcasts=True, public=False,
+    rules=(lambda F, g, self, min, max: F.where(_in_bounds(self, min, max), g, 0.0),
+           lambda F, g, self, min, max: _clamp_bound_grad(F, g, self, min, max, "min"),
+           lambda F, g, self, min, max: _clamp_bound_grad(F, g, self, min, max, "max")),
+    formulas=("where(min <= self <= max, grad, 0)",
+              "where(self < min and min < max, grad, 0)",
+              "where(self > max or max < min, grad, 0)"),
+    sympy=_clamp_sympy,
+    domain=_clamp_tensor_cases,
+)
+
+
+def clamp(input, min=None, max=None):
+    """Elements limited to [min, max]; the gradient passes where min <= x <= max.
+
+    Number bounds give ClampBackward1 (one edge); tensor bounds ClampBackward0
+    (edges to self, min, max), as PyTorch's two overloads do.
+    """
+    if min is None and max is None:
+        raise ProgramValueError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    tensors = [isinstance(b, Tensor) for b in (min, max) if b is not None]
+    if any(tensors):
+        if not all(tensors):
+            raise ProgramTypeError(
+                "clamp() received an invalid combination of arguments: min and max must both be "
+                "tensors or both be numbers"
+            )
+        return apply(clamp_tensor_op, (input, min, max))
+    return apply(clamp_op, (input,), {"min": _number(min), "max": _number(max)})
+
+
+def _number(value):
+    return None if value is None else float(value)
+
+
+def clamp_min(input, min):
+    """max(input, min) elementwise (ClampMinBackward0); the gradient passes where x >= min."""
+    if isinstance(min, Tensor):
+        return apply(clamp_tensor_op, (input, min, None))
+    return apply(clamp_min_op, (input,), {"min": float(min)})
+
+
+def clamp_max(input, max):
+    """min(input, max) elementwise (ClampMaxBackward0); the gradient passes where x <= max."""
+    if isinstance(max, Tensor):
+        return apply(clamp_tensor_op, (input, None, max))
+    return apply(clamp_max_op, (input,), {"max": float(max)})
+
+
+export("clamp", clamp, array=_clamp)
+export("clip", clamp)
+export("clamp_min", clamp_min, array=_clamp_min)
+export("clamp_max", clamp_max, array=_clamp_max)

@@ -1,16 +1,30 @@
-"""Shape ops: reshape/view/flatten, squeeze, unsqueeze, cat, stack, unbind, indexing.
+"""Shape ops: reshape/view/flatten, squeeze, unsqueeze, expand, cat, stack, unbind,
+split/chunk, narrow, repeat, and indexing (`x[i]`, `x[1:3]`, `x[mask]`, `x[i] = v`).
 
-Each is an op with PyTorch's node name and a backward that is itself a shape op,
-so gradients through them stay differentiable.
+Each is an op with PyTorch's node name and a backward that is itself an op of
+this table (select's backward is select_backward, whose backward is select
+again), so gradients through them stay differentiable at every order.
+
+Indexing follows PyTorch's `applySlicing`: the index is read left to right, an
+integer is a `select`, a slice a `slice` (a whole-dimension slice inside a
+tuple is skipped, so `x[:, 1]` is one SelectBackward0), `None` an `unsqueeze`;
+tensor and list indices are collected and applied last, as one `index`
+(IndexBackward0). Basic indexing returns views that share the base's storage
+and version counter, as PyTorch's views do. Assignment `x[i] = v` records
+CopySlices (IndexPutBackward0 for tensor indices) and rebases `x` onto it.
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
-from ..errors import ShapeError
-from ..tensor import Tensor, _dim, as_int, shape_str
+from ..autograd.graph import OpNode
+from ..errors import AutogradError, ProgramError, ProgramTypeError, ProgramValueError, ShapeError
+from .._tensor import Tensor, _dim, _grad_enabled, as_int, check_elements, shape_str
+from . import broadcast
 from .domains import cases
-from .registry import apply, defop, export
+from .registry import METHODS, TENSORS, Op, apply, defop, export
 
 
 def _view_shape(shape, size):
@@ -90,23 +104,908 @@ unsqueeze = defop(
 )
 
 
-def _squeeze(self, dim=None):
+class ProgramIndexError(ProgramError, IndexError):
+    """An index out of range or of the wrong kind (PyTorch raises these as IndexError)."""
+
+
+def _method(name, fn):
+    """A Tensor method (and rule helper) that PyTorch has only as a method, not as torch.<name>."""
+    METHODS[name] = fn
+    setattr(Tensor, name, fn)
+    setattr(TENSORS, name, fn)
+    return fn
+
+
+def _data(x):
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _axis(dim, ndim):
+    """A dim the public function has already checked, made non-negative."""
+    return dim + ndim if dim < 0 else dim
+
+
+def _as_view_of(out: Tensor, base) -> Tensor:
+    """Share the base's version counter, as a PyTorch view does: in-place on either is seen by both."""
+    if isinstance(base, Tensor):
+        out._version = base._version
+    return out
+
+
+# -- the multi-output node --------------------------------------------------------
+
+# The engine asks a node how many outputs it has (`n_outputs`) to keep their
+# gradients apart; an OpNode of a multi-output op (unbind, split) knows it from
+# the output shapes `_wrap_outputs` records.
+if "n_outputs" not in vars(OpNode):
+    OpNode.n_outputs = property(lambda node: 1 if node.out_shapes is None else len(node.out_shapes))
+
+
+# -- squeeze ---------------------------------------------------------------------
+
+
+def _squeeze_all(self):
+    return np.reshape(self, tuple(d for d in np.shape(self) if d != 1))
+
+
+def _squeeze_dims(self, dim):
     shape = np.shape(self)
-    if dim is None:
-        return np.reshape(self, tuple(d for d in shape if d != 1))
-    if not shape:
-        return np.asarray(self)
-    d = _dim(dim, len(shape))
-    if shape[d] != 1:
-        return np.asarray(self)
-    return np.reshape(self, shape[:d] + shape[d + 1:])
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    drop = {_dim(d, len(shape)) for d in dims} if shape else set()
+    return np.reshape(self, tuple(s for i, s in enumerate(shape) if not (i in drop and s == 1)))
 
 
-squeeze = defop(
-    "squeeze", "SqueezeBackward0", _squeeze,
-    rules=(lambda F, g, self_shape: F.reshape(g, self_shape),),
-    formulas=("grad.reshape(self.shape)",),
-    sympy=lambda sp, x, dim=None: _squeeze(x, dim),
+_squeeze_rule = (lambda F, g, self_shape: F.reshape(g, self_shape),)
+
+squeeze_all = defop(
+    "squeeze", "SqueezeBackward0", _squeeze_all, public=False,
+    rules=_squeeze_rule, formulas=("grad.reshape(self.shape)",),
+    sympy=lambda sp, x: _squeeze_all(x),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 1, 3)),), {}),
-                 lambda rng: ((rng.uniform(-1, 1, (1, 3)),), {"dim": 0})),
+                 lambda rng: ((rng.uniform(-1, 1, (1,)),), {})),
 )
+
+squeeze_dim = defop(
+    "squeeze_dim", "SqueezeBackward1", _squeeze_dims, public=False,
+    rules=_squeeze_rule, formulas=("grad.unsqueeze(dim)",),
+    sympy=lambda sp, x, dim: _squeeze_dims(x, dim),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (1, 3)),), {"dim": 0}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1}),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"dim": 0})),
+)
+
+squeeze_dims = defop(
+    "squeeze_dims", "SqueezeBackward2", _squeeze_dims, public=False,
+    rules=_squeeze_rule, formulas=("grad.reshape(self.shape)",),
+    sympy=lambda sp, x, dim: _squeeze_dims(x, dim),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (1, 3, 1)),), {"dim": (0, 2)})),
+)
+
+
+def squeeze(input, dim=None):
+    """Drop size-1 dims: all (SqueezeBackward0), one `dim` (SqueezeBackward1) or a tuple (SqueezeBackward2)."""
+    if dim is None:
+        return apply(squeeze_all, (input,))
+    ndim = np.ndim(_data(input))
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(_dim(d, ndim) for d in dim)
+        return apply(squeeze_dims, (input,), {"dim": dims})
+    return apply(squeeze_dim, (input,), {"dim": _dim(dim, ndim)})
+
+
+export("squeeze", squeeze, array=lambda input, dim=None: (
+    _squeeze_all(input) if dim is None else _squeeze_dims(input, dim)))
+
+
+# -- expand -------------------------------------------------------------------------
+
+
+def _sizes(sizes, what="size"):
+    """Sizes given as `f(2, 3)`, `f((2, 3))`, `f([2, 3])` or `f(x.shape)`, as ints."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    return tuple(as_int(s, what) for s in sizes)
+
+
+def expand(input, *sizes, size=None):
+    """A broadcast view of `input` at the given sizes, -1 keeping a dim (ExpandBackward0)."""
+    sizes = _sizes((size,) if size is not None else sizes)
+    return apply(broadcast.expand, (input,), {"size": sizes})
+
+
+export("expand", expand)
+_method("expand_as", lambda input, other: expand(input, _data(other).shape))
+
+
+# -- ops over a list of tensors: cat, stack --------------------------------------------
+
+
+class _ListOp:
+    """An op over a list of tensors, one edge and one rule per tensor.
+
+    An Op has a fixed number of inputs, so there is one Op per list length, all
+    made from one forward and one rule factory (`rule(i)` is the rule of
+    tensor i). The table holds the two-tensor Op (the op-table tests check it);
+    other lengths are made on first use.
+    """
+
+    def __init__(self, name, node, forward, rule, formula, params, sympy, domain):
+        self.name = name
+        self.node = node
+        self.forward = forward
+        self.rule = rule
+        self.formula = formula
+        self.params = params
+        self.sympy = sympy
+        self.table = defop(name, node, self._forward(2), inputs=self._inputs(2), public=False,
+                           rules=tuple(rule(i) for i in range(2)), formulas=(formula,) * 2,
+                           sympy=sympy, domain=domain)
+        self._ops = {2: self.table}
+
+    @staticmethod
+    def _inputs(n):
+        return tuple(f"tensors[{i}]" for i in range(n))
+
+    def _forward(self, n):
+        base = self.forward
+
+        def forward(*arrays, **params):
+            return base(*arrays, **params)
+
+        P = inspect.Parameter
+        forward.__signature__ = inspect.Signature(
+            [P(f"t{i}", P.POSITIONAL_ONLY) for i in range(n)]
+            + [P(p, P.POSITIONAL_OR_KEYWORD, default=d) for p, d in self.params]
+        )
+        return forward
+
+    def __call__(self, n: int) -> Op:
+        op = self._ops.get(n)
+        if op is None:
+            op = self._ops[n] = Op(self.name, self.node, self._forward(n), inputs=self._inputs(n),
+                                   rules=tuple(self.rule(i) for i in range(n)),
+                                   formulas=(self.formula,) * n, sympy=self.sympy)
+        return op
+
+
+def _tensor_list(name, tensors, empty_message):
+    if isinstance(tensors, Tensor):
+        raise ProgramTypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    if not isinstance(tensors, (list, tuple)):
+        raise ProgramTypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
+    for k, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise ProgramTypeError(f"expected Tensor as element {k} in argument 0, but got {type(t).__name__}")
+    if not tensors:
+        raise (ProgramValueError if name == "cat" else ShapeError)(empty_message)
+    return tuple(tensors)
+
+
+def _cat(*tensors, dim=0, sizes=None):
+    return np.concatenate(tensors, axis=dim)
+
+
+def _cat_rule(i):
+    def rule(F, g, dim, sizes):
+        start = 0
+        for s in sizes[:i]:
+            start += s
+        return F.narrow(g, dim, start, sizes[i])
+    return rule
+
+
+def _cat_case(shapes, dim):
+    def build(rng):
+        return tuple(rng.uniform(-1, 1, s) for s in shapes), {
+            "dim": dim, "sizes": tuple(s[dim] for s in shapes)}
+    return build
+
+
+cat_ops = _ListOp(
+    "cat", "CatBackward0", _cat, _cat_rule, "grad.narrow(dim, offset, sizes[i])",
+    params=(("dim", 0), ("sizes", None)),
+    sympy=lambda sp, *xs, dim=0, sizes=None: np.concatenate(xs, axis=dim),
+    domain=cases(_cat_case([(2, 3), (1, 3)], 0), _cat_case([(2, 1), (2, 3)], 1),
+                 _cat_case([(3,), (2,)], 0)),
+)
+
+
+def cat(tensors, dim=0):
+    """Tensors joined along an existing dim (CatBackward0, one edge per tensor)."""
+    tensors = _tensor_list("cat", tensors, "torch.cat(): expected a non-empty list of Tensors")
+    first = tensors[0]._data.shape
+    for k, t in enumerate(tensors):
+        if not t._data.ndim:
+            raise ShapeError(f"zero-dimensional tensor (at position {k}) cannot be concatenated")
+    d = _dim(dim, len(first))
+    total = 0
+    for k, t in enumerate(tensors):
+        shape = t._data.shape
+        if len(shape) != len(first):
+            raise ShapeError(f"Tensors must have same number of dimensions: got {len(first)} and {len(shape)}")
+        for j, (want, got) in enumerate(zip(first, shape)):
+            if j != d and want != got:
+                raise ShapeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {want} but got "
+                    f"size {got} for tensor number {k} in the list."
+                )
+        total += t._data.size
+    check_elements(total)
+    sizes = tuple(t._data.shape[d] for t in tensors)
+    return apply(cat_ops(len(tensors)), tensors, {"dim": d, "sizes": sizes})
+
+
+_cat_array = lambda tensors, dim=0: np.concatenate(tensors, axis=dim)  # noqa: E731
+export("cat", cat, method=False, array=_cat_array)
+export("concat", cat, method=False, array=_cat_array)
+export("concatenate", cat, method=False, array=_cat_array)
+
+
+def _stack(*tensors, dim=0):
+    return np.stack(tensors, axis=dim)
+
+
+def _stack_rule(i):
+    def rule(F, g, dim):
+        return F.select(g, dim, i)
+    return rule
+
+
+stack_ops = _ListOp(
+    "stack", "StackBackward0", _stack, _stack_rule, "grad.select(dim, i)",
+    params=(("dim", 0),),
+    sympy=lambda sp, *xs, dim=0: np.stack(xs, axis=dim),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)), rng.uniform(-1, 1, (2, 3))), {"dim": 1}),
+                 lambda rng: ((rng.uniform(-1, 1, ()), rng.uniform(-1, 1, ())), {"dim": 0}),
+                 lambda rng: ((rng.uniform(-1, 1, (3,)), rng.uniform(-1, 1, (3,))), {"dim": 0})),
+)
+
+
+def stack(tensors, dim=0):
+    """Tensors of one shape joined along a new dim (StackBackward0, one edge per tensor)."""
+    tensors = _tensor_list("stack", tensors, "stack expects a non-empty TensorList")
+    first = tensors[0]._data.shape
+    for k, t in enumerate(tensors):
+        if t._data.shape != first:
+            raise ShapeError(
+                f"stack expects each tensor to be equal size, but got {shape_str(first)} at entry 0 and "
+                f"{shape_str(t._data.shape)} at entry {k}"
+            )
+    d = _dim(dim, len(first) + 1)
+    check_elements(len(tensors) * tensors[0]._data.size)
+    return apply(stack_ops(len(tensors)), tensors, {"dim": d})
+
+
+export("stack", stack, method=False, array=lambda tensors, dim=0: np.stack(tensors, axis=dim))
+
+
+# -- multi-output: unbind, split, chunk -------------------------------------------------
+
+
+def _unbind(self, dim=0):
+    lead = (slice(None),) * dim
+    return tuple(self[lead + (k, Ellipsis)] for k in range(np.shape(self)[dim]))
+
+
+unbind_op = defop(
+    "unbind", "UnbindBackward0", _unbind, public=False, n_outputs=None,
+    rules=(lambda F, g, dim: F.stack(g, dim),), formulas=("stack(grads, dim)",),
+    sympy=lambda sp, x, dim=0: _unbind(x, dim),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"dim": 0}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1})),
+)
+
+
+def unbind(input, dim=0):
+    """The slices along `dim`, as a tuple (UnbindBackward0; output k is reached with index k)."""
+    shape = _data(input).shape
+    if not shape:
+        raise ProgramIndexError("Dimension specified as 0 but tensor has no dimensions")
+    outs = apply(unbind_op, (input,), {"dim": _dim(dim, len(shape))})
+    return tuple(_as_view_of(t, input) for t in outs)
+
+
+export("unbind", unbind)
+
+
+def _split(self, split_sizes, dim=0):
+    lead = (slice(None),) * dim
+    out = []
+    start = 0
+    for s in split_sizes:
+        out.append(self[lead + (slice(start, start + s), Ellipsis)])
+        start += s
+    return tuple(out)
+
+
+def _split_case(shape, sizes, dim):
+    return lambda rng: ((rng.uniform(-1, 1, shape),), {"split_sizes": sizes, "dim": dim})
+
+
+# PyTorch names the equal-pieces form SplitBackward0 and the explicit one
+# SplitWithSizesBackward0; both are the same op on resolved sizes here.
+split_op = defop(
+    "split", "SplitBackward0", _split, public=False, n_outputs=None,
+    rules=(lambda F, g, dim: F.cat(g, dim),), formulas=("cat(grads, dim)",),
+    sympy=lambda sp, x, split_sizes, dim=0: _split(x, split_sizes, dim),
+    domain=cases(_split_case((3,), (2, 1), 0), _split_case((2, 3), (1, 1, 1), 1)),
+)
+
+split_with_sizes_op = defop(
+    "split_with_sizes", "SplitWithSizesBackward0", _split, public=False, n_outputs=None,
+    rules=(lambda F, g, dim: F.cat(g, dim),), formulas=("cat(grads, dim)",),
+    sympy=lambda sp, x, split_sizes, dim=0: _split(x, split_sizes, dim),
+    domain=cases(_split_case((3, 2), (1, 2), 0)),
+)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Pieces of `split_size` along `dim` (the last may be smaller), or pieces of the listed sizes."""
+    shape = _data(tensor).shape
+    if not shape:
+        raise ProgramIndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = _dim(dim, len(shape))
+    n = shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = tuple(as_int(s, "split size") for s in split_size_or_sections)
+        if any(s < 0 for s in sizes) or sum(sizes) != n:
+            raise ShapeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                f"dimension {d}), but got split_sizes={shape_str(sizes)}"
+            )
+        op = split_with_sizes_op
+    else:
+        size = as_int(split_size_or_sections, "split_size")
+        if size < 0 or (size == 0 and n != 0):
+            raise ShapeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+                             if size == 0 else f"split expects split_size be non-negative, but got split_size={size}")
+        sizes = tuple(min(size, n - start) for start in range(0, n, size)) if n else (0,)
+        op = split_op
+    outs = apply(op, (tensor,), {"split_sizes": sizes, "dim": d})
+    return tuple(_as_view_of(t, tensor) for t in outs)
+
+
+export("split", split)
+
+
+def chunk(input, chunks, dim=0):
+    """At most `chunks` pieces of equal size along `dim` (SplitBackward0)."""
+    chunks = as_int(chunks, "chunks")
+    if chunks <= 0:
+        raise ProgramValueError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    shape = _data(input).shape
+    if not shape:
+        raise ProgramIndexError("chunk expects at least a 1-dimensional tensor")
+    n = shape[_dim(dim, len(shape))]
+    return split(input, max(-(-n // chunks), 1), dim)
+
+
+export("chunk", chunk)
+
+
+# -- repeat -------------------------------------------------------------------------
+
+
+def _repeat(self, repeats):
+    return np.tile(self, repeats)
+
+
+def _repeat_grad(F, g, self_shape, repeats):
+    if not repeats:
+        return g
+    padded = (1,) * (len(repeats) - len(self_shape)) + tuple(self_shape)
+    pairs = []
+    for r, s in zip(repeats, padded):
+        pairs += [r, s]
+    g = F.sum(F.reshape(g, tuple(pairs)), dim=tuple(range(0, 2 * len(repeats), 2)))
+    return F.reshape(g, tuple(self_shape))
+
+
+repeat_op = defop(
+    "repeat", "RepeatBackward0", _repeat, public=False,
+    rules=(_repeat_grad,), formulas=("grad summed over the repeated copies",),
+    sympy=lambda sp, x, repeats: np.tile(x, repeats),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"repeats": (2, 1)}),
+                 lambda rng: ((rng.uniform(-1, 1, (3,)),), {"repeats": (2, 2)}),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"repeats": (3,)})),
+)
+
+
+def repeat(input, *sizes):
+    """The tensor tiled `sizes` times along each dim (RepeatBackward0)."""
+    repeats = _sizes(sizes, "repeats")
+    shape = _data(input).shape
+    if len(repeats) < len(shape):
+        raise ShapeError("Number of dimensions of repeat dims can not be smaller than number of "
+                         "dimensions of tensor")
+    if any(r < 0 for r in repeats):
+        raise ShapeError(f"Trying to create tensor with negative dimension {min(repeats)}: {shape_str(repeats)}")
+    count = _data(input).size
+    for r in repeats:
+        count *= r
+    check_elements(count)
+    return apply(repeat_op, (input,), {"repeats": repeats})
+
+
+_method("repeat", repeat)
+
+
+# -- select, slice, narrow and their backwards ------------------------------------------
+
+
+def _select(self, dim, index):
+    dim = _axis(dim, np.ndim(self))
+    return self[(slice(None),) * dim + (index, Ellipsis)]
+
+
+def _select_backward(grad_output, input_sizes, dim, index):
+    out = np.zeros(input_sizes, dtype=np.asarray(grad_output).dtype)
+    out[(slice(None),) * _axis(dim, len(input_sizes)) + (index, Ellipsis)] = grad_output
+    return out
+
+
+select_op = defop(
+    "select", "SelectBackward0", _select, public=False,
+    rules=(lambda F, g, self_shape, dim, index: F.select_backward(g, self_shape, dim, index),),
+    formulas=("select_backward(grad, self.shape, dim, index)",),
+    sympy=lambda sp, x, dim, index: _select(x, dim, index),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1, "index": 2}),
+                 lambda rng: ((rng.uniform(-1, 1, (3,)),), {"dim": 0, "index": -1}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 0, "index": 0})),
+)
+
+select_backward = defop(
+    "select_backward", "SelectBackwardBackward0", _select_backward, inputs=("grad_output",),
+    public=False,
+    rules=(lambda F, g, dim, index: F.select(g, dim, index),),
+    formulas=("grad.select(dim, index)",),
+    sympy=lambda sp, g, input_sizes, dim, index: _select_backward(g, input_sizes, dim, index),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"input_sizes": (2, 3), "dim": 0, "index": 1}),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"input_sizes": (3,), "dim": 0, "index": 2})),
+)
+
+
+def select(input, dim, index):
+    """The slice at `index` along `dim`, without that dim (SelectBackward0)."""
+    shape = _data(input).shape
+    if not shape:
+        raise ProgramIndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _dim(dim, len(shape))
+    i = as_int(index, "index")
+    if not -shape[d] <= i < shape[d]:
+        raise ProgramIndexError(
+            f"select(): index {i} out of range for tensor of size {shape_str(shape)} at dimension {d}")
+    return _as_view_of(apply(select_op, (input,), {"dim": d, "index": i % shape[d]}), input)
+
+
+_method("select", select)
+
+
+def _slice(self, dim, start, end, step):
+    dim = _axis(dim, np.ndim(self))
+    return self[(slice(None),) * dim + (slice(start, end, step), Ellipsis)]
+
+
+def _slice_backward(grad_output, input_sizes, dim, start, end, step):
+    out = np.zeros(input_sizes, dtype=np.asarray(grad_output).dtype)
+    out[(slice(None),) * _axis(dim, len(input_sizes)) + (slice(start, end, step), Ellipsis)] = grad_output
+    return out
+
+
+slice_op = defop(
+    "slice", "SliceBackward0", _slice, public=False,
+    rules=(lambda F, g, self_shape, dim, start, end, step:
+           F.slice_backward(g, self_shape, dim, start, end, step),),
+    formulas=("slice_backward(grad, self.shape, dim, start, end, step)",),
+    sympy=lambda sp, x, dim, start, end, step: _slice(x, dim, start, end, step),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"dim": 0, "start": 1, "end": 3, "step": 1}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1, "start": 0, "end": 3, "step": 2})),
+)
+
+slice_backward = defop(
+    "slice_backward", "SliceBackwardBackward0", _slice_backward, inputs=("grad_output",),
+    public=False,
+    rules=(lambda F, g, dim, start, end, step: F.slice(g, dim, start, end, step),),
+    formulas=("grad.slice(dim, start, end, step)",),
+    sympy=lambda sp, g, input_sizes, dim, start, end, step: _slice_backward(
+        g, input_sizes, dim, start, end, step),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2,)),),
+                              {"input_sizes": (3,), "dim": 0, "start": 1, "end": 3, "step": 1}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 2)),),
+                              {"input_sizes": (2, 3), "dim": 1, "start": 0, "end": 3, "step": 2})),
+)
+
+
+def narrow(input, dim, start, length):
+    """`length` elements from `start` along `dim` (SliceBackward0)."""
+    shape = _data(input).shape
+    if not shape:
+        raise ProgramIndexError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _dim(dim, len(shape))
+    start = as_int(start, "start")
+    length = as_int(length, "length")
+    size = shape[d]
+    if not -size <= start <= size:
+        raise ProgramIndexError(
+            f"Dimension out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start %= size if size else 1
+    if length < 0:
+        raise ShapeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise ShapeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _as_view_of(
+        apply(slice_op, (input,), {"dim": d, "start": start, "end": start + length, "step": 1}), input)
+
+
+export("narrow", narrow, array=lambda input, dim, start, length: _slice(input, dim, start, start + length, 1))
+
+
+def _alias(self):
+    return self[...]
+
+
+alias = defop(
+    "alias", "AliasBackward0", _alias, public=False,
+    rules=(lambda F, g: g,), formulas=("grad",),
+    sympy=lambda sp, x: x,
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {})),
+)
+
+
+# -- advanced indexing and assignment ----------------------------------------------------
+#
+# `indices` is a pair (basic, advanced): a numpy key of ints, slices and None
+# applied first (a view), then a key of slices and integer arrays applied to
+# that view (None where a stage is empty). Applying basic indices before tensor
+# ones is PyTorch's order (numpy would treat an int beside an array as one more
+# array); it also keeps `x[0, [1, 2]] = v` a write through a view.
+
+
+def _view(a, indices):
+    basic, advanced = indices
+    v = a if basic is None else a[basic]
+    return v if advanced is None else v[advanced]
+
+
+def _index(self, indices):
+    return _view(self, indices)
+
+
+def _index_put(self, values, indices, accumulate=False):
+    out = np.array(self, copy=True)
+    basic, advanced = indices
+    target = out if basic is None else out[basic]
+    if advanced is None:
+        if accumulate:
+            target += values
+        else:
+            target[...] = values
+    elif accumulate:
+        np.add.at(target, advanced, values)
+    else:
+        target[advanced] = values
+    return out
+
+
+def _index_put_impl(self, values, indices):
+    return _index_put(self, values, indices, accumulate=True)
+
+
+def _reduce_to(F, g, shape):
+    """A gradient of a value broadcast to the indexed shape, summed back to the value's shape."""
+    return g if np.shape(_data(g)) == tuple(shape) else F.sum_to_size(g, tuple(shape))
+
+
+def _put_self_rule(F, g, indices, accumulate):
+    return g if accumulate else F.index_put(g, 0.0, indices)
+
+
+def _put_values_rule(F, g, indices, values_shape):
+    return _reduce_to(F, F.index(g, indices), values_shape)
+
+
+def _index_rule(F, g, self_shape, indices):
+    return F.index_put_impl(np.zeros(self_shape), g, indices)
+
+
+def _key(*items):
+    return (None, tuple(np.asarray(i) if isinstance(i, list) else i for i in items))
+
+
+index_op = defop(
+    "index", "IndexBackward0", _index, public=False,
+    rules=(_index_rule,), formulas=("index_put(zeros(self.shape), indices, grad, accumulate=True)",),
+    sympy=lambda sp, x, indices: _index(x, indices),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"indices": _key([0, 2, 0])}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"indices": _key(slice(None), [2, 0, 2, 1])}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"indices": _key([1, 0, 1], [2, 2, 0])}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),),
+                              {"indices": _key(np.array([True, False]), slice(None))})),
+)
+
+
+def _put_case(self_shape, values_shape, indices, **params):
+    return lambda rng: ((rng.uniform(-1, 1, self_shape), rng.uniform(-1, 1, values_shape)),
+                        {"indices": indices, **params})
+
+
+index_put = defop(
+    "index_put", "IndexPutBackward0", _index_put, inputs=("self", "values"), public=False,
+    rules=(_put_self_rule, _put_values_rule),
+    formulas=("grad.index_put(indices, 0) unless accumulate", "grad[indices] summed to values.shape"),
+    sympy=lambda sp, x, v, indices, accumulate=False: _index_put(x, v, indices, accumulate),
+    domain=cases(_put_case((3,), (2,), _key([2, 0])),
+                 _put_case((2, 3), (3,), _key([1])),
+                 _put_case((2, 3), (), _key(slice(None), [0, 2])),
+                 _put_case((3,), (3,), _key([0, 0, 1]), accumulate=True)),
+)
+
+index_put_impl = defop(
+    "index_put_impl", "IndexPutImplBackward0", _index_put_impl, inputs=("self", "values"), public=False,
+    rules=(lambda F, g: g, lambda F, g, indices: F.index(g, indices)),
+    formulas=("grad", "grad[indices]"),
+    sympy=lambda sp, x, v, indices: _index_put_impl(x, v, indices),
+    domain=cases(_put_case((3,), (4,), _key([0, 2, 0, 1])),
+                 _put_case((2, 3), (2, 2), _key(slice(None), [1, 1]))),
+)
+
+# `x[1:3] = v`: PyTorch's CopySlices node. It is index_put on a basic key under
+# another name; it lives outside the table because its name has no Backward<k>
+# form (tests/ops/test_shape.py checks its gradients).
+copy_slices = Op(
+    "copy_slices", "CopySlices", _index_put, inputs=("self", "values"),
+    rules=(_put_self_rule, _put_values_rule), formulas=index_put.formulas,
+    sympy=index_put.sympy,
+)
+
+
+def _index_array(item):
+    """A tensor, list or array used as an index: a bool mask or an int64 array."""
+    if isinstance(item, Tensor):
+        arr = item._data
+    else:
+        try:
+            arr = np.asarray(_plain(item))
+        except ValueError:
+            raise ProgramValueError("an index list must be rectangular") from None
+    if arr.dtype == np.bool_:
+        return arr
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind != "f":
+        raise ProgramTypeError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+            f"indices (got {type(item).__name__})")
+    if arr.size and not (np.all(np.isfinite(arr)) and np.all(arr == np.floor(arr))):
+        raise ProgramIndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return arr.astype(np.int64)
+
+
+def _plain(x):
+    if isinstance(x, Tensor):
+        return x._data
+    if isinstance(x, (list, tuple)):
+        return [_plain(e) for e in x]
+    return x
+
+
+def _kind(item):
+    """What an index item is: none, ellipsis, bool, int, slice or array."""
+    if item is None:
+        return "none"
+    if item is Ellipsis:
+        return "ellipsis"
+    if isinstance(item, (bool, np.bool_)):
+        return "bool"
+    if isinstance(item, slice):
+        return "slice"
+    if isinstance(item, Tensor):
+        if item._data.ndim == 0:
+            return "bool" if item._data.dtype == np.bool_ else "int"
+        return "array"
+    if isinstance(item, (list, tuple, np.ndarray)):
+        return "array"
+    if isinstance(item, (int, np.integer)):
+        return "int"
+    if isinstance(item, (float, np.floating)):
+        if float(item).is_integer():
+            return "int"
+        raise ProgramIndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+            "indices (got float)")
+    raise ProgramTypeError(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
+        f"(got {type(item).__name__})")
+
+
+def _slice_bound(value, what):
+    return None if value is None else as_int(value, f"slice {what}")
+
+
+def _parse_index(shape, index):
+    """Read an index as PyTorch does: the steps of basic indexing, then the tensor indices.
+
+    Returns (steps, basic, advanced): `steps` the view ops to record, as
+    ("select", dim, i), ("slice", dim, start, stop, step) or ("unsqueeze", dim);
+    `basic` the same steps as one numpy key on the input; `advanced` the numpy
+    key of tensor indices on that view (None if there are none).
+    """
+    single = not isinstance(index, tuple)
+    items = (index,) if single else index
+    kinds = [_kind(item) for item in items]
+    arrays = {k: _index_array(item) for k, (item, kind) in enumerate(zip(items, kinds)) if kind == "array"}
+    ndim = len(shape)
+    specified = 0
+    for k, kind in enumerate(kinds):
+        if kind in ("int", "slice"):
+            specified += 1
+        elif kind == "array":
+            specified += arrays[k].ndim if arrays[k].dtype == np.bool_ else 1
+    if kinds.count("ellipsis") > 1:
+        raise ProgramIndexError("an index can only have a single ellipsis ('...')")
+    if specified > ndim:
+        if ndim == 0 and kinds and kinds[0] == "int":
+            raise ProgramIndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                "C++ to convert a 0-dim tensor to a number")
+        raise ProgramIndexError(f"too many indices for tensor of dimension {ndim}")
+    cur = list(shape)        # the shape of the result so far
+    dim = 0                  # where the next item applies in that result
+    orig = 0                 # ... and in the input (for messages)
+    steps, basic, adv = [], [], []
+    for item, kind, k in zip(items, kinds, range(len(items))):
+        if kind == "none" or (kind == "bool" and bool(_data(item))):
+            steps.append(("unsqueeze", dim))
+            cur.insert(dim, 1)
+            basic.append(None)
+            dim += 1
+        elif kind == "bool":
+            # x[False]: a new dim of size 1, of which no element is taken
+            steps.append(("unsqueeze", dim))
+            cur.insert(dim, 1)
+            basic.append(None)
+            adv.append((dim, np.zeros(0, dtype=np.int64), len(adv)))
+            dim += 1
+        elif kind == "ellipsis":
+            skip = ndim - specified
+            basic.extend([slice(None)] * skip)
+            dim += skip
+            orig += skip
+        elif kind == "int":
+            i = as_int(item, "index")
+            size = cur[dim]
+            if not -size <= i < size:
+                raise ProgramIndexError(f"index {i} is out of bounds for dimension {orig} with size {size}")
+            i %= size
+            steps.append(("select", dim, i))
+            basic.append(i)
+            del cur[dim]
+            orig += 1
+        elif kind == "slice":
+            start = _slice_bound(item.start, "start")
+            stop = _slice_bound(item.stop, "stop")
+            step = _slice_bound(item.step, "step")
+            if step == 0:
+                raise ProgramValueError("slice step cannot be zero")
+            if step is not None and step < 0:
+                raise ProgramValueError("step must be greater than zero")
+            size = cur[dim]
+            whole = start in (None, 0) and (stop is None or stop >= size) and step in (None, 1)
+            start, stop, step = slice(start, stop, step).indices(size)
+            if single or not whole:
+                steps.append(("slice", dim, start, stop, step))
+            basic.append(slice(start, stop, step))
+            cur[dim] = len(range(start, stop, step))
+            dim += 1
+            orig += 1
+        else:
+            arr = arrays[k]
+            if arr.dtype == np.bool_:
+                width = arr.ndim
+                for j in range(width):
+                    if arr.shape[j] != cur[dim + j]:
+                        raise ProgramIndexError(
+                            f"The shape of the mask {shape_str(arr.shape)} at index {j} does not match the "
+                            f"shape of the indexed tensor {shape_str(cur)} at index {dim + j}")
+                for j, part in enumerate(np.nonzero(arr)):
+                    adv.append((dim + j, part, len(adv)))
+                basic.extend([slice(None)] * width)
+                dim += width
+                orig += width
+            else:
+                size = cur[dim]
+                bad = arr[(arr >= size) | (arr < -size)]
+                if bad.size:
+                    raise ProgramIndexError(
+                        f"index {int(bad.flat[0])} is out of bounds for dimension {len(adv)} with size {size}")
+                adv.append((dim, arr, len(adv)))
+                basic.append(slice(None))
+                dim += 1
+                orig += 1
+    advanced = None
+    if adv:
+        try:
+            np.broadcast_shapes(*[a.shape for _, a, _ in adv])
+        except ValueError:
+            raise ProgramIndexError(
+                "shape mismatch: indexing tensors could not be broadcast together with shapes "
+                + ", ".join(shape_str(a.shape) for _, a, _ in adv)) from None
+        at = {d: a for d, a, _ in adv}
+        advanced = tuple(at.get(d, slice(None)) for d in range(max(at) + 1))
+    return steps, tuple(basic) + (Ellipsis,), advanced
+
+
+def getitem(input, index):
+    """`input[index]`, recorded as PyTorch records it (SelectBackward0, SliceBackward0, IndexBackward0...)."""
+    if not isinstance(input, Tensor):
+        raise ProgramTypeError(f"'{type(input).__name__}' object is not subscriptable")
+    steps, _, advanced = _parse_index(input._data.shape, index)
+    result = input
+    for step in steps:
+        if step[0] == "select":
+            out = apply(select_op, (result,), {"dim": step[1], "index": step[2]})
+        elif step[0] == "slice":
+            out = apply(slice_op, (result,), {"dim": step[1], "start": step[2], "end": step[3],
+                                              "step": step[4]})
+        else:
+            out = apply(unsqueeze, (result,), {"dim": step[1]})
+        result = _as_view_of(out, input)
+    if advanced is not None:
+        picked = np.broadcast_shapes(*[a.shape for a in advanced if not isinstance(a, slice)])
+        kept = [s for d, s in enumerate(result._data.shape)
+                if d >= len(advanced) or isinstance(advanced[d], slice)]
+        check_elements(_numel(picked) * _numel(kept))
+        return apply(index_op, (result,), {"indices": (None, advanced)})
+    if result is input:
+        return _as_view_of(apply(alias, (input,)), input)
+    return result
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def setitem(input, index, value):
+    """`input[index] = value`: in place; recorded as CopySlices (IndexPutBackward0 for tensor indices)."""
+    if not isinstance(input, Tensor):
+        raise ProgramTypeError(f"'{type(input).__name__}' object does not support item assignment")
+    if input.requires_grad and input.grad_fn is None and _grad_enabled[0]:
+        raise AutogradError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    _, basic, advanced = _parse_index(input._data.shape, index)
+    indices = (basic, advanced)
+    target = _view(input._data, indices).shape
+    if isinstance(value, Tensor):
+        shape = value._data.shape
+        if len(shape) > len(target) and all(d == 1 for d in shape[:len(shape) - len(target)]):
+            value = reshape(value, shape[len(shape) - len(target):])
+            shape = value._data.shape
+        broadcast._expand_shape(shape, target)   # PyTorch's expand errors
+    elif not isinstance(value, (int, float, bool, np.number, np.bool_)):
+        raise ProgramTypeError(f"can't assign a {type(value).__name__} to a Tensor")
+    recording = _grad_enabled[0] and (
+        input.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
+    if not recording:
+        data = input._data
+        if not data.flags.writeable:
+            data = input._data = data.copy()
+        v = value._data if isinstance(value, Tensor) else value
+        view = data[basic]
+        if advanced is None:
+            view[...] = v
+        else:
+            view[advanced] = v
+        input._version[0] += 1
+        return None
+    op = copy_slices if advanced is None else index_put
+    input._inplace(lambda t, v: apply(op, (t, v), {"indices": indices}), value)
+    return None
+
+
+export("getitem", getitem, method=False)
+export("setitem", setitem, method=False)
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem

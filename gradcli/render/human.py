@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..format import format_tensor
-from ..tensor import Tensor
+from .._tensor import Tensor
 
 
 def show(value) -> str:

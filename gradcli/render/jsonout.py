@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..tensor import Tensor
+from .._tensor import Tensor
 
 
 def _number(x: float):

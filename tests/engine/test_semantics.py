@@ -9,7 +9,7 @@ import pytest
 import gradcli as torch
 from gradcli import autograd
 from gradcli.errors import AutogradError
-from gradcli.tensor import Tensor
+from gradcli._tensor import Tensor
 
 
 def t(data, requires_grad=False):

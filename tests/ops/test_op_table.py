@@ -10,7 +10,7 @@ import pytest
 from gradcli.autograd import gradcheck, gradgradcheck
 from gradcli.autograd.gradcheck import compare
 from gradcli.ops import OPS, apply
-from gradcli.tensor import Tensor
+from gradcli._tensor import Tensor
 
 DIFFERENTIABLE = [op for op in OPS.values() if op.differentiable]
 

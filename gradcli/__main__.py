@@ -1,0 +1,4 @@
+"""`python -m gradcli` runs the command line."""
+from gradcli.cli import main
+
+main()
