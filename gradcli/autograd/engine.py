@@ -145,7 +145,9 @@ def _accumulate(variable: Tensor, g, create_graph: bool, owned: set) -> None:
     """Add a gradient into a tensor's `.grad` (in place unless building a graph)."""
     if create_graph:
         if variable.grad is None:
-            variable.grad = g
+            from ..ops import arith
+
+            variable.grad = arith.grad_copy.fn(g)  # PyTorch's CopyBackwards
         else:
             variable.grad = variable.grad + g
         return
@@ -158,10 +160,8 @@ def _accumulate(variable: Tensor, g, create_graph: bool, owned: set) -> None:
             g = g.copy()
         owned.add(id(g))
         variable.grad = Tensor._make(g)
-    elif variable.grad.grad_fn is not None or variable.grad.requires_grad:
-        with set_grad_enabled(False):
-            variable.grad = Tensor._make(variable.grad._data + g)
     else:
+        # in place, as PyTorch accumulates without create_graph (a grad_fn stays)
         old = variable.grad._data
         if old.shape == np.shape(g) and old.flags.writeable:
             old += g

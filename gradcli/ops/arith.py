@@ -167,3 +167,12 @@ export("pow", pow, array=lambda input, exponent: np.power(input, exponent))
 def rsub_(input, other):
     """other - input, for a number `other` (RsubBackward1)."""
     return apply(rsub, (input,), {"other": other})
+
+
+# The node PyTorch's AccumulateGrad leaves on a `.grad` stored under create_graph=True
+# (it copies the incoming gradient): identity backward.
+grad_copy = defop(
+    "copy", "CopyBackwards", np.copy, public=False,
+    rules=(lambda F, g: g,), formulas=("grad",),
+    sympy=lambda sp, a: a, domain=unary(),
+)
