@@ -11,6 +11,10 @@ def main(argv: list[str] | None = None) -> None:
     # to find, yet at its default threshold it rescans the growing graph every 700
     # allocations: that doubled the cost of an op. Collect rarely instead.
     gc.set_threshold(100_000, 50, 100)
+    import numpy
+
+    # inf and nan flow silently, as in PyTorch; numpy would warn on stderr.
+    numpy.seterr(all="ignore")
     from .app import run_app
 
     code = run_app(argv)

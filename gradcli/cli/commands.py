@@ -59,6 +59,7 @@ def backward_cmd(
     retain_graph: Annotated[bool, typer.Option("--retain-graph")] = False,
     create_graph: Annotated[bool, typer.Option("--create-graph")] = False,
     steps: Annotated[bool, typer.Option("--steps", help="Print every backward step.")] = False,
+    detect_anomaly: Annotated[bool, typer.Option("--detect-anomaly", help="Stop at the first NaN a backward node produces.")] = False,
 ):
     """Run output.backward() and show the .grad of every leaf.
 
@@ -99,7 +100,10 @@ def backward_cmd(
             if name not in r.grads:
                 console.print(f"{name}.grad is None: {reason}")
 
-    drive(_common(file, expr, of, set, json, points, max_elements, max_steps), answer, to_json, human)
+    from ..autograd import anomaly
+
+    with anomaly.detect_anomaly_if(detect_anomaly):
+        drive(_common(file, expr, of, set, json, points, max_elements, max_steps), answer, to_json, human)
 
 
 def _t(g):

@@ -31,12 +31,20 @@ def shape_of(value) -> str:
 
 
 def table(*columns, title=None):
+    """A table with a rule under its header: box drawing on a terminal, ASCII when piped."""
+    import sys
+
     from rich import box
     from rich.table import Table
 
-    t = Table(*columns, title=title, box=box.SIMPLE_HEAD, title_justify="left", show_edge=False,
-              pad_edge=False)
-    return t
+    rule = box.SIMPLE_HEAD if sys.stdout.isatty() else _ASCII_SIMPLE_HEAD()
+    return Table(*columns, title=title, box=rule, title_justify="left", show_edge=False, pad_edge=False)
+
+
+def _ASCII_SIMPLE_HEAD():
+    from rich.box import Box
+
+    return Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
 
 
 def eval_table(result):

@@ -223,7 +223,7 @@ def test_program_error_has_location_caret_and_hint():
     lines = result.stderr.splitlines()
     assert lines[0].startswith("<expr>:2:5: error:")
     assert lines[1] == "  y = sine(x)"
-    assert lines[2] == "      ^"
+    assert lines[2] == "      ^^^^"
     assert "did you mean 'sin'" in result.stderr
 
 
@@ -313,3 +313,22 @@ def test_every_command_has_help_with_an_example():
         result = invoke(command, "--help")
         assert result.exit_code == 0, command
         assert "Example" in result.stdout, command
+
+
+ANOMALY = "x = [0.0, 1.0]\ny = sqrt(x)\nz = (y * 0.0).sum()\n"
+
+
+def test_detect_anomaly_points_at_the_forward_op():
+    result = invoke("backward", "-e", ANOMALY, "--detect-anomaly")
+    assert result.exit_code == 4
+    lines = result.stderr.splitlines()
+    assert lines[0] == "<expr>:2:5: error: Function 'SqrtBackward0' returned nan values in its 0th output."
+    assert lines[1:3] == ["  y = sqrt(x)", "      ^^^^"]
+    assert invoke("backward", "-e", ANOMALY, "--json").exit_code == 0
+
+
+def test_detect_anomaly_in_run_keeps_what_was_printed():
+    prog = "print('before')\nx = torch.tensor([0.0], requires_grad=True)\ny = torch.sqrt(x).sum() * 0.0\ny.backward()\n"
+    result = invoke("run", "-e", prog, "--detect-anomaly")
+    assert result.exit_code == 4 and result.stdout == "before\n"
+    assert "<expr>:3:11:" in result.stderr

@@ -1,0 +1,85 @@
+"""The `graph` command: the grad_fn graph of the output, as a tree, list, dot, mermaid or JSON.
+
+It walks the graph once (`gradcli.graphmodel`) and hands the model to one of the
+pure formatters of `gradcli.render.graph`.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+from .common import Common, Expr, File, Json, MaxElements, MaxSteps, Of, Points, Set, drive
+
+
+class GraphFormat(str, Enum):
+    tree = "tree"
+    list = "list"
+    dot = "dot"
+    mermaid = "mermaid"
+    json = "json"
+
+
+def _terminal() -> tuple[bool, bool]:
+    """(box-drawing guides, colour) for standard output: a terminal only; colour never with NO_COLOR."""
+    stream = sys.stdout
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        return False, False
+    try:
+        "├└│".encode(stream.encoding or "ascii")
+        unicode = True
+    except (LookupError, UnicodeEncodeError):
+        unicode = False
+    color = not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    return unicode, color
+
+
+def graph_cmd(
+    file: File = None, expr: Expr = None, of: Of = None, set: Set = None, json: Json = False,
+    points: Points = None, max_elements: MaxElements = 10**8, max_steps: MaxSteps = 10**6,
+    tree: Annotated[bool, typer.Option("--tree", help="Draw the nested next_functions as a tree.")] = False,
+    format: Annotated[Optional[GraphFormat], typer.Option(
+        "--format", help="tree, list (the default without --tree), dot (Graphviz), mermaid or json.",
+        case_sensitive=False, show_default=False)] = None,
+    saved: Annotated[bool, typer.Option("--saved", help="Show what each node saved for backward.")] = False,
+    values: Annotated[bool, typer.Option("--values", help="Show the value each node produced, when known.")] = False,
+):
+    """The backward graph of the output: every grad_fn node, its next_functions and where it was made.
+
+    Example: gradcli graph -e 'x = 2.0; y = 3.0; z = x * x * y' --tree
+    """
+    from ..render import graph as render
+
+    chosen = format.value if format is not None else None
+    if tree and chosen not in (None, "tree"):
+        raise typer.BadParameter(f"--tree draws a tree; it cannot be combined with --format {chosen}",
+                                 param_hint="--format")
+    if json and chosen not in (None, "json"):
+        raise typer.BadParameter(f"--json prints JSON; it cannot be combined with --format {chosen}",
+                                 param_hint="--format")
+    if chosen is None:
+        chosen = "json" if json else "tree" if tree else "list"
+    as_json = json or chosen == "json"
+
+    def answer(run):
+        from ..graphmodel import graph_of
+
+        return graph_of(run, of, saved=saved, values=values)
+
+    def human(model):
+        if chosen == "tree":
+            unicode, color = _terminal()
+            lines = render.to_tree(model, unicode=unicode, color=color)
+        else:
+            lines = render.FORMATS[chosen](model)
+        sys.stdout.write("\n".join(lines) + "\n")
+
+    opts = Common(file, expr, of, set, as_json, points, max_elements, max_steps)
+    drive(opts, answer, render.to_json, human)
