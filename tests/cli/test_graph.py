@@ -247,3 +247,10 @@ def test_long_program_gives_linear_tree():
     drawn = [line for line in lines if "AccumulateGrad" in line and "(see above)" not in line]
     assert len(drawn) == 1  # x is shared: drawn once, referred to n times
     assert sum("-> AccumulateGrad #" in line for line in lines) == n
+
+
+def test_a_bare_final_expression_is_the_root_without_a_tensor_name():
+    doc = graph_json("-e", "x = 2.0; x**2 * 3")
+    assert [n["name"] for n in doc["nodes"]] == ["MulBackward0", "PowBackward0", ACC]
+    assert "tensor" not in doc["nodes"][0]
+    assert doc["nodes"][0]["next"] == [[1, 0], [None, 0]]

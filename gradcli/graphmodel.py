@@ -1,0 +1,214 @@
+"""The backward graph of an output as a small model, for `gradcli graph`.
+
+This module owns the one walk of `grad_fn.next_functions`: iterative (a chain or
+a DAG of 10^5 nodes needs no recursion), linear, each node visited once. Nodes
+are numbered in depth-first preorder from the root (0), edges keep
+`next_functions` order, and every output format (`gradcli.render.graph`) is a
+pure function of the model. Nothing here imports typer or rich.
+"""
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from .errors import ProgramError
+from ._tensor import Tensor
+
+
+@dataclass(eq=False)
+class GraphNode:
+    """One backward node: its name, ordered edges, and what the run knows about it.
+
+    `edges` are `(id or None, output_nr)` in `next_functions` order; `tensor` the
+    first name (in the run's order) of a tensor this node produced; `variable` the
+    name of the leaf behind an AccumulateGrad; `source` "line:col" where the op ran;
+    `saved` (name, shape or None, value) triples when asked; `value` the tensor
+    the node produced, when known and asked; `reached_from` the (node id, edge
+    index) through which the walk first reached this node (None for the root).
+    """
+
+    __slots__ = ("id", "name", "edges", "tensor", "variable", "source", "saved", "value",
+                 "reached_from", "in_degree")
+
+    id: int
+    name: str
+    edges: list
+    tensor: str | None
+    variable: str | None
+    source: str | None
+    saved: list | None
+    value: object
+    reached_from: tuple | None
+    in_degree: int
+
+
+@dataclass(eq=False)
+class GraphModel:
+    """A backward graph: `nodes[i].id == i`, the root is node 0."""
+
+    nodes: list = field(default_factory=list)
+    output_name: str | None = None
+    with_saved: bool = False
+    with_values: bool = False
+    root: int = 0
+
+    def is_shared(self, node_id: int) -> bool:
+        """Whether more than one edge leads to this node (it is drawn once, referred to after)."""
+        return self.nodes[node_id].in_degree > 1
+
+
+def no_graph_error(name: str | None) -> ProgramError:
+    what = f"{name!r}" if name else "the output"
+    return ProgramError(
+        f"{what} does not require grad: it has no graph",
+        hint="a literal assignment such as `x = 2.0` creates an input that requires grad; "
+             "tensor(...) needs requires_grad=True",
+    )
+
+
+def root_node(output: Tensor, name: str | None = None):
+    """The node a graph of `output` starts from: its grad_fn, or a leaf's AccumulateGrad."""
+    if output.grad_fn is not None:
+        return output.grad_fn
+    if output.requires_grad:
+        return output._accumulate_grad()
+    raise no_graph_error(name)
+
+
+def _span_text(span) -> str | None:
+    if span is None:
+        return None
+    try:
+        return f"{span[0]}:{span[1]}"
+    except (TypeError, IndexError):
+        return None
+
+
+def _saved_of(node) -> list:
+    out = []
+    for name, value in node.saved_tensors_info():
+        shape = list(value._data.shape) if isinstance(value, Tensor) else None
+        out.append((str(name), shape, value))
+    return out
+
+
+@contextmanager
+def _gc_paused():
+    """Pause the cyclic GC: the walk makes no cycles, and with a 10^5-node graph alive
+    every collection it would trigger re-traverses the whole graph."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def build(output: Tensor, names: dict | None = None, output_name: str | None = None,
+          saved: bool = False, values: bool = False) -> GraphModel:
+    """Walk the graph of `output` once into a GraphModel.
+
+    `names` maps the run's names to their values (first-assignment order): a node
+    that produced a named tensor is labelled with the first such name, and an
+    AccumulateGrad with the first name of its variable.
+    """
+    with _gc_paused():
+        return _build(output, names, output_name, saved, values)
+
+
+def _build(output, names, output_name, saved, values) -> GraphModel:
+    root = root_node(output, output_name)
+
+    # name lookups: id(grad_fn) -> first name, id(tensor) -> first name
+    by_fn: dict[int, str] = {}
+    by_fn_out: dict[tuple, Tensor] = {}
+    by_tensor: dict[int, str] = {}
+    for name, value in (names or {}).items():
+        if not isinstance(value, Tensor):
+            continue
+        by_tensor.setdefault(id(value), name)
+        if value.grad_fn is not None:
+            by_fn.setdefault(id(value.grad_fn), name)
+            by_fn_out.setdefault((id(value.grad_fn), value._output_nr), value)
+    if output_name and output_name.isidentifier():  # a bare final expression is not a name
+        by_tensor.setdefault(id(output), output_name)
+        if output.grad_fn is not None:
+            by_fn.setdefault(id(output.grad_fn), output_name)
+    if output.grad_fn is not None:
+        by_fn_out.setdefault((id(output.grad_fn), output._output_nr), output)
+
+    # one iterative depth-first walk; `objs` keeps every node alive so id() stays unique
+    index: dict[int, int] = {}
+    objs: list = []
+    reached: list = []
+    stack = [(root, None, 0)]
+    while stack:
+        node, parent, edge = stack.pop()
+        key = id(node)
+        if key in index:
+            continue
+        index[key] = len(objs)
+        objs.append(node)
+        reached.append(None if parent is None else (parent, edge))
+        me = index[key]
+        nexts = node.next_functions
+        for k in range(len(nexts) - 1, -1, -1):
+            child = nexts[k][0]
+            if child is not None and id(child) not in index:
+                stack.append((child, me, k))
+
+    model = GraphModel(output_name=output_name, with_saved=saved, with_values=values)
+    in_degree = [0] * len(objs)
+    for i, node in enumerate(objs):
+        edges = []
+        for child, nr in node.next_functions:
+            if child is None:
+                edges.append((None, int(nr)))
+            else:
+                j = index[id(child)]
+                in_degree[j] += 1
+                edges.append((j, int(nr)))
+        variable = tensor_name = value = None
+        leaf = getattr(node, "variable", None)
+        if isinstance(leaf, Tensor):
+            variable = by_tensor.get(id(leaf))
+            if values:
+                value = leaf
+        else:
+            tensor_name = by_fn.get(id(node))
+            if values:
+                value = _value_of(node, tensor_name, names, by_fn_out)
+        model.nodes.append(GraphNode(
+            id=i, name=node.name(), edges=edges, tensor=tensor_name, variable=variable,
+            source=_span_text(getattr(node, "source", None)),
+            saved=_saved_of(node) if saved else None, value=value,
+            reached_from=reached[i], in_degree=0,
+        ))
+    for node, d in zip(model.nodes, in_degree):
+        node.in_degree = d
+    return model
+
+
+def _value_of(node, tensor_name, names, by_fn_out):
+    """The tensor `node` produced, when the run still holds it (or the node saved it)."""
+    if tensor_name is not None and names is not None:
+        named = names.get(tensor_name)
+        if isinstance(named, Tensor) and named.grad_fn is node:
+            return named
+    found = by_fn_out.get((id(node), 0))
+    if found is not None:
+        return found
+    result = getattr(node, "result", None)
+    if result is not None and getattr(node, "n_outputs", 1) == 1:
+        return Tensor._make(result)
+    return None
+
+
+def graph_of(run, of: str | None = None, saved: bool = False, values: bool = False) -> GraphModel:
+    """The graph of a run's output (or of `--of NAME`)."""
+    from .queries import tensor_output
+
+    name, out = tensor_output(run, of)
+    return build(out, getattr(run, "values", None), output_name=name, saved=saved, values=values)
