@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ProgramValueError, ShapeError
-from .._tensor import Tensor, _dim, as_int, check_elements, shape_str
+from .._tensor import Tensor, _dim, as_int, check_elements
 from .broadcast import _expand_shape
 from .domains import cases
 from .registry import FUNCTIONS, apply, defop, export
@@ -43,10 +43,10 @@ def _size(shape) -> int:
 
 
 def _obj(x):
-    """A SymPy result as a numpy object array (0-d for a single expression)."""
+    """A single SymPy expression as a 0-d numpy object array."""
     out = np.empty((), dtype=object)
     out[()] = x
-    return out if not isinstance(x, np.ndarray) else x
+    return out
 
 
 def _matrix(rng, n, batch=()):
@@ -451,8 +451,7 @@ def _sympy_batched(fn, x):
 
 
 def _sympy_det(sp, x):
-    out = _sympy_batched(lambda m: _obj(sp.Matrix(m.tolist()).det()), x)
-    return out
+    return _sympy_batched(lambda m: _obj(sp.Matrix(m.tolist()).det()), x)
 
 
 def _sympy_inverse(sp, x):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
-from .._tensor import Tensor, _dim, check_elements
+from .._tensor import Tensor, _dim
 from .domains import cases, vectorize
 from .registry import FUNCTIONS, NN_FUNCTIONS, apply, defop, export
 from . import linalg
