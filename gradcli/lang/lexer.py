@@ -156,62 +156,77 @@ class Lexer:
     # --- main loop -----------------------------------------------------
 
     def tokenize(self) -> list[Token]:
-        tokens = self.tokens
+        # The hot kinds (names, operators, integers, newlines) are handled inline
+        # with the position in locals; the others sync it through self.
+        source, stop, tokens = self.source, self.stop, self.tokens
+        append, keywords, new_token = tokens.append, KEYWORDS, Token
+        line, line_start = self.line, self.line_start
         at_line_start = not self.bracket_mode
-        for match in _TOKEN_RE.finditer(self.source, self.start, self.stop):
+        for match in _TOKEN_RE.finditer(source, self.start, stop):
             kind = match.lastgroup
-            start = match.start(kind)
-            end = match.end()
+            start, end = match.span(kind)
             if at_line_start and not self.brackets:
                 if kind == "newline":  # a blank or comment-only line: no NEWLINE, no INDENT
-                    self._next_line(end)
+                    line += 1
+                    line_start = end
                     continue
                 if kind == "comment":
                     continue
                 at_line_start = False
                 if kind != "end" and kind != "continuation":
+                    self.line, self.line_start = line, line_start
                     self._indent(match.start(), start)
+            col = start - line_start + 1
             if kind == "name":
-                text = match.group(kind)
+                text = source[start:end]
                 if text[:2] == "__" and text[-2:] == "__":
+                    self.line, self.line_start = line, line_start
                     raise self.error(f"names that start and end with '__' are not allowed: '{text}'",
                                      start, end - start)
-                col = start - self.line_start + 1
-                tokens.append(Token(text if text in KEYWORDS else "NAME", text, self.line, col,
-                                    col + end - start, start, end))
+                append(new_token(text if text in keywords else "NAME", text, line, col,
+                                 col + end - start, start, end))
             elif kind == "op":
-                text = match.group(kind)
+                text = source[start:end]
                 if text in _BRACKETS:
+                    self.line, self.line_start = line, line_start
                     self._bracket(text, start, end)
                 else:
-                    col = start - self.line_start + 1
-                    tokens.append(Token(text, text, self.line, col, col + end - start, start, end))
-            elif kind == "int" or kind == "float":
-                self._number(match.group(kind), kind, start, end)
+                    append(new_token(text, text, line, col, col + end - start, start, end))
             elif kind == "newline":
                 if not self.brackets and not self.bracket_mode:
                     if tokens and tokens[-1].kind != "NEWLINE":
-                        self._add("NEWLINE", None, start, end)
+                        append(new_token("NEWLINE", None, line, col, col + end - start, start, end))
                     at_line_start = True
-                self._next_line(end)
+                line += 1
+                line_start = end
             elif kind == "comment":
                 pass
-            elif kind == "string":
-                self._string(match.group(kind), start, end)
-            elif kind == "continuation":
-                self._next_line(end)
-                if end >= self.stop:
-                    raise self.error("unexpected EOF after line continuation character", start)
             elif kind == "end":
                 break
-            elif kind == "badstring":
-                triple = match.group(kind)[-3:] in ("'''", '"""')
-                what = "triple-quoted string literal" if triple else "string literal"
-                last = bisect_right(self.starts, self.stop - 1) if triple else self.line
-                raise self.error(f"unterminated {what} (detected at line {last})", start, end - start)
             else:
-                self._bad_character(start)
+                self.line, self.line_start = line, line_start
+                self._other(match, kind, start, end)
+                line, line_start = self.line, self.line_start
+        self.line, self.line_start = line, line_start
         return self._finish()
+
+    def _other(self, match, kind: str, start: int, end: int):
+        """The token kinds off the hot path."""
+        if kind == "int" or kind == "float":
+            self._number(match.group(kind), kind, start, end)
+        elif kind == "string":
+            self._string(match.group(kind), start, end)
+        elif kind == "continuation":
+            self._next_line(end)
+            if end >= self.stop:
+                raise self.error("unexpected EOF after line continuation character", start)
+        elif kind == "badstring":
+            triple = match.group(kind)[-3:] in ("'''", '"""')
+            what = "triple-quoted string literal" if triple else "string literal"
+            last = bisect_right(self.starts, self.stop - 1) if triple else self.line
+            raise self.error(f"unterminated {what} (detected at line {last})", start, end - start)
+        else:
+            self._bad_character(start)
 
     def _finish(self) -> list[Token]:
         if self.brackets:
@@ -354,8 +369,7 @@ class Lexer:
     # --- f-strings -------------------------------------------------------
 
     def _fstring_parts(self, start: int, stop: int, raw: bool) -> list:
-        parts, pos = self._fstring_text(start, stop, raw, in_spec=False, level=0)
-        return parts
+        return self._fstring_text(start, stop, raw, in_spec=False, level=0)[0]
 
     def _fstring_text(self, pos: int, stop: int, raw: bool, in_spec: bool, level: int):
         """Split f-string text into literal str and Field parts, up to `stop`

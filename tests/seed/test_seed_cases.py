@@ -82,6 +82,8 @@ def test_seed_case(case):
         if case.get("printed_numbers_only"):
             got = [[float(n) for n in NUMBER.findall(line)] for line in lines]
             want = [[float(n) for n in NUMBER.findall(line)] for line in case["printed"]]
-            assert got == pytest.approx(want, rel=1e-9) if got and len(got) == len(want) else got == want
+            assert [len(g) for g in got] == [len(w) for w in want], lines
+            for g, w in zip(got, want):
+                assert g == pytest.approx(w, rel=1e-9), lines
         else:
             assert lines == case["printed"]

@@ -1,0 +1,236 @@
+"""The builtin table and the `torch` namespaces: every name a program can reach
+without defining it.
+
+Built from the engine's own tables (`gradcli.ops.FUNCTIONS`, `NN_FUNCTIONS`,
+`gradcli.autograd`), plus the constants `pi e inf nan` and the few Python
+builtins of SPEC 2.3, each wrapped so that it cannot hang or exhaust memory
+(`list(range(10**12))` is an error, not a wait). `torch.X` resolves X among the
+engine's functions; `abs min max sum round` are Python's on plain numbers and
+the engine's on a tensor.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+from itertools import islice
+
+from gradcli.errors import LimitError, ProgramTypeError
+from gradcli.lang.limits import MAX_SEQUENCE_LENGTH
+from gradcli.lang.values import Builtin, DType, Namespace, type_name
+
+CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
+
+# dtype= values are accepted and ignored: every tensor is float64 (SPEC 2.2).
+DTYPES = ("float32", "float64", "double", "float", "half", "float16", "bfloat16",
+          "int", "int32", "int64", "long", "bool")
+
+# Types whose values a program may iterate, index and take len() of.
+SEQUENCE_TYPES = (list, tuple, range, str, dict)
+
+
+def check_length(length: int, what: str = "a list") -> None:
+    """Refuse a Python sequence longer than MAX_SEQUENCE_LENGTH (before building it)."""
+    if length > MAX_SEQUENCE_LENGTH:
+        raise LimitError(f"{what} of {length} items exceeds the limit of {MAX_SEQUENCE_LENGTH} items",
+                         hint="use a tensor (zeros, arange, ...) for large data")
+
+
+def materialize(iterable, what: str = "a list") -> list:
+    """The items of an iterable value as a list, refusing more than MAX_SEQUENCE_LENGTH.
+
+    Every iterable the language has (list, tuple, range, str, dict, Tensor) knows
+    its length, so the check comes before any item is made.
+    """
+    iterator = iterate(iterable)
+    check_length(len(iterable), what)
+    return list(iterator)
+
+
+def iterate(value):
+    """An iterator over a value the language lets a program iterate."""
+    from gradcli._tensor import Tensor
+
+    if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor):
+        return iter(value)
+    raise ProgramTypeError(f"'{type_name(value)}' object is not iterable")
+
+
+def _import_optional(name: str):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _engine():
+    import gradcli
+    import gradcli.autograd as autograd
+    from gradcli import ops, _tensor as tensor
+
+    return gradcli, autograd, ops, tensor
+
+
+def _wrap(members: dict) -> dict:
+    """Callables become Builtins (named); constants, dtypes, namespaces stay as they are."""
+    out = {}
+    for name, value in members.items():
+        if value is None:
+            continue
+        if callable(value) and not isinstance(value, (Namespace, Builtin, DType)) \
+                and not _is_function_base(value):
+            if getattr(value, "__module__", None) == __name__:
+                value.__name__ = value.__qualname__ = name  # so Python's messages say `len()`
+            value = Builtin(name, value)
+        out[name] = value
+    return out
+
+
+def _is_function_base(value) -> bool:
+    from gradcli.autograd import Function
+
+    return isinstance(value, type) and issubclass(value, Function)
+
+
+def make_modules() -> dict:
+    """The importable namespaces, by dotted name (`gradcli.lang.parser.IMPORTABLE_MODULES`)."""
+    gradcli, autograd, ops, tensor = _engine()
+    optim = getattr(gradcli, "optim", None) or _import_optional("gradcli.optim")
+    nn = getattr(gradcli, "nn", None) or _import_optional("gradcli.nn")
+    functional = Namespace("torch.nn.functional", _wrap(dict(ops.NN_FUNCTIONS)))
+    autograd_functional = Namespace("torch.autograd.functional", _wrap({
+        "jacobian": getattr(autograd.functional, "jacobian", None),
+        "hessian": getattr(autograd.functional, "hessian", None),
+    }))
+    autograd_ns = Namespace("torch.autograd", _wrap({
+        "grad": autograd.grad,
+        "backward": autograd.backward,
+        "Function": autograd.Function,
+        "gradcheck": getattr(autograd, "gradcheck", None),
+        "gradgradcheck": getattr(autograd, "gradgradcheck", None),
+        "functional": autograd_functional,
+    }))
+    nn_members = {"functional": functional}
+    if nn is not None:
+        for name in ("MSELoss",) + tuple(getattr(nn, "__all__", ())):
+            nn_members.setdefault(name, getattr(nn, name, None))
+    nn_ns = Namespace("torch.nn", _wrap(nn_members))
+    optim_members = {}
+    if optim is not None:
+        for name in ("SGD",) + tuple(getattr(optim, "__all__", ())):
+            optim_members.setdefault(name, getattr(optim, name, None))
+    optim_ns = Namespace("torch.optim", _wrap(optim_members))
+    torch_members = dict(ops.FUNCTIONS)
+    torch_members.update(CONSTANTS)
+    torch_members.update({name: DType(name) for name in DTYPES})
+    torch_members.update({
+        "no_grad": tensor.no_grad,
+        "enable_grad": tensor.enable_grad,
+        "set_grad_enabled": tensor.set_grad_enabled,
+        "is_grad_enabled": tensor.is_grad_enabled,
+        "manual_seed": getattr(gradcli, "manual_seed", None),
+        "autograd": autograd_ns,
+        "nn": nn_ns,
+        "optim": optim_ns,
+    })
+    torch_ns = Namespace("torch", _wrap(torch_members))
+    return {
+        "torch": torch_ns,
+        "torch.nn": nn_ns,
+        "torch.nn.functional": functional,
+        "torch.autograd": autograd_ns,
+        "torch.autograd.functional": autograd_functional,
+        "torch.optim": optim_ns,
+    }
+
+
+def make_builtins(modules: dict, print_fn) -> dict:
+    """The names a program can use without defining or importing them."""
+    _, autograd, ops, tensor = _engine()
+    Tensor = tensor.Tensor
+    as_int = tensor.as_int
+    functions = ops.FUNCTIONS
+
+    def _hybrid(name, python_fn):
+        engine_fn = functions.get(name)
+
+        def fn(*args, **kwargs):
+            if engine_fn is not None and args and isinstance(args[0], Tensor):
+                return engine_fn(*args, **kwargs)
+            return python_fn(*args, **kwargs)
+
+        return fn
+
+    def _minmax(python_fn):
+        def fn(*args, **kwargs):
+            if len(args) == 1:
+                return python_fn(materialize(args[0]), **kwargs)
+            return python_fn(*args, **kwargs)
+
+        return fn
+
+    def _sum(iterable, start=0):
+        return sum(materialize(iterable), start)
+
+    def _range(*args):
+        return range(*(as_int(a, "range() argument") for a in args))
+
+    def _enumerate(iterable, start=0):
+        items = materialize(iterable)
+        return list(zip(range(as_int(start, "start"), as_int(start, "start") + len(items)), items))
+
+    def _zip(*iterables):
+        items = list(islice(zip(*(iterate(it) for it in iterables)), MAX_SEQUENCE_LENGTH + 1))
+        check_length(len(items))
+        return items
+
+    def _list(iterable=()):
+        return materialize(iterable)
+
+    def _tuple(iterable=()):
+        return tuple(materialize(iterable, "a tuple"))
+
+    def _len(value):
+        if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor):
+            return len(value)
+        raise ProgramTypeError(f"object of type '{type_name(value)}' has no len()")
+
+    def _int(value=0, base=None):
+        return int(value) if base is None else int(value, as_int(base, "base"))
+
+    def _str(value=""):
+        return str(value)
+
+    table = dict(functions)
+    table.update(CONSTANTS)
+    table.update({
+        "print": print_fn,
+        "range": _range,
+        "len": _len,
+        "float": float,
+        "int": _int,
+        "bool": bool,
+        "str": _str,
+        "abs": _hybrid("abs", abs),
+        "min": _hybrid("min", _minmax(min)),
+        "max": _hybrid("max", _minmax(max)),
+        "sum": _hybrid("sum", _sum),
+        "round": _hybrid("round", round),
+        "enumerate": _enumerate,
+        "zip": _zip,
+        "list": _list,
+        "tuple": _tuple,
+        "staticmethod": lambda fn: fn,
+        "no_grad": tensor.no_grad,
+        "enable_grad": tensor.enable_grad,
+        "set_grad_enabled": tensor.set_grad_enabled,
+        "Function": autograd.Function,
+        "torch": modules["torch"],
+        "nn": modules["torch.nn"],
+        "F": modules["torch.nn.functional"],
+        "autograd": modules["torch.autograd"],
+        "optim": modules["torch.optim"],
+    })
+    manual_seed = modules["torch"].members.get("manual_seed")
+    if manual_seed is not None:
+        table["manual_seed"] = manual_seed
+    return _wrap(table)

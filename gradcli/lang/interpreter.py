@@ -1,0 +1,1083 @@
+"""The interpreter: runs a parsed program on gradcli's engine.
+
+A tree walker that dispatches on node type through two tables (expressions,
+statements) and refuses everything else. Names resolve only through the
+program's own scopes and the builtin table (`gradcli.lang.builtins`);
+attributes only through the tables below (the Tensor's come from
+`gradcli._tensor`); only `Builtin`s, `Closure`s and a few engine objects
+(grad-mode switches, loss modules) can be called. So no Python object other
+than the language's values ever reaches a program.
+
+Before applying each operator or call it tells the engine where in the file
+the op is (`set_current_source`), so each graph node knows its line:col; an
+engine error passing by gets the span of the innermost expression being
+evaluated. Loop iterations and user calls are counted against `max_steps`,
+user call depth against MAX_CALL_DEPTH.
+"""
+from __future__ import annotations
+
+import operator
+import re
+import types
+from difflib import get_close_matches
+
+from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError,
+                            ProgramTypeError, ProgramValueError)
+from gradcli.lang import nodes as n
+from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_builtins,
+                                   make_modules, materialize)
+from gradcli.lang.limits import MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS, Limits
+from gradcli.lang.values import Builtin, Closure, Namespace, Scope, type_name
+
+import gradcli.autograd as _autograd
+from gradcli import ops as _ops
+from gradcli import _tensor as _tensor
+from gradcli.autograd import graph as _graph
+
+Tensor = _tensor.Tensor
+_GradMode = _tensor._GradMode
+Function = _autograd.Function
+FunctionCtx = _autograd.FunctionCtx
+as_int = _tensor.as_int
+
+_BINARY = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "@": operator.matmul, "**": operator.pow,
+}
+_INPLACE = {
+    "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
+    "//": operator.ifloordiv, "%": operator.imod, "@": operator.imatmul, "**": operator.ipow,
+}
+_COMPARE = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq, "!=": operator.ne,
+    "is": operator.is_, "is not": operator.is_not,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+_UNARY = {"-": operator.neg, "+": operator.pos}
+
+# Python errors that mean "bad arguments" when a builtin or an operator raises them.
+_PYTHON_ERRORS = (TypeError, ValueError, LookupError, ArithmeticError, RecursionError)
+
+_GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"})
+_CTX_ATTRIBUTES = frozenset({"save_for_backward", "saved_tensors", "needs_input_grad",
+                             "mark_non_differentiable", "set_materialize_grads"})
+_LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
+_DICT_METHODS = frozenset({"keys", "values", "items", "get"})
+_FUNCTION_METHODS = frozenset({"forward", "backward"})
+_FORMAT_NUMBER = re.compile(r"\d+")
+
+
+class _Signal:
+    """What a statement returns to stop the enclosing block: break, continue, return."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+BREAK, CONTINUE, RETURN = _Signal("break"), _Signal("continue"), _Signal("return")
+_MISSING = object()
+
+
+class Printer:
+    """`print`'s output: complete lines go to `emit` (and `lines`) as they are finished."""
+
+    def __init__(self, emit):
+        self.emit = emit
+        self.lines: list[str] = []
+        self.pending = ""
+
+    def write(self, text: str) -> None:
+        text = self.pending + text
+        *complete, self.pending = text.split("\n")
+        for line in complete:
+            self.lines.append(line)
+            self.emit(line)
+
+    def flush(self) -> None:
+        if self.pending:
+            line, self.pending = self.pending, ""
+            self.lines.append(line)
+            self.emit(line)
+
+
+class Interpreter:
+    """Runs one program once: its module scope, step counter and printed lines.
+
+    It stays usable after the run: the engine may call the program's closures
+    later (a hook or a custom Function's backward, during the CLI's backward).
+    """
+
+    def __init__(self, program, overrides: dict, requires_grad, emit, limits: Limits,
+                 script: bool):
+        self.program = program
+        self.overrides = overrides
+        self.requires_grad = frozenset(requires_grad)
+        self.script = script
+        self.max_steps = limits.max_steps
+        self.steps = 0
+        self.call_depth = 0
+        self.printer = Printer(emit)
+        self.modules = make_modules()
+        self.builtins = make_builtins(self.modules, self._make_print())
+        self.module_scope = Scope({}, None, None)
+        self.scope = self.module_scope
+        self.span = None  # the span last given to the engine
+        self.return_value = None
+        self.last_assigned: str | None = None
+        self.tensor_methods = frozenset(_tensor.TENSOR_METHODS) | frozenset(_ops.METHODS)
+        self.tensor_attributes = frozenset(_tensor.TENSOR_ATTRIBUTES)
+        self.settable = frozenset(_tensor.SETTABLE_ATTRIBUTES)
+        self.callable_types = self._callable_types()
+        self.attribute_tables = self._attribute_tables()
+        self._eval = {
+            n.Num: self._num, n.Str: self._str, n.Constant: self._constant,
+            n.FString: self._fstring, n.Name: self._name, n.Attribute: self._attribute,
+            n.Subscript: self._subscript, n.Call: self._call, n.BinOp: self._binop,
+            n.UnaryOp: self._unaryop, n.BoolOp: self._boolop, n.Compare: self._compare,
+            n.IfExp: self._ifexp, n.Lambda: self._lambda, n.ListExpr: self._list,
+            n.TupleExpr: self._tuple, n.DictExpr: self._dict,
+        }
+        self._exec = {
+            n.ExprStmt: self._expr_stmt, n.Assign: self._assign, n.AugAssign: self._augassign,
+            n.Import: self._import, n.ImportFrom: self._import_from, n.If: self._if,
+            n.While: self._while, n.For: self._for, n.With: self._with,
+            n.FunctionDef: self._def, n.ClassDef: self._class, n.Return: self._return,
+            n.Pass: self._pass, n.Break: self._break, n.Continue: self._continue,
+            n.Assert: self._assert,
+        }
+
+    def _callable_types(self) -> tuple:
+        """Engine objects a program may call besides Builtins and Closures: loss modules."""
+        types = []
+        for value in self.modules["torch.nn"].members.values():
+            fn = value.fn if isinstance(value, Builtin) else None
+            if isinstance(fn, type) and any("__call__" in vars(k) for k in fn.__mro__[:-1]):
+                types.append(fn)
+        return tuple(types)
+
+    def _attribute_tables(self) -> list:
+        """(type, names) pairs: the attributes a program may read on engine objects."""
+        tables = [(_tensor.RemovableHandle, frozenset({"remove"}))]
+        for value in self.modules["torch.optim"].members.values():
+            if isinstance(value, Builtin) and isinstance(value.fn, type):
+                tables.append((value.fn, frozenset({"step", "zero_grad", "param_groups"})))
+        return tables
+
+    # --- running -----------------------------------------------------------
+
+    def run_module(self, module: n.Module):
+        """Execute the program; returns (final expression statement or None, its value)."""
+        body = module.body
+        last = body[-1] if body else None
+        for stmt in body:
+            if stmt is last and stmt.__class__ is n.ExprStmt:
+                return stmt, self.eval(stmt.value)
+            self._exec[stmt.__class__](stmt)
+        return None, None
+
+    def exec_block(self, body: list):
+        for stmt in body:
+            signal = self._exec[stmt.__class__](stmt)
+            if signal is not None:
+                return signal
+        return None
+
+    def eval(self, node: n.Node):
+        return self._eval[node.__class__](node)
+
+    def eval_plain(self, node: n.Node):
+        """Evaluate, keeping a list literal a Python list (call arguments, for-iterables,
+        subscripts: `reshape(x, [2, 3])`, `for v in [0.1, 0.2]`)."""
+        if node.__class__ is n.ListExpr:
+            return self._plain_list(node)
+        return self._eval[node.__class__](node)
+
+    def step(self, span) -> None:
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise LimitError(f"the program ran more than {self.max_steps} steps "
+                             "(loop iterations plus function calls)", span,
+                             hint="raise the limit with --max-steps")
+
+    def set_source(self, span) -> None:
+        self.span = span
+        _graph.set_current_source(span)
+
+    def fail(self, exc: Exception, span, what: str | None = None) -> ProgramError:
+        """A ProgramError for a Python error a builtin or an operator raised on bad arguments."""
+        if isinstance(exc, RecursionError):
+            error = ProgramError("maximum recursion depth exceeded", span,
+                                 hint="the value is nested too deeply")
+        else:
+            cls = ProgramTypeError if isinstance(exc, TypeError) else \
+                ProgramValueError if isinstance(exc, ValueError) else ProgramError
+            message = str(exc) or type(exc).__name__
+            if isinstance(exc, KeyError):
+                message = f"key {message} not found"
+            elif isinstance(exc, ZeroDivisionError) and what is None:
+                message = "division by zero"
+            elif what and what not in message:
+                message = f"{what}(): {message}"
+            error = cls(message, span)
+        error.__cause__ = exc
+        return error
+
+    # --- expressions ----------------------------------------------------------
+
+    def _num(self, node):
+        return node.value
+
+    def _str(self, node):
+        return node.value
+
+    def _constant(self, node):
+        return node.value
+
+    def _name(self, node):
+        name = node.id
+        scope = self.scope
+        while scope is not None:
+            value = scope.vars.get(name, _MISSING)
+            if value is not _MISSING:
+                return value
+            if scope.locals is not None and name in scope.locals:
+                raise ProgramError(f"local variable '{name}' referenced before assignment", node.span)
+            scope = scope.parent
+        value = self.builtins.get(name, _MISSING)
+        if value is _MISSING:
+            raise self.unknown_name(name, node.span)
+        return value
+
+    def unknown_name(self, name: str, span) -> NameNotFound:
+        known = set(self.builtins)
+        scope = self.scope
+        while scope is not None:
+            known.update(scope.vars)
+            scope = scope.parent
+        close = get_close_matches(name, sorted(known), n=1)
+        return NameNotFound(f"unknown name '{name}'", span,
+                            hint=f"did you mean '{close[0]}'?" if close else None)
+
+    def _attribute(self, node):
+        return self.getattr(self.eval(node.value), node.attr, node.span)
+
+    def getattr(self, obj, attr: str, span):
+        """`obj.attr`, for the attributes the language defines and no other."""
+        allowed = None
+        if isinstance(obj, Tensor):
+            if attr in self.tensor_attributes:
+                return self._read(obj, attr, span)
+            if attr in self.tensor_methods:
+                return Builtin(attr, self._read(obj, attr, span))
+            allowed = self.tensor_attributes | self.tensor_methods
+        elif obj.__class__ is Namespace:
+            value = obj.members.get(attr, _MISSING)
+            if value is not _MISSING:
+                return value
+            close = get_close_matches(attr, sorted(obj.members), n=1)
+            raise ProgramError(f"module '{obj.name}' has no attribute '{attr}'", span,
+                               hint=f"did you mean '{obj.name}.{close[0]}'?" if close else None)
+        elif isinstance(obj, _graph.Node):
+            allowed = set(_GRAPH_NODE_ATTRIBUTES)
+            if isinstance(obj, _graph.AccumulateGrad):
+                allowed.add("variable")
+            if isinstance(obj, FunctionCtx):
+                allowed |= _CTX_ATTRIBUTES
+                if attr not in allowed and self._ctx_attribute_allowed(attr) \
+                        and attr in vars(obj):
+                    return vars(obj)[attr]
+            if attr in allowed:
+                return self._bound(obj, attr, span)
+        elif isinstance(obj, type) and issubclass(obj, Function) and obj is not Function:
+            if attr == "apply":
+                return Builtin(f"{obj.__name__}.apply", obj.apply)
+            member = vars(obj).get(attr) if attr in _FUNCTION_METHODS else None
+            if member is not None:
+                return member.__func__  # the program's own forward/backward
+            allowed = {"apply"} | _FUNCTION_METHODS
+        elif obj.__class__ is list:
+            if attr in _LIST_METHODS:
+                return Builtin(attr, self._list_method(obj, attr))
+            allowed = _LIST_METHODS
+        elif obj.__class__ is dict:
+            if attr in _DICT_METHODS:
+                return Builtin(attr, self._dict_method(obj, attr))
+            allowed = _DICT_METHODS
+        elif isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
+            allowed = frozenset(type(obj)._fields)
+            if attr in allowed:
+                return getattr(obj, attr)
+        else:
+            for cls, names in self.attribute_tables:
+                if isinstance(obj, cls):
+                    if attr in names:
+                        return self._bound(obj, attr, span)
+                    allowed = names
+                    break
+        close = get_close_matches(attr, sorted(allowed), n=1) if allowed else []
+        if close:
+            hint = f"did you mean '{close[0]}'?"
+        elif allowed and len(allowed) <= 8:
+            hint = "its attributes are " + ", ".join(sorted(allowed))
+        else:
+            hint = None
+        kind = obj.name() if isinstance(obj, _graph.Node) else type_name(obj)
+        raise ProgramError(f"'{kind}' object has no attribute '{attr}'", span, hint=hint)
+
+    def _read(self, obj, attr, span):
+        try:
+            return getattr(obj, attr)
+        except GradcliError as error:
+            raise error.at(span)
+
+    def _bound(self, obj, attr, span):
+        value = self._read(obj, attr, span)
+        if callable(value) and not isinstance(value, (Tensor, tuple, list, dict)):
+            return Builtin(attr, value)
+        return value
+
+    @staticmethod
+    def _ctx_attribute_allowed(attr: str) -> bool:
+        """A name a program may give its own value on a custom Function's ctx: not the
+        engine's (`ctx.foo = 3` is fine, `ctx.next_functions = ...` is not)."""
+        return not attr.startswith("_") and not hasattr(FunctionCtx, attr) \
+            and attr not in ("n_outputs", "needs_input_grad")
+
+    def _list_method(self, obj: list, attr: str):
+        if attr == "append":
+            def append(value):
+                check_length(len(obj) + 1)
+                obj.append(value)
+            return append
+        if attr == "extend":
+            def extend(values):
+                items = materialize(values)
+                check_length(len(obj) + len(items))
+                obj.extend(items)
+            return extend
+        if attr == "insert":
+            def insert(index, value):
+                check_length(len(obj) + 1)
+                obj.insert(as_int(index, "index"), value)
+            return insert
+        if attr == "pop":
+            return lambda index=-1: obj.pop(as_int(index, "index"))
+        return getattr(obj, attr)
+
+    def _dict_method(self, obj: dict, attr: str):
+        if attr == "get":
+            return lambda key, default=None: obj.get(key, default)
+        return lambda: list(getattr(obj, attr)())
+
+    def _subscript(self, node):
+        obj = self.eval(node.value)
+        index = self._index(node.index)
+        self.set_source(node.span)
+        return self.getitem(obj, index, node.span)
+
+    def getitem(self, obj, index, span):
+        if not (isinstance(obj, Tensor) or isinstance(obj, SEQUENCE_TYPES)):
+            raise ProgramTypeError(f"'{type_name(obj)}' object is not subscriptable", span)
+        if not isinstance(obj, (Tensor, dict)):
+            index = self._sequence_index(index, span)
+        try:
+            return obj[index]
+        except GradcliError as error:
+            raise error.at(span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, span) from None
+
+    def _sequence_index(self, index, span):
+        """An index into a list, tuple, range or str: an int (an integral float or
+        one-element tensor is accepted) or a slice of them."""
+        try:
+            if isinstance(index, slice):
+                return index
+            return as_int(index, "an index")
+        except GradcliError as error:
+            raise error.at(span)
+
+    def _index(self, node):
+        if node.__class__ is n.TupleExpr:
+            return tuple(self._index_item(item) for item in node.elts)
+        return self._index_item(node)
+
+    def _index_item(self, node):
+        if node.__class__ is n.Slice:
+            return slice(*(None if part is None else self._slice_bound(part)
+                           for part in (node.lower, node.upper, node.step)))
+        value = self.eval_plain(node)
+        if value.__class__ is float and value.is_integer():
+            return int(value)
+        return value
+
+    def _slice_bound(self, node):
+        value = self.eval(node)
+        if value is None:
+            return None
+        try:
+            return as_int(value, "a slice index")
+        except GradcliError as error:
+            raise error.at(node.span)
+
+    def _call(self, node):
+        func = self.eval(node.func)
+        args = []
+        for arg in node.args:
+            if arg.__class__ is n.Starred:
+                value = self.eval(arg.value)
+                try:
+                    args.extend(materialize(value, "an argument list"))
+                except GradcliError as error:
+                    raise error.at(arg.span)
+            else:
+                args.append(self.eval_plain(arg))
+        kwargs = {}
+        for keyword in node.keywords:
+            kwargs[keyword.name] = self.eval_plain(keyword.value)
+        return self.call(func, args, kwargs, node.span)
+
+    def call(self, func, args, kwargs, span):
+        """Call a value the language lets a program call."""
+        cls = func.__class__
+        if cls is Closure:
+            return self.call_closure(func, args, kwargs, span)
+        if cls is Builtin:
+            fn, name = func.fn, func.name
+        elif isinstance(func, _GradMode) or isinstance(func, self.callable_types):
+            fn, name = func, type(func).__name__
+        elif isinstance(func, type) and issubclass(func, Function):
+            raise ProgramTypeError(f"'{func.__name__}' is a Function class: call it as "
+                                   f"{func.__name__}.apply(...)", span)
+        else:
+            raise ProgramTypeError(f"'{type_name(func)}' object is not callable", span)
+        self.set_source(span)
+        try:
+            result = fn(*args, **kwargs)
+        except GradcliError as error:
+            raise error.at(span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, span, name) from None
+        if isinstance(result, types.FunctionType) and isinstance(func, _GradMode):
+            return Builtin(getattr(args[0], "name", "function"), result)  # a decorated def
+        return result
+
+    def call_closure(self, closure: Closure, args, kwargs, span):
+        self.step(span)
+        if self.call_depth >= MAX_CALL_DEPTH:
+            raise ProgramError("maximum recursion depth exceeded", span,
+                               hint=f"calls may nest at most {MAX_CALL_DEPTH} deep")
+        scope = Scope(self._bind_arguments(closure, args, kwargs, span), closure.scope,
+                      closure.locals)
+        saved = self.scope
+        self.scope = scope
+        self.call_depth += 1
+        try:
+            if closure.is_lambda:
+                return self.eval(closure.body)
+            signal = self.exec_block(closure.body)
+            if signal is RETURN:
+                value, self.return_value = self.return_value, None
+                return value
+            return None
+        except RecursionError:
+            raise ProgramError("maximum recursion depth exceeded", span or self.span,
+                               hint="the program nests calls or expressions too deeply") from None
+        finally:
+            self.call_depth -= 1
+            self.scope = saved
+
+    def _bind_arguments(self, closure: Closure, args, kwargs, span) -> dict:
+        """Python's rules for matching arguments to parameters, with Python's messages."""
+        params = closure.params
+        name = closure.name
+        positional = params.args
+        values = {}
+        if len(args) > len(positional) and params.vararg is None:
+            given = len(args)
+            expected = len(positional)
+            plural = "" if expected == 1 else "s"
+            raise ProgramTypeError(f"{name}() takes {expected} positional argument{plural} but "
+                                   f"{given} {'was' if given == 1 else 'were'} given", span)
+        for param, value in zip(positional, args):
+            values[param.name] = value
+        if params.vararg is not None:
+            values[params.vararg] = tuple(args[len(positional):])
+        if kwargs:
+            names = {p.name for p in positional} | {p.name for p in params.kwonly}
+            for key, value in kwargs.items():
+                if key not in names:
+                    raise ProgramTypeError(f"{name}() got an unexpected keyword argument '{key}'", span)
+                if key in values:
+                    raise ProgramTypeError(f"{name}() got multiple values for argument '{key}'", span)
+                values[key] = value
+        missing = []
+        for param in positional:
+            if param.name not in values:
+                default = closure.defaults.get(param.name, _MISSING)
+                if default is _MISSING:
+                    missing.append(param.name)
+                else:
+                    values[param.name] = default
+        if missing:
+            listed = " and ".join(f"'{m}'" for m in missing) if len(missing) <= 2 else \
+                ", ".join(f"'{m}'" for m in missing[:-1]) + f", and '{missing[-1]}'"
+            plural = "" if len(missing) == 1 else "s"
+            raise ProgramTypeError(f"{name}() missing {len(missing)} required positional "
+                                   f"argument{plural}: {listed}", span)
+        for param in params.kwonly:
+            if param.name not in values:
+                default = closure.defaults.get(param.name, _MISSING)
+                if default is _MISSING:
+                    raise ProgramTypeError(f"{name}() missing 1 required keyword-only argument: "
+                                           f"'{param.name}'", span)
+                values[param.name] = default
+        return values
+
+    def _binop(self, node):
+        if node.op == "**":
+            left = self.eval(node.left)
+            right = self.eval(node.right)
+            return self.binary(node.op, left, right, node.span)
+        # A left-associative chain is a left-deep tree: walk its spine with a loop.
+        spine = [node]
+        left = node.left
+        while left.__class__ is n.BinOp and left.op != "**":
+            spine.append(left)
+            left = left.left
+        value = self.eval(left)
+        for binop in reversed(spine):
+            right = self.eval(binop.right)
+            value = self.binary(binop.op, value, right, binop.span)
+        return value
+
+    def binary(self, op: str, left, right, span, inplace: bool = False):
+        self.set_source(span)
+        try:
+            if left.__class__ is int and right.__class__ is int:
+                return _int_arithmetic(op, left, right)
+            if op in ("*", "+") and (isinstance(left, (list, tuple, str))
+                                     or isinstance(right, (list, tuple, str))):
+                left, right = _check_sequence_arithmetic(op, left, right)
+            elif op == "%" and left.__class__ is str:
+                # `"%9999999999d" % 1` would allocate without bound; f-strings are checked.
+                raise ProgramTypeError("'%' string formatting is not supported", span,
+                                       hint="use an f-string: f\"{x:.3f}\"")
+            return (_INPLACE if inplace else _BINARY)[op](left, right)
+        except GradcliError as error:
+            raise error.at(span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, span) from None
+
+    def _unaryop(self, node):
+        value = self.eval(node.operand)
+        if node.op == "not":
+            return not self.truth(value, node.span)
+        self.set_source(node.span)
+        try:
+            return _UNARY[node.op](value)
+        except GradcliError as error:
+            raise error.at(node.span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, node.span) from None
+
+    def truth(self, value, span) -> bool:
+        if value.__class__ is bool:
+            return value
+        try:
+            return bool(value)
+        except GradcliError as error:
+            raise error.at(span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, span) from None
+
+    def _boolop(self, node):
+        if node.op == "and":
+            for value_node in node.values:
+                value = self.eval(value_node)
+                if not self.truth(value, value_node.span):
+                    return value
+            return value
+        for value_node in node.values:
+            value = self.eval(value_node)
+            if self.truth(value, value_node.span):
+                return value
+        return value
+
+    def _compare(self, node):
+        left = self.eval(node.left)
+        last = len(node.ops) - 1
+        for i, (op, comparator, span) in enumerate(zip(node.ops, node.comparators, node.spans)):
+            right = self.eval(comparator)
+            self.set_source(span)
+            try:
+                result = _COMPARE[op](left, right)
+            except GradcliError as error:
+                raise error.at(span)
+            except _PYTHON_ERRORS as exc:
+                raise self.fail(exc, span) from None
+            if i == last or not self.truth(result, span):
+                return result
+            left = right
+        return result
+
+    def _ifexp(self, node):
+        if self.truth(self.eval(node.test), node.span):
+            return self.eval(node.body)
+        return self.eval(node.orelse)
+
+    def _lambda(self, node):
+        defaults = self._defaults(node.params)
+        return Closure(self, node, "<lambda>", node.params, node.body, defaults, self.scope,
+                       frozenset(node.params.names()), True)
+
+    def _defaults(self, params: n.Params) -> dict:
+        defaults = {}
+        for param in params.args + params.kwonly:
+            if param.default is not None:
+                defaults[param.name] = self.eval(param.default)
+        return defaults
+
+    def _plain_list(self, node) -> list:
+        items = []
+        for element in node.elts:
+            items.append(self._plain_list(element) if element.__class__ is n.ListExpr
+                         else self.eval(element))
+        return items
+
+    def _list(self, node):
+        items = self._plain_list(node)
+        if self.script or not items:
+            return items
+        shape = _numeric_shape(items)
+        if shape is None:
+            return items  # holds tensors or other values: a Python list (`[w]`, `stack([a, b])`)
+        if shape is False:
+            raise ProgramValueError("a list literal of numbers must be rectangular (this one is "
+                                    "ragged)", node.span)
+        return self._make_tensor(items, node.span)
+
+    def _make_tensor(self, value, span, requires_grad: bool = False):
+        make = _ops.FUNCTIONS["tensor"]
+        self.set_source(span)
+        try:
+            return make(_to_float(value), requires_grad=requires_grad)
+        except GradcliError as error:
+            raise error.at(span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, span, "tensor") from None
+
+    def _tuple(self, node):
+        return tuple(self.eval(element) for element in node.elts)
+
+    def _dict(self, node):
+        result = {}
+        for key_node, value_node in zip(node.keys, node.values):
+            key = self.eval(key_node)
+            try:
+                result[key] = self.eval(value_node)
+            except TypeError as exc:
+                raise self.fail(exc, key_node.span) from None
+        return result
+
+    def _fstring(self, node) -> str:
+        out = []
+        for part in node.parts:
+            if part.__class__ is str:
+                out.append(part)
+                continue
+            value = self.eval(part.value)
+            spec = self._fstring(part.spec) if part.spec is not None else ""
+            for number in _FORMAT_NUMBER.findall(spec):
+                if len(number) > 6 or int(number) > MAX_FORMAT_WIDTH:
+                    raise ProgramValueError(f"format width or precision {number} is too large "
+                                            f"(at most {MAX_FORMAT_WIDTH})", part.span)
+            try:
+                if part.conversion == "r":
+                    value = repr(value)
+                elif part.conversion == "s":
+                    value = str(value)
+                elif part.conversion == "a":
+                    value = ascii(value)
+                out.append(format(value, spec))
+            except GradcliError as error:
+                raise error.at(part.span)
+            except _PYTHON_ERRORS as exc:
+                raise self.fail(exc, part.span) from None
+        text = "".join(out)
+        check_length(len(text), "a string")
+        return text
+
+    def _make_print(self):
+        printer = self.printer
+
+        def print(*args, sep=" ", end="\n"):
+            if sep is None:
+                sep = " "
+            if end is None:
+                end = "\n"
+            if not isinstance(sep, str) or not isinstance(end, str):
+                raise ProgramTypeError("print(): sep and end must be strings")
+            printer.write(sep.join(str(arg) for arg in args) + end)
+
+        print.__qualname__ = "print"
+        return print
+
+    # --- statements ---------------------------------------------------------
+
+    def _expr_stmt(self, node):
+        self.eval(node.value)
+
+    def _assign(self, node):
+        site = self.program.input_sites.get(id(node)) if self.scope is self.module_scope else None
+        if site is not None:
+            value = self._input_value(node, *site)
+        else:
+            value = self.eval(node.value)
+        for target in node.targets:
+            self.store(target, value)
+
+    def _input_value(self, node, kind: str, name: str):
+        """The value of an input assignment (SPEC 2.1): a literal is a leaf that
+        requires grad (a Python value in script mode); --set replaces the literal."""
+        override = self.overrides.get(name, _MISSING)
+        if kind == "literal":
+            value = self.eval_plain(node.value) if override is _MISSING else override
+            if self.script:
+                return value
+            return self._make_tensor(value, node.value.span, requires_grad=True)
+        call = node.value
+        if override is _MISSING:
+            return self.eval(call)
+        func = self.eval(call.func)
+        args = [override] + [self.eval_plain(arg) for arg in call.args[1:]]
+        kwargs = {keyword.name: self.eval_plain(keyword.value) for keyword in call.keywords}
+        return self.call(func, args, kwargs, call.span)
+
+    def store(self, target, value):
+        cls = target.__class__
+        if cls is n.Name:
+            self._store_name(target.id, value, target.span)
+        elif cls is n.Attribute:
+            self.setattr(self.eval(target.value), target.attr, value, target.span)
+        elif cls is n.Subscript:
+            obj = self.eval(target.value)
+            index = self._index(target.index)
+            self.set_source(target.span)
+            self.setitem(obj, index, value, target.span)
+        else:
+            items = self._unpack(value, len(target.elts), target.span)
+            for element, item in zip(target.elts, items):
+                self.store(element, item)
+
+    def _store_name(self, name: str, value, span):
+        scope = self.scope
+        scope.vars[name] = value
+        if scope is self.module_scope:
+            self.last_assigned = name
+            if name in self.requires_grad and isinstance(value, Tensor) and value.is_leaf \
+                    and not value.requires_grad:
+                try:
+                    value.requires_grad_(True)
+                except GradcliError as error:
+                    raise error.at(span)
+
+    def _unpack(self, value, count: int, span) -> list:
+        if isinstance(value, (tuple, list)):
+            items = value
+        elif isinstance(value, Tensor) or isinstance(value, SEQUENCE_TYPES):
+            try:
+                length = len(value)
+                if length != count:
+                    items = [None] * length
+                else:
+                    self.set_source(span)
+                    items = list(iterate(value))
+            except GradcliError as error:
+                raise error.at(span)
+        else:
+            raise ProgramTypeError(f"cannot unpack non-iterable {type_name(value)} object", span)
+        if len(items) > count:
+            raise ProgramValueError(f"too many values to unpack (expected {count})", span)
+        if len(items) < count:
+            raise ProgramValueError(f"not enough values to unpack (expected {count}, got "
+                                    f"{len(items)})", span)
+        return items
+
+    def setattr(self, obj, attr: str, value, span):
+        if isinstance(obj, Tensor):
+            if attr not in self.settable:
+                raise ProgramError(f"cannot set attribute '{attr}' of a Tensor", span,
+                                   hint="settable: " + ", ".join(sorted(self.settable)))
+        elif isinstance(obj, FunctionCtx):
+            if not self._ctx_attribute_allowed(attr):
+                raise ProgramError(f"cannot set attribute '{attr}' of ctx", span)
+        else:
+            raise ProgramError(f"cannot set attributes of a '{type_name(obj)}' object", span)
+        try:
+            setattr(obj, attr, value)
+        except GradcliError as error:
+            raise error.at(span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, span) from None
+
+    def setitem(self, obj, index, value, span):
+        if isinstance(obj, Tensor) or obj.__class__ is dict:
+            pass
+        elif obj.__class__ is list:
+            index = self._sequence_index(index, span)
+            if isinstance(index, slice):
+                value = materialize(value)
+        else:
+            raise ProgramTypeError(f"'{type_name(obj)}' object does not support item assignment", span)
+        try:
+            obj[index] = value
+        except GradcliError as error:
+            raise error.at(span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, span) from None
+
+    def _augassign(self, node):
+        target = node.target
+        value = self.eval(node.value)
+        cls = target.__class__
+        if cls is n.Name:
+            current = self._name(target)
+            self._store_name(target.id, self.binary(node.op, current, value, node.span, True),
+                             target.span)
+        elif cls is n.Attribute:
+            obj = self.eval(target.value)
+            current = self.getattr(obj, target.attr, target.span)
+            self.setattr(obj, target.attr, self.binary(node.op, current, value, node.span, True),
+                         target.span)
+        else:
+            obj = self.eval(target.value)
+            index = self._index(target.index)
+            self.set_source(target.span)
+            current = self.getitem(obj, index, target.span)
+            result = self.binary(node.op, current, value, node.span, True)
+            self.set_source(target.span)
+            self.setitem(obj, index, result, target.span)
+
+    def _import(self, node):
+        for alias in node.names:
+            if alias.asname:
+                self._bind(alias.asname, self.modules[alias.name])
+            else:
+                root = alias.name.split(".")[0]
+                self._bind(root, self.modules[root])
+
+    def _import_from(self, node):
+        module = self.modules[node.module]
+        for alias in node.names:
+            value = module.members.get(alias.name, _MISSING)
+            if value is _MISSING:
+                close = get_close_matches(alias.name, sorted(module.members), n=1)
+                raise ProgramError(f"cannot import name '{alias.name}' from '{node.module}'",
+                                   alias.span, hint=f"did you mean '{close[0]}'?" if close else None)
+            self._bind(alias.asname or alias.name, value)
+
+    def _bind(self, name: str, value):
+        """Bind a def, class or import (not an assignment: not an output candidate)."""
+        self.scope.vars[name] = value
+
+    def _if(self, node):
+        for test, body in node.branches:
+            if self.truth(self.eval(test), test.span):
+                return self.exec_block(body)
+        if node.orelse:
+            return self.exec_block(node.orelse)
+        return None
+
+    def _while(self, node):
+        test = node.test
+        while self.truth(self.eval(test), test.span):
+            self.step(node.span)
+            signal = self.exec_block(node.body)
+            if signal is not None:
+                if signal is BREAK:
+                    return None
+                if signal is RETURN:
+                    return signal
+        if node.orelse:
+            return self.exec_block(node.orelse)
+        return None
+
+    def _for(self, node):
+        iterable = self.eval_plain(node.iter)
+        self.set_source(node.iter.span)
+        try:
+            iterator = iterate(iterable)
+        except GradcliError as error:
+            raise error.at(node.iter.span)
+        target = node.target
+        while True:
+            self.set_source(node.iter.span)
+            try:
+                item = next(iterator, _MISSING)
+            except GradcliError as error:
+                raise error.at(node.iter.span)
+            except RuntimeError as exc:  # a dict changed size during iteration
+                raise self.fail(exc, node.iter.span) from None
+            if item is _MISSING:
+                break
+            self.step(node.span)
+            self.store(target, item)
+            signal = self.exec_block(node.body)
+            if signal is not None:
+                if signal is BREAK:
+                    return None
+                if signal is RETURN:
+                    return signal
+        if node.orelse:
+            return self.exec_block(node.orelse)
+        return None
+
+    def _with(self, node):
+        entered = []
+        try:
+            for item in node.items:
+                manager = self.eval(item.context)
+                if not isinstance(manager, _GradMode):
+                    raise ProgramTypeError(f"'{type_name(manager)}' object does not support the "
+                                           "context manager protocol", item.span,
+                                           hint="with works with no_grad(), enable_grad() and "
+                                                "set_grad_enabled(flag)")
+                manager.__enter__()
+                entered.append(manager)
+                if item.target is not None:
+                    self.store(item.target, None)
+            return self.exec_block(node.body)
+        finally:
+            for manager in reversed(entered):
+                manager.__exit__(None, None, None)
+
+    def _def(self, node):
+        closure = Closure(self, node, node.name, node.params, node.body,
+                          self._defaults(node.params), self.scope, node.locals, False)
+        self._bind(node.name, self._decorate(closure, node.decorators))
+
+    def _decorate(self, value, decorators: list):
+        for decorator in reversed(decorators):
+            function = self.eval(decorator)
+            if function.__class__ is Builtin and function.name == "staticmethod":
+                continue
+            if function.__class__ is Builtin and isinstance(function.fn, type) \
+                    and issubclass(function.fn, _GradMode):
+                function = function.fn()  # `@torch.no_grad` without parentheses
+            value = self.call(function, [value], {}, decorator.span)
+        return value
+
+    def _class(self, node):
+        bases = [self.eval(base) for base in node.bases]
+        if len(bases) != 1 or bases[0] is not Function:
+            raise ProgramError("only subclasses of autograd.Function may be defined", node.span,
+                               hint=f"class {node.name}(torch.autograd.Function): with "
+                                    "@staticmethod forward(ctx, ...) and backward(ctx, grad)")
+        if node.decorators:
+            raise ProgramError("class decorators are not supported", node.decorators[0].span)
+        members = {}
+        for stmt in node.body:
+            if stmt.__class__ is n.FunctionDef:
+                if stmt.name not in _FUNCTION_METHODS:
+                    raise ProgramError(f"a Function class defines only forward and backward, "
+                                       f"not '{stmt.name}'", stmt.span)
+                closure = Closure(self, stmt, f"{node.name}.{stmt.name}", stmt.params, stmt.body,
+                                  self._defaults(stmt.params), self.scope, stmt.locals, False)
+                members[stmt.name] = staticmethod(self._decorate(closure, stmt.decorators))
+            elif stmt.__class__ is n.Pass or (stmt.__class__ is n.ExprStmt
+                                               and stmt.value.__class__ is n.Str):
+                continue
+            else:
+                raise ProgramError("a Function class body may only define forward and backward",
+                                   stmt.span)
+        members["__module__"] = "gradcli.program"
+        members["__qualname__"] = node.name
+        self._bind(node.name, type(node.name, (Function,), members))
+
+    def _return(self, node):
+        self.return_value = None if node.value is None else self.eval(node.value)
+        return RETURN
+
+    def _pass(self, node):
+        return None
+
+    def _break(self, node):
+        return BREAK
+
+    def _continue(self, node):
+        return CONTINUE
+
+    def _assert(self, node):
+        if not self.truth(self.eval(node.test), node.test.span):
+            message = "assertion failed"
+            if node.msg is not None:
+                message += f": {self.eval(node.msg)}"
+            raise ProgramError(message, node.span)
+
+
+# --- helpers ---------------------------------------------------------------
+
+
+def _int_arithmetic(op: str, left: int, right: int):
+    """Python int arithmetic, but a result past MAX_INT_BITS becomes a float
+    (numbers are float64), so no program can build a huge integer."""
+    if op == "**" and right > 0 and abs(left) > 1 and right * left.bit_length() > MAX_INT_BITS + 1:
+        return float(left) ** right
+    result = _BINARY[op](left, right)
+    if result.__class__ is int and result.bit_length() > MAX_INT_BITS:
+        return float(result)
+    return result
+
+
+def _check_sequence_arithmetic(op: str, left, right):
+    """Refuse `seq * n` and `seq + seq` results over MAX_SEQUENCE_LENGTH before building them;
+    an integral float is accepted as the count."""
+    if op == "+":
+        if isinstance(left, (list, tuple, str)) and isinstance(right, (list, tuple, str)):
+            check_length(len(left) + len(right), f"a {type(left).__name__}")
+        return left, right
+    sequence, count = (left, right) if isinstance(left, (list, tuple, str)) else (right, left)
+    if isinstance(count, Tensor) or not isinstance(count, (int, float)):
+        return left, right
+    count = as_int(count, "a repeat count")
+    check_length(len(sequence) * max(count, 0), f"a {type(sequence).__name__}")
+    return sequence, count
+
+
+def _numeric_shape(items: list):
+    """The shape of a nested list of numbers; None if it holds anything else, False if ragged."""
+    level = items
+    shape = []
+    while isinstance(level, list):
+        if not level:
+            return None
+        shape.append(len(level))
+        level = level[0]
+    stack = [(items, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if depth == len(shape):
+            if current.__class__ not in (int, float):
+                return None
+            continue
+        if current.__class__ is not list:
+            return None if not isinstance(current, (int, float)) or isinstance(current, bool) \
+                else False
+        if len(current) != shape[depth]:
+            return False
+        stack.extend((item, depth + 1) for item in current)
+    return tuple(shape)
+
+
+def _to_float(value):
+    """Ints to floats, through nested lists (every tensor is float64)."""
+    if value.__class__ is int:
+        return float(value)
+    if value.__class__ is list:
+        return [_to_float(item) for item in value]
+    return value
+

@@ -1,0 +1,237 @@
+"""A compiled program and the result of running it: the API the commands call.
+
+`compile_program` parses once and finds the program's inputs (SPEC 2.1: a
+top-level `x = <literal>`, or `x = torch.tensor(<literal>, ...)`);
+`Program.run` runs it with fresh scopes each time (one run per `--points`
+line), with `--set` overrides, the limits of SPEC 2.5 and the output of
+SPEC 2.4.
+"""
+from __future__ import annotations
+
+import gc
+import sys
+from contextlib import contextmanager
+from difflib import get_close_matches
+from typing import Callable, Iterable
+
+from gradcli.errors import ProgramError
+from gradcli.lang import nodes as n
+from gradcli.lang.builtins import CONSTANTS
+from gradcli.lang.limits import MAX_SOURCE_LENGTH, Limits, recursion_headroom
+from gradcli.lang.parser import parse
+
+
+def compile_program(source: str, filename: str = "<expr>") -> "Program":
+    """Parse `source`; raises ParseError (with its span) if it does not parse."""
+    if len(source) > MAX_SOURCE_LENGTH:
+        raise ProgramError(f"the program is {len(source)} characters long; the limit is "
+                           f"{MAX_SOURCE_LENGTH}")
+    with recursion_headroom(), _gc_paused():
+        module = parse(source)
+    return Program(source, filename, module)
+
+
+@contextmanager
+def _gc_paused():
+    """Pause the cyclic garbage collector while building a syntax tree: the tree has
+    no cycles, and collections triggered by its 10^5 nodes would double parse time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class Program:
+    """A parsed program: run it any number of times."""
+
+    def __init__(self, source: str, filename: str, module: n.Module):
+        self.source = source
+        self.filename = filename
+        self.module = module
+        self.input_sites, self.input_names = find_inputs(module)
+
+    def run(self, overrides: dict | None = None, requires_grad: Iterable[str] = (),
+            stdout: Callable[[str], None] | None = None, limits: Limits | None = None,
+            script: bool = False) -> "RunResult":
+        """Run the program once, from fresh scopes.
+
+        `overrides` replaces the literal of named inputs (--set); `requires_grad`
+        names leaves to make require grad when assigned at top level (grad --wrt);
+        `stdout` receives each printed line; `script` runs with Python's semantics
+        (`lr = 0.01` is a float) instead of expression mode (it is an input leaf).
+        """
+        from gradcli import _tensor as engine_tensor
+        from gradcli.autograd.graph import set_current_source
+        from gradcli.lang.interpreter import Interpreter
+
+        overrides = dict(overrides or {})
+        for name in overrides:
+            if name not in self.input_names:
+                close = get_close_matches(name, self.input_names, n=1)
+                if close:
+                    hint = f"did you mean '{close[0]}'?"
+                elif self.input_names:
+                    hint = "the inputs are " + ", ".join(self.input_names)
+                else:
+                    hint = "the program has no inputs (names assigned a literal at top level)"
+                raise ProgramError(f"no input named '{name}'", hint=hint)
+        limits = limits or Limits()
+        interpreter = Interpreter(self, overrides, requires_grad, stdout or _write_stdout,
+                                  limits, script)
+        saved_max_elements = engine_tensor.limits.max_elements
+        engine_tensor.limits.max_elements = limits.max_elements
+        try:
+            with recursion_headroom(), engine_tensor.enable_grad():
+                try:
+                    final, value = interpreter.run_module(self.module)
+                except RecursionError:
+                    raise ProgramError("maximum recursion depth exceeded", interpreter.span,
+                                       hint="the program nests calls or expressions too deeply") \
+                        from None
+        finally:
+            interpreter.printer.flush()
+            engine_tensor.limits.max_elements = saved_max_elements
+            set_current_source(None)
+        return RunResult(interpreter, final, value)
+
+
+class RunResult:
+    """What a run left: the top-level values, the output (SPEC 2.4), the printed lines."""
+
+    def __init__(self, interpreter, final: n.ExprStmt | None, final_value):
+        variables = interpreter.module_scope.vars
+        self.interpreter = interpreter
+        self.values = {name: value for name, value in variables.items() if is_data(value)}
+        self.printed = interpreter.printer.lines
+        if final is not None and final_value is not None:
+            self.output_name, self.output = final.text, final_value
+        elif interpreter.last_assigned in self.values:
+            self.output_name = interpreter.last_assigned
+            self.output = self.values[self.output_name]
+        else:
+            self.output_name, self.output = None, None
+
+    def select_output(self, name: str) -> tuple:
+        """(name, value) of the top-level value `name` (--of NAME)."""
+        if name in self.values:
+            return name, self.values[name]
+        close = get_close_matches(name, list(self.values), n=1)
+        hint = f"did you mean '{close[0]}'?" if close else \
+            ("the program defines " + ", ".join(self.values) if self.values else None)
+        raise ProgramError(f"no value named '{name}' at the top level of the program", hint=hint)
+
+
+def is_data(value) -> bool:
+    """A value the commands report (tensors, numbers, strings and containers of them),
+    not a function, class, module or engine object."""
+    from gradcli._tensor import Tensor
+
+    return value is None or isinstance(value, (Tensor, bool, int, float, str, tuple, list, dict))
+
+
+def _write_stdout(line: str) -> None:
+    sys.stdout.write(line + "\n")
+
+
+# --- inputs -----------------------------------------------------------------
+
+
+def find_inputs(module: n.Module) -> tuple:
+    """The input assignments of SPEC 2.1: {id(statement): (kind, name)} and the names in order.
+
+    kind "literal": `x = 2.0`, `x = [1., 2.]`, `x = -2 * pi` (a constant expression of
+    numbers and list literals); kind "tensor": `x = torch.tensor(<literal>, ...)`.
+    Only statements directly at the top level count.
+    """
+    bound = module_bindings(module)
+    constants = frozenset(CONSTANTS) - bound
+    sites, names = {}, {}
+    for stmt in module.body:
+        if stmt.__class__ is not n.Assign or len(stmt.targets) != 1 \
+                or stmt.targets[0].__class__ is not n.Name:
+            continue
+        name = stmt.targets[0].id
+        if is_literal(stmt.value, constants):
+            kind = "literal"
+        elif _is_tensor_call(stmt.value, constants):
+            kind = "tensor"
+        else:
+            continue
+        sites[id(stmt)] = (kind, name)
+        names.setdefault(name, None)
+    return sites, list(names)
+
+
+def is_literal(node: n.Node, constants: frozenset) -> bool:
+    """A number, a non-empty (nested) list literal, or a constant expression of them."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is n.Num:
+            continue
+        if cls is n.UnaryOp and node.op in ("-", "+"):
+            stack.append(node.operand)
+        elif cls is n.BinOp:
+            stack.append(node.left)
+            stack.append(node.right)
+        elif cls is n.ListExpr and node.elts:
+            stack.extend(node.elts)
+        elif cls is n.Name and node.id in constants:
+            continue
+        else:
+            return False
+    return True
+
+
+def _is_tensor_call(node: n.Node, constants: frozenset) -> bool:
+    if node.__class__ is not n.Call or not node.args or node.args[0].__class__ is n.Starred:
+        return False
+    func = node.func
+    named = (func.__class__ is n.Name and func.id == "tensor") or (
+        func.__class__ is n.Attribute and func.attr == "tensor"
+        and func.value.__class__ is n.Name and func.value.id == "torch")
+    return named and is_literal(node.args[0], constants)
+
+
+def module_bindings(module: n.Module) -> frozenset:
+    """Every name the program binds at module level (assignments, loops, defs, imports)."""
+    bound = set()
+    blocks = [module.body]
+    while blocks:
+        for stmt in blocks.pop():
+            cls = stmt.__class__
+            if cls is n.Assign:
+                for target in stmt.targets:
+                    _target_names(target, bound)
+            elif cls is n.AugAssign or cls is n.For:
+                _target_names(stmt.target, bound)
+            elif cls is n.FunctionDef or cls is n.ClassDef:
+                bound.add(stmt.name)
+            elif cls is n.Import or cls is n.ImportFrom:
+                for alias in stmt.names:
+                    bound.add(alias.asname or alias.name.split(".")[0])
+            elif cls is n.With:
+                for item in stmt.items:
+                    if item.target is not None:
+                        _target_names(item.target, bound)
+            if cls is n.If:
+                blocks.extend(body for _, body in stmt.branches)
+                blocks.append(stmt.orelse)
+            elif cls in (n.While, n.For):
+                blocks.append(stmt.body)
+                blocks.append(stmt.orelse)
+            elif cls is n.With:
+                blocks.append(stmt.body)
+    return frozenset(bound)
+
+
+def _target_names(target: n.Node, bound: set) -> None:
+    if target.__class__ is n.Name:
+        bound.add(target.id)
+    elif target.__class__ in (n.TupleExpr, n.ListExpr):
+        for element in target.elts:
+            _target_names(element, bound)

@@ -1,0 +1,105 @@
+"""The values a program handles besides numbers, strings, lists, tuples and tensors.
+
+Each is a small class whose only behaviour is the one the language gives it:
+a `Builtin` is a function from the builtin table, a `Closure` a user `def` or
+`lambda`, a `Namespace` stands for `torch`, `torch.nn`, `F`... (never a Python
+module), a `DType` for `torch.float32` and friends. No other Python object is
+handed to a program, and these expose no attributes of their own: every
+attribute a program reads goes through the interpreter's tables.
+"""
+from __future__ import annotations
+
+
+class Builtin:
+    """A function a program may call: its name and the Python callable behind it."""
+
+    __slots__ = ("name", "fn")
+
+    def __init__(self, name: str, fn):
+        self.name = name
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<built-in function {self.name}>"
+
+
+class Closure:
+    """A user function (`def` or `lambda`) with the scope it was defined in.
+
+    Callable from Python, so the engine can call it back (hooks, `jacobian`,
+    `gradcheck`, a custom Function's forward and backward).
+    """
+
+    __slots__ = ("interpreter", "node", "name", "params", "body", "defaults", "scope", "locals",
+                 "is_lambda")
+
+    def __init__(self, interpreter, node, name, params, body, defaults, scope, local_names,
+                 is_lambda):
+        self.interpreter = interpreter
+        self.node = node
+        self.name = name
+        self.params = params
+        self.body = body
+        self.defaults = defaults
+        self.scope = scope
+        self.locals = local_names
+        self.is_lambda = is_lambda
+
+    def __call__(self, *args, **kwargs):
+        return self.interpreter.call_closure(self, args, kwargs, None)
+
+    def __repr__(self) -> str:
+        return f"<function {self.name}>"
+
+
+class Namespace:
+    """`torch`, `torch.nn`, `torch.nn.functional`, ...: a name and a table of members."""
+
+    __slots__ = ("name", "members")
+
+    def __init__(self, name: str, members: dict):
+        self.name = name
+        self.members = members
+
+    def __repr__(self) -> str:
+        return f"<module '{self.name}'>"
+
+
+class DType:
+    """`torch.float32`, `torch.float64`, ...: accepted as `dtype=` and ignored (SPEC 2.2)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+class Scope:
+    """The variables of the module or of one call: `vars`, the enclosing `parent`
+    (lexically), and `locals`, the names a def body binds (None for the module)."""
+
+    __slots__ = ("vars", "parent", "locals")
+
+    def __init__(self, variables: dict, parent: "Scope | None", local_names):
+        self.vars = variables
+        self.parent = parent
+        self.locals = local_names
+
+
+def type_name(value) -> str:
+    """The type of a value as a program sees it (for error messages)."""
+    if isinstance(value, Closure):
+        return "function"
+    if isinstance(value, Builtin):
+        return "builtin_function_or_method"
+    if isinstance(value, Namespace):
+        return "module"
+    if isinstance(value, type):
+        return "type"
+    return type(value).__name__
