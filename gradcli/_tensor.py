@@ -73,9 +73,22 @@ class enable_grad(_GradMode):
 
 
 class set_grad_enabled(_GradMode):
-    """Set graph recording on or off."""
+    """Set graph recording on or off: at once when called, as PyTorch's does, and
+    restored at the end of a `with` block."""
 
     __slots__ = ()
+
+    def __init__(self, mode: bool):
+        super().__init__(mode)
+        self._prev = _grad_enabled[0]
+        _grad_enabled[0] = self._mode
+
+    def __enter__(self):
+        return self
+
+    def __call__(self, fn):
+        _grad_enabled[0] = self._prev  # as a decorator it only applies inside fn
+        return super().__call__(fn)
 
 
 # -- limits --------------------------------------------------------------------
