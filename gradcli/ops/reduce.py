@@ -9,12 +9,17 @@ they are made: `max()` splits the gradient evenly among tied maxima, `max(dim)`
 sends it to the returned index only, `amax` splits it, a zero norm or zero std
 has gradient 0.
 
-This module defines `sum`, `max` and `min`: Python's builtins are reached as
-`builtins.sum` etc. here.
+`max(dim)`/`min(dim)` return (values, indices). Their node saves what
+PyTorch's MaxBackward0 saves: the returned indices (a parameter, computed once
+by the public function), not the input, so an in-place change of the input
+after `max(dim)` does not invalidate its backward, as in PyTorch; the indices
+are an integer tensor outside the graph.
+
+This module defines `sum`, `max` and `min`, shadowing Python's builtins: its
+code uses numpy's and SymPy's (`np.sum`, `sp.Add`, `sp.Max`) instead.
 """
 from __future__ import annotations
 
-import builtins
 import math
 from collections import namedtuple
 
@@ -25,9 +30,6 @@ from .._tensor import Tensor, _dim, as_int
 from .domains import SHAPES, _sample, cases
 from .registry import ARRAYS, apply, defop, export
 from .select import maximum, minimum
-
-_builtin_sum = builtins.sum
-
 
 # -- dims ------------------------------------------------------------------------
 
@@ -93,10 +95,6 @@ def _reduce_objects(x, dim, keepdim, fn):
     if keepdim:
         return out.reshape([1 if a in axes else x.shape[a] for a in range(x.ndim)])
     return out.reshape([x.shape[a] for a in rest])
-
-
-def _total(sp, xs):
-    return _builtin_sum(xs, sp.Integer(0))
 
 
 def _case(shape, lo=-2.0, hi=2.0, fix=None, **params):
@@ -457,10 +455,23 @@ def min(input, dim=None, keepdim=False, *, other=None):
     return _values_and_indices(min_dim, "min", np.argmin, MinResult, input, dim, keepdim)
 
 
-export("max", max, array=lambda input, dim=None, keepdim=False: (
-    np.max(input) if dim is None else np.max(input, axis=_axes(dim, np.ndim(input)), keepdims=keepdim)))
-export("min", min, array=lambda input, dim=None, keepdim=False: (
-    np.min(input) if dim is None else np.min(input, axis=_axes(dim, np.ndim(input)), keepdims=keepdim)))
+def _on_arrays(name, argfn, elementwise, result_type):
+    """max/min for rules on arrays: the same overloads as on Tensors."""
+    whole = _extreme_all(name, getattr(np, name))
+    along = _extreme_dim(name, argfn)
+
+    def fn(input, dim=None, keepdim=False, *, other=None):
+        if other is not None or (dim is not None and not isinstance(dim, (int, float, np.integer))):
+            return elementwise(input, dim if other is None else other)
+        if dim is None:
+            return whole(input)
+        indices = _arg_extreme(name, argfn, input, dim, keepdim)
+        return result_type(along(input, dim, keepdim, indices), indices)
+    return fn
+
+
+export("max", max, array=_on_arrays("max", np.argmax, np.maximum, MaxResult))
+export("min", min, array=_on_arrays("min", np.argmin, np.minimum, MinResult))
 
 
 # -- amax, amin: over several dims, ties split evenly ------------------------------
@@ -470,7 +481,7 @@ def _extreme_over(name, reduce):
         x = np.asarray(self)
         axes = _axes(dim, x.ndim)
         if x.size == 0:
-            if dim is None or dim == ():
+            if dim is None or isinstance(dim, (tuple, list)) and not dim:
                 raise _empty_reduction(name)
             for a in axes:
                 if x.shape[a] == 0:
@@ -487,9 +498,8 @@ def _amax_grad(F, g, self, result, self_shape, dim, keepdim):
     return F.where(mask, _keep(F, g, self_shape, dim, keepdim) / count, 0.0)
 
 
-def _amax_cases(rng):
-    return [build(rng) for build in (*_whole(), _case((2, 3), dim=1), _case((2, 3), dim=(0, 1), keepdim=True),
-                                     _case((2, 3), dim=-2))]
+_amax_cases = cases(*_whole(), _case((2, 3), dim=1), _case((2, 3), dim=(0, 1), keepdim=True),
+                    _case((2, 3), dim=-2))
 
 
 amax_op = defop(

@@ -2,11 +2,11 @@
 
 Ties and bounds follow PyTorch: maximum/minimum split the gradient evenly at a
 tie (and, as PyTorch's masks are written, a nan on either side sends the whole
-gradient to both inputs); atan2 has gradient 0 at the origin; clamp passes the gradient at its bounds (min <= x <= max). Like PyTorch,
-`maximum`, `minimum` and `atan2` take two tensors (a number is a TypeError:
-`clamp` is the form with number bounds), and `clamp` has two overloads: number
-bounds (ClampBackward1, one edge) and tensor bounds (ClampBackward0, three
-edges: self, min, max).
+gradient to both inputs); atan2 has gradient 0 at the origin; clamp passes the
+gradient at its bounds (min <= x <= max). Like PyTorch, `maximum`, `minimum`
+and `atan2` take two tensors (a number is a TypeError: `clamp` is the form with
+number bounds), and `clamp` has two overloads: number bounds (ClampBackward1,
+one edge) and tensor bounds (ClampBackward0, three edges: self, min, max).
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import numpy as np
 
 from ..errors import ProgramTypeError, ProgramValueError
 from .._tensor import Tensor
-from .domains import PAIRS, _sample, binary, cases
-from .registry import apply, defop, export
+from .domains import PAIRS, _sample, binary
+from .registry import _check_broadcast, apply, defop, export
 
 
 def _where(self, other, condition):
@@ -238,6 +238,10 @@ clamp_max_op = defop(
 
 
 def _clamp_tensor(self, min, max):
+    # three inputs: the registry checks broadcasting for two, so check each bound here
+    for bound in (min, max):
+        if bound is not None:
+            _check_broadcast(self, bound)
     return _clamp(self, min, max)
 
 
