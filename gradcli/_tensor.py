@@ -227,7 +227,9 @@ class Tensor:
 
     @property
     def dtype(self):
-        return "torch.bool" if self._data.dtype == np.bool_ else "torch.float64"
+        if self._data.dtype == np.bool_:
+            return "torch.bool"
+        return "torch.int64" if self._data.dtype.kind in "iu" else "torch.float64"
 
     @property
     def data(self) -> "Tensor":

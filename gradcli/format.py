@@ -22,7 +22,9 @@ class _Formatter:
     """One number style and one width for every element of a tensor."""
 
     def __init__(self, values: np.ndarray):
-        self.is_bool = values.dtype == np.bool_
+        # bool and integer tensors (indices from max(dim)) print their values as Python
+        # does, right-justified; int64 is PyTorch's default integer dtype: no suffix.
+        self.is_bool = values.dtype == np.bool_ or values.dtype.kind in "iu"
         self.int_mode = True
         self.sci_mode = False
         self.width = 1
@@ -114,7 +116,7 @@ def _add_suffixes(text: str, suffixes: list[str]) -> str:
 def format_tensor(data: np.ndarray, suffixes: list[str] = ()) -> str:
     """``repr`` of a float64 (or bool) tensor, with `suffixes` such as ``grad_fn=<MulBackward0>``."""
     a = np.asarray(data)
-    if a.dtype != np.bool_:
+    if a.dtype != np.bool_ and a.dtype.kind not in "iu":
         a = a.astype(np.float64, copy=False)
 
     extra = []
