@@ -118,7 +118,7 @@ def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
             grads[key] = t.grad
             if t.grad is None:
                 why[key] = why_no_grad(t, False)
-        elif t.grad is None:
+        elif t.grad is None and t is not out:
             why[key] = why_no_grad(t, True)
     return BackwardResult(name, out, grads, why, _steps(trace) if steps else None)
 
