@@ -110,7 +110,7 @@ class OpNode(Node):
     """
 
     __slots__ = ("op", "saved", "versions", "params", "shapes", "result", "result_version",
-                 "_result_counter", "released", "out_shapes")
+                 "_result_counter", "released", "out_shapes", "n_outputs")
 
     def name(self) -> str:
         return self.op.node

@@ -272,6 +272,7 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
             shapes = None  # nothing was broadcast: nothing to sum back
     node.shapes = shapes
     node.out_shapes = None
+    node.n_outputs = 1
     return node
 
 
@@ -281,6 +282,7 @@ def _wrap_outputs(op: Op, inputs, params, outs, mask):
     if node is not None:
         node.result = None
         node.out_shapes = tuple(np.shape(o) for o in outs)
+        node.n_outputs = len(outs)
     results = []
     for k, out in enumerate(outs):
         out = np.asarray(out)

@@ -132,15 +132,6 @@ def _as_view_of(out: Tensor, base) -> Tensor:
     return out
 
 
-# -- the multi-output node --------------------------------------------------------
-
-# The engine asks a node how many outputs it has (`n_outputs`) to keep their
-# gradients apart; an OpNode of a multi-output op (unbind, split) knows it from
-# the output shapes `_wrap_outputs` records.
-if "n_outputs" not in vars(OpNode):
-    OpNode.n_outputs = property(lambda node: 1 if node.out_shapes is None else len(node.out_shapes))
-
-
 # -- squeeze ---------------------------------------------------------------------
 
 
@@ -167,7 +158,7 @@ squeeze_all = defop(
 
 squeeze_dim = defop(
     "squeeze_dim", "SqueezeBackward1", _squeeze_dims, public=False,
-    rules=_squeeze_rule, formulas=("grad.unsqueeze(dim)",),
+    rules=_squeeze_rule, formulas=("grad.reshape(self.shape)",),
     sympy=lambda sp, x, dim: _squeeze_dims(x, dim),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (1, 3)),), {"dim": 0}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1}),
@@ -268,17 +259,14 @@ class _ListOp:
         return op
 
 
-def _tensor_list(name, tensors, empty_message):
-    if isinstance(tensors, Tensor):
-        raise ProgramTypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+def _tensor_list(name, tensors) -> tuple:
+    """The `tensors` argument of cat/stack: a list or tuple of Tensors, with PyTorch's TypeErrors."""
     if not isinstance(tensors, (list, tuple)):
-        raise ProgramTypeError(
-            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
+        raise ProgramTypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                               f"not {type(tensors).__name__}")
     for k, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise ProgramTypeError(f"expected Tensor as element {k} in argument 0, but got {type(t).__name__}")
-    if not tensors:
-        raise (ProgramValueError if name == "cat" else ShapeError)(empty_message)
     return tuple(tensors)
 
 
@@ -313,7 +301,9 @@ cat_ops = _ListOp(
 
 def cat(tensors, dim=0):
     """Tensors joined along an existing dim (CatBackward0, one edge per tensor)."""
-    tensors = _tensor_list("cat", tensors, "torch.cat(): expected a non-empty list of Tensors")
+    tensors = _tensor_list("cat", tensors)
+    if not tensors:
+        raise ProgramValueError("torch.cat(): expected a non-empty list of Tensors")
     first = tensors[0]._data.shape
     for k, t in enumerate(tensors):
         if not t._data.ndim:
@@ -364,7 +354,9 @@ stack_ops = _ListOp(
 
 def stack(tensors, dim=0):
     """Tensors of one shape joined along a new dim (StackBackward0, one edge per tensor)."""
-    tensors = _tensor_list("stack", tensors, "stack expects a non-empty TensorList")
+    tensors = _tensor_list("stack", tensors)
+    if not tensors:
+        raise ShapeError("stack expects a non-empty TensorList")
     first = tensors[0]._data.shape
     for k, t in enumerate(tensors):
         if t._data.shape != first:
@@ -629,7 +621,8 @@ def narrow(input, dim, start, length):
     if not -size <= start <= size:
         raise ProgramIndexError(
             f"Dimension out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    start %= size if size else 1
+    if start < 0:
+        start += size
     if length < 0:
         raise ShapeError("narrow(): length must be non-negative.")
     if start + length > size:
@@ -842,8 +835,6 @@ def _parse_index(shape, index):
             specified += 1
         elif kind == "array":
             specified += arrays[k].ndim if arrays[k].dtype == np.bool_ else 1
-    if kinds.count("ellipsis") > 1:
-        raise ProgramIndexError("an index can only have a single ellipsis ('...')")
     if specified > ndim:
         if ndim == 0 and kinds and kinds[0] == "int":
             raise ProgramIndexError(
@@ -868,10 +859,13 @@ def _parse_index(shape, index):
             adv.append((dim, np.zeros(0, dtype=np.int64), len(adv)))
             dim += 1
         elif kind == "ellipsis":
+            # PyTorch lets each `...` skip the unspecified dims again (x[..., ...] is x)
             skip = ndim - specified
-            basic.extend([slice(None)] * skip)
+            basic.extend([slice(None)] * max(0, min(skip, ndim - orig)))
             dim += skip
             orig += skip
+        elif dim >= len(cur):
+            raise ProgramIndexError(f"too many indices for tensor of dimension {ndim}")
         elif kind == "int":
             i = as_int(item, "index")
             size = cur[dim]
@@ -991,6 +985,12 @@ def setitem(input, index, value):
     if not recording:
         data = input._data
         if not data.flags.writeable:
+            # an expanded tensor: numpy's broadcast views are read-only
+            view = data[basic]
+            if advanced is None and any(st == 0 and n > 1 for st, n in zip(view.strides, view.shape)):
+                raise ShapeError(
+                    "unsupported operation: more than one element of the written-to tensor refers to a "
+                    "single memory location. Please clone() the tensor before performing the operation.")
             data = input._data = data.copy()
         v = value._data if isinstance(value, Tensor) else value
         view = data[basic]

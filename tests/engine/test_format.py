@@ -46,7 +46,7 @@ CASES = [
     ("neg-zero-int", np.array([-0.0, 3.0]), [], "tensor([-0., 3.])"),
     ("neg-zero-fixed", np.array([-0.0, 1.5]), [], "tensor([-0.0000, 1.5000])"),
     ("zeros", np.zeros(3), [], "tensor([0., 0., 0.])"),
-    ("int-input", np.arange(3), [], "tensor([0., 1., 2.])"),
+    ("int-input", np.arange(3), [], "tensor([0, 1, 2])"),  # int64, as torch.arange(3)
     ("2d", np.array([[1.0, 2.0], [3.0, 4.0]]), [],
      "tensor([[1., 2.],\n"
      "        [3., 4.]])"),
