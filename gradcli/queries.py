@@ -82,7 +82,8 @@ class Step:
     node: str
     source: object
     grad_in: object
-    edges: list = field(default_factory=list)  # (next node name or None, output_nr, grad)
+    edges: list = field(default_factory=list)  # (next node name or None, output_nr, grad, leaf name)
+    variable: str | None = None                # for AccumulateGrad: the leaf accumulated into
 
 
 @dataclass
@@ -120,16 +121,21 @@ def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
                 why[key] = why_no_grad(t, False)
         elif t.grad is None and t is not out:
             why[key] = why_no_grad(t, True)
-    return BackwardResult(name, out, grads, why, _steps(trace) if steps else None)
+    return BackwardResult(name, out, grads, why, _steps(trace, run) if steps else None)
 
 
-def _steps(trace) -> list[Step]:
+def _steps(trace, run) -> list[Step]:
+    """The trace as steps; an edge into a leaf names the leaf's variable."""
+    names = {id(t): k for k, t in reversed(list(tensors(run).items()))}
     out = []
     for node, grad_in, grads in trace:
-        step = Step(node.name(), node.source, grad_in)
+        leaf = getattr(node, "variable", None)
+        step = Step(node.name(), node.source, grad_in,
+                    variable=None if leaf is None else names.get(id(leaf), "?"))
         for (nxt, nr), g in zip(node.next_functions, grads or [None] * len(node.next_functions)):
+            variable = getattr(nxt, "variable", None)
             step.edges.append((None if nxt is None else nxt.name(), nr, g,
-                               getattr(nxt, "variable", None)))
+                               None if variable is None else names.get(id(variable), "?")))
         out.append(step)
     return out
 
@@ -144,10 +150,6 @@ class GradResult:
     wrt: list[str]
     order: int
     grads: dict  # name -> Tensor/None, nested `order` deep
-
-
-def _zeros_for(g, x):
-    return g if g is not None else Tensor._make(np.zeros_like(x._data))
 
 
 def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = False) -> list:

@@ -148,7 +148,3 @@ class OpNode(Node):
         if self._result_counter is not None and self._result_counter[0] != self.result_version:
             fake = Tensor._make(self.result, self, True, 0, self._result_counter)
             raise AutogradError(_modified_message(fake, self.result_version))
-
-
-def zeros_like_array(shape) -> np.ndarray:
-    return np.zeros(shape)

@@ -91,14 +91,20 @@ def backward_cmd(
         if r.steps is not None:
             for i, s in enumerate(r.steps, 1):
                 where = f" at {s.source[0]}:{s.source[1]}" if s.source else ""
+                if s.variable is not None:
+                    console.print(f"step {i}: {s.node}: {s.variable}.grad += {show(_t(s.grad_in))}")
+                    continue
                 console.print(f"step {i}: {s.node}{where}  grad in: {show(_t(s.grad_in))}")
                 for node, nr, g, var in s.edges:
-                    target = "None" if node is None else (f"{node} ({_var_name(var, r)})" if var is not None else node)
+                    target = "None" if node is None else (f"{node} ({var})" if var is not None else node)
                     console.print(f"    -> ({target}, {nr}): {show(_t(g)) if g is not None else '-'}")
         console.print(grads_table(r.grads, r.why_none))
+        by_reason = {}
         for name, reason in r.why_none.items():
             if name not in r.grads:
-                console.print(f"{name}.grad is None: {reason}")
+                by_reason.setdefault(reason, []).append(name)
+        for reason, group in by_reason.items():
+            console.print(f"no .grad for {', '.join(group)}: {reason}")
 
     from ..autograd import anomaly
 
@@ -116,16 +122,14 @@ def _t(g):
     return Tensor._make(g)
 
 
-def _var_name(var, result):
-    return next((k for k, v in result.grads.items() if v is not None and False), "leaf")
-
-
 def _step_json(s):
     return {"node": s.node,
+            **({"variable": s.variable} if s.variable is not None else {}),
             "source": f"{s.source[0]}:{s.source[1]}" if s.source else None,
             "grad_in": J(_t(s.grad_in)),
-            "edges": [{"next": node, "index": nr, "grad": J(_t(g)) if g is not None else None}
-                      for node, nr, g, _ in s.edges]}
+            "edges": [{"next": node, "index": nr, "grad": J(_t(g)) if g is not None else None,
+                       **({"variable": var} if var is not None else {})}
+                      for node, nr, g, var in s.edges]}
 
 
 def grad_cmd(
