@@ -1,0 +1,19 @@
+"""Gradient checks: the engine's derivatives against finite differences and SymPy.
+
+- `core`: one function's check (first and second order, fast mode, kinks).
+- `replay`: a program's recorded graph as a function of its inputs, numeric or symbolic.
+- `symbolic`: SymPy symbols, budgets, evaluation; `symbolic_derivatives` for `grad --symbolic`.
+- `program`: checking a program run; `selfcheck`: checking every op of the op table.
+- `report`: the results of several files (or the op table) as one report and its JSON.
+
+Nothing here imports SymPy at module level.
+"""
+from __future__ import annotations
+
+from .core import FD, SYMPY, Options, Result, check_function
+from .program import check_run, run_recorded
+from .report import Report, to_json
+from .selfcheck import self_check
+
+__all__ = ["FD", "SYMPY", "Options", "Report", "Result", "check_function", "check_run",
+           "run_recorded", "self_check", "to_json"]

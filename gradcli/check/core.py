@@ -1,0 +1,556 @@
+"""Checking one function's derivatives: the engine against central differences and SymPy.
+
+`check_function(func, inputs, names, options, sympy_fn)` compares, for each
+input, the analytical Jacobian (one `autograd.grad` per output element) with
+the central difference `(f(x + eps) - f(x - eps)) / 2 eps` and, where SymPy can
+give it, the derivative of the function's SymPy translation. Order 2 applies
+the same comparison to the first derivatives taken with `create_graph=True`
+(PyTorch's gradgradcheck: the function `x, v -> grad(f(x), x, v)`), so a wrong
+double backward is found the way a wrong backward is.
+
+The pass rule is PyTorch's: |analytical - reference| <= atol + rtol * |reference|.
+A mismatch where the differences show the point is not smooth is a kink, not
+a failure: the one-sided differences disagree and the analytical value lies
+between them (relu or abs at 0, a max tie, a clamp bound: each convention is
+right there), or the difference grows as the step shrinks (a jump, as in the
+first derivative of abs at 0). Kinks are reported, with the first such element.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..autograd.engine import grad as autograd_grad
+from ..autograd.gradcheck import analytical_jacobian
+from ..errors import AutogradError
+from .._tensor import Tensor, no_grad
+from . import symbolic
+from .replay import Unavailable
+
+FD = "finite-difference"
+SYMPY = "sympy"
+
+# A full check holds a few arrays of (output elements x input elements) floats; past
+# this many elements a function is checked in fast mode (v^T J u) instead.
+MAX_JACOBIAN_ELEMENTS = 4_000_000
+
+
+@dataclass
+class Options:
+    """How to check: PyTorch's tolerances; both orders (the command's --order defaults to 1)."""
+
+    eps: float = 1e-6
+    atol: float = 1e-5
+    rtol: float = 1e-3
+    order: int = 2
+    sympy: bool = True
+    fast: bool = False
+    seed: int = 0
+    sympy_seconds: float | None = None   # None: symbolic.SECONDS
+
+
+@dataclass
+class Result:
+    """One check: an input's derivatives of one order against one reference."""
+
+    input: str
+    order: int
+    reference: str
+    ok: bool = True
+    max_abs_error: float | None = None
+    worst_index: list | None = None
+    analytical: float | None = None
+    expected: float | None = None
+    wrt: str | None = None            # order 2: what the worst element is differentiated by
+    kink: list | None = None          # an element where the point sits on a kink
+    skipped: str | None = None        # why this reference was not formed
+    note: str | None = None
+    case: str | None = None            # the op self-check: which domain case
+    projection: bool = False           # fast mode: the numbers are v^T J u
+    others: dict = field(default_factory=dict)  # the other reference's value at the worst element
+    flat: int | None = field(default=None, repr=False)      # the worst element within its block
+    arrays: dict = field(default_factory=dict, repr=False)  # wrt -> this reference's block
+
+
+# -- the engine and finite differences ------------------------------------------------
+
+
+def _tuple(out) -> tuple:
+    return tuple(o for o in (out if isinstance(out, (tuple, list)) else (out,)))
+
+
+def _flat(outs) -> list:
+    return [np.array(o._data, dtype=np.float64).reshape(-1) for o in outs]
+
+
+def _call(func, inputs, differentiates: bool):
+    if differentiates:
+        return _tuple(func(*inputs))
+    with no_grad():
+        return _tuple(func(*inputs))
+
+
+@dataclass
+class Block:
+    """d output m / d input k by the engine and by differences (1 x 1 in fast mode).
+
+    `nonsmooth` marks the elements where the differences say the point is not a
+    smooth one: the one-sided differences disagree and the engine's value lies
+    between them (a kink), or the difference grows as the step shrinks (a jump).
+    """
+
+    analytical: np.ndarray
+    central: np.ndarray
+    forward: np.ndarray
+    backward: np.ndarray
+    nonsmooth: np.ndarray
+    v: np.ndarray | None = None
+    u: np.ndarray | None = None
+
+
+def _mismatch(a, central, atol, rtol):
+    with np.errstate(invalid="ignore"):
+        return (np.abs(a - central) > atol + rtol * np.abs(central)) | (np.isnan(a) != np.isnan(central))
+
+
+def _kinks(a, central, fwd, bwd, atol, rtol):
+    lo, hi = np.minimum(fwd, bwd), np.maximum(fwd, bwd)
+    tol = atol + rtol * np.maximum(np.abs(lo), np.abs(hi))
+    with np.errstate(invalid="ignore"):
+        sided = np.abs(fwd - bwd) > atol + rtol * np.abs(central)
+        return sided & (a >= lo - tol) & (a <= hi + tol)
+
+
+def _jumps(central, finer, atol, rtol):
+    """A difference that grows as the step shrinks (by 4 here): the function jumps."""
+    with np.errstate(invalid="ignore"):
+        return np.abs(finer - central) > np.maximum(atol + rtol * np.abs(central), 0.25 * np.abs(finer))
+
+
+def jacobians(func, inputs, eps, atol, rtol, differentiates=False, original=None) -> list:
+    """[m][k] Blocks: full Jacobians, rows = output elements, columns = input elements.
+
+    `original` = (output, inputs): differentiate that graph for the analytical side.
+    """
+    if original is not None:
+        ana = analytical_jacobian(lambda *_: original[0], list(original[1]))
+    else:
+        ana = analytical_jacobian(func, inputs)
+    base = _flat(_call(func, inputs, differentiates))
+    blocks = []
+    central = [[np.zeros((b.size, x._data.size)) for x in inputs] for b in base]
+    fwd = [[np.zeros_like(c) for c in row] for row in central]
+    bwd = [[np.zeros_like(c) for c in row] for row in central]
+
+    def differences(x, j, step):
+        flat = x._data.reshape(-1)
+        orig = flat[j]
+        flat[j] = orig + step
+        plus = _flat(_call(func, inputs, differentiates))
+        flat[j] = orig - step
+        minus = _flat(_call(func, inputs, differentiates))
+        flat[j] = orig
+        return plus, minus
+
+    for k, x in enumerate(inputs):
+        for j in range(x._data.size):
+            plus, minus = differences(x, j, eps)
+            for m in range(len(base)):
+                central[m][k][:, j] = (plus[m] - minus[m]) / (2 * eps)
+                fwd[m][k][:, j] = (plus[m] - base[m]) / eps
+                bwd[m][k][:, j] = (base[m] - minus[m]) / eps
+    for m in range(len(base)):
+        row = []
+        for k, x in enumerate(inputs):
+            a, c = ana[m][k], central[m][k]
+            nonsmooth = _kinks(a, c, fwd[m][k], bwd[m][k], atol, rtol)
+            # Only where the engine and the differences disagree is a jump worth two more runs.
+            for j in np.flatnonzero(_mismatch(a, c, atol, rtol).any(axis=0)):
+                plus, minus = differences(x, j, eps / 4)
+                finer = (plus[m] - minus[m]) / (eps / 2)
+                nonsmooth[:, j] |= _jumps(c[:, j], finer, atol, rtol)
+            row.append(Block(a, c, fwd[m][k], bwd[m][k], nonsmooth))
+        blocks.append(row)
+    return blocks
+
+
+def projections(func, inputs, eps, atol, rtol, rng, differentiates=False, original=None) -> list:
+    """[m][k] Blocks of v^T J u for random u, v: PyTorch's fast mode."""
+    outs = _tuple(func(*inputs)) if original is None else _tuple(original[0])
+    wrt = list(inputs) if original is None else list(original[1])
+    base = _flat(_call(func, inputs, differentiates))
+    vs = [rng.uniform(0.0, 1.0, o._data.shape) for o in outs]
+    us = [rng.uniform(0.0, 1.0, x._data.shape) for x in inputs]
+    blocks = [[None] * len(inputs) for _ in outs]
+    ana = [[0.0] * len(inputs) for _ in outs]
+    for m, out in enumerate(outs):
+        if out.requires_grad:
+            grads = autograd_grad(out, wrt, Tensor._make(vs[m]), retain_graph=True,
+                                  allow_unused=True)
+            ana[m] = [float(np.sum(g._data * u)) if g is not None else 0.0 for g, u in zip(grads, us)]
+
+    def differences(x, u, step):
+        orig = x._data.copy()
+        x._data[...] = orig + step * u
+        plus = _flat(_call(func, inputs, differentiates))
+        x._data[...] = orig - step * u
+        minus = _flat(_call(func, inputs, differentiates))
+        x._data[...] = orig
+        return plus, minus
+
+    def one(value):
+        return np.array([[value]], dtype=np.float64)
+
+    for k, x in enumerate(inputs):
+        plus, minus = differences(x, us[k], eps)
+        finer = None
+        for m, v in enumerate(vs):
+            v = v.reshape(-1)
+            a, c = one(ana[m][k]), one(v @ (plus[m] - minus[m]) / (2 * eps))
+            f, b = one(v @ (plus[m] - base[m]) / eps), one(v @ (base[m] - minus[m]) / eps)
+            nonsmooth = _kinks(a, c, f, b, atol, rtol)
+            if _mismatch(a, c, atol, rtol).any():
+                finer = finer or differences(x, us[k], eps / 4)
+                nonsmooth |= _jumps(c, one(v @ (finer[0][m] - finer[1][m]) / (eps / 2)), atol, rtol)
+            blocks[m][k] = Block(a, c, f, b, nonsmooth, vs[m], us[k])
+    return blocks
+
+
+def _against_first_order(block, first, func, inputs, k, options) -> None:
+    """Make J_k (by differences of f) the reference of the block d grad(f, x_k, v) / dv."""
+    if not options.fast:
+        block.central, block.forward, block.backward = first.central.T, first.forward.T, first.backward.T
+        return
+    # The block holds w^T (dG/dv) u for its random w (over x_k) and u (over the output):
+    # that is u^T J_k w, the derivative of u . f along w.
+    w, u = block.v, block.u.reshape(-1)
+    x = inputs[k]._data
+    orig = x.copy()
+    values = []
+    for step in (options.eps, -options.eps):
+        x[...] = orig + step * w
+        values.append(_flat(_call(func, inputs, False))[0])
+    x[...] = orig
+    block.central = np.array([[u @ (values[0] - values[1]) / (2 * options.eps)]])
+    block.forward = block.backward = block.central
+
+
+def grad_function(func, n: int):
+    """gradgradcheck's function: (inputs..., v) -> grad(func(inputs), inputs, v, create_graph=True)."""
+    def first_derivatives(*args):
+        xs, v = args[:n], args[n]
+        out = _tuple(func(*xs))[0]
+        if not out.requires_grad:
+            return tuple(Tensor._make(np.zeros_like(x._data)) for x in xs)
+        grads = autograd_grad(out, list(xs), v, create_graph=True, allow_unused=True)
+        return tuple(g if g is not None else Tensor._make(np.zeros_like(x._data))
+                     for g, x in zip(grads, xs))
+    return first_derivatives
+
+
+# -- judging ----------------------------------------------------------------------------
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    error: float
+    flat: int | None          # index into the block of the worst element
+    analytical: float
+    expected: float
+    kink: int | None          # index of an element on a kink
+
+
+def judge(block: Block, reference: np.ndarray, known: np.ndarray | None, atol, rtol) -> Verdict | None:
+    """PyTorch's pass rule over the block, kinks excepted; None when nothing is compared."""
+    a = block.analytical
+    err = np.abs(a - reference)
+    bad = _mismatch(a, reference, atol, rtol)
+    compared = np.ones(a.shape, dtype=bool) if known is None else known
+    if not compared.any():
+        return None
+    bad &= compared
+    kink = bad & block.nonsmooth
+    bad &= ~kink
+    # The worst element: a failing one, else the largest error away from kinks.
+    score = np.where(compared, np.where(np.isnan(err), np.inf, err), -1.0)
+    score = np.where(kink, -0.5, score)
+    ok = not bad.any()
+    flat = int(np.argmax(np.where(bad, np.inf, score) if not ok else score))
+    kinks = np.flatnonzero(kink)
+    return Verdict(ok, float(err.reshape(-1)[flat]), flat, float(a.reshape(-1)[flat]),
+                   float(reference.reshape(-1)[flat]), int(kinks[0]) if kinks.size else None)
+
+
+def _index(flat: int, rows: tuple, cols: tuple) -> list:
+    """A Jacobian element as output index + input index (the jacobian command's layout)."""
+    r, c = divmod(flat, max(int(np.prod(cols)), 1))
+    out = list(np.unravel_index(r, rows)) if rows else []
+    return [int(i) for i in out] + ([int(i) for i in np.unravel_index(c, cols)] if cols else [])
+
+
+def _merge(result: Result, verdict: Verdict, reference, shape_rows, shape_cols, wrt, fast) -> None:
+    """Fold one block's verdict into an input's result (worst block wins)."""
+    if verdict is None:
+        return
+    result.arrays[wrt] = reference
+    worse = (not verdict.ok and result.ok) or (verdict.ok == result.ok and (
+        result.max_abs_error is None or verdict.error > result.max_abs_error or math.isnan(verdict.error)))
+    if verdict.kink is not None and result.kink is None:
+        result.kink = [] if fast else _index(verdict.kink, shape_rows, shape_cols)
+    if worse:
+        result.ok = verdict.ok
+        result.max_abs_error = verdict.error
+        result.worst_index = [] if fast else _index(verdict.flat, shape_rows, shape_cols)
+        result.analytical = verdict.analytical
+        result.expected = verdict.expected
+        result.wrt = wrt
+        result.flat = verdict.flat
+        result.projection = fast
+
+
+# -- one function ---------------------------------------------------------------------------
+
+
+def _first(func, inputs, options, rng, original):
+    if options.fast:
+        return projections(func, inputs, options.eps, options.atol, options.rtol, rng,
+                           original=original)[0]
+    return jacobians(func, inputs, options.eps, options.atol, options.rtol, original=original)[0]
+
+
+def check_function(func, inputs: list, names: list, options: Options, sympy_fn=None,
+                   original=None) -> list:
+    """Results per (order, input, reference) for `func` (one output) at `inputs`.
+
+    `inputs` are Tensors that require grad (perturbed in place, restored);
+    `sympy_fn(sp, arrays, budget)` gives the output as an object array of SymPy
+    expressions of the object arrays standing for the inputs. `original` =
+    (output, inputs) is a graph whose derivatives are the first-order analytical
+    ones (a program's own graph, with its hooks), `func` being its replay.
+    """
+    rng = np.random.default_rng(options.seed)
+    results = []
+    out = _tuple(func(*inputs))[0]
+    out_shape = tuple(out._data.shape)
+    shapes = [tuple(x._data.shape) for x in inputs]
+    n = len(inputs)
+    size = int(np.prod(out_shape, dtype=np.int64)) * sum(x._data.size for x in inputs)
+    note = None
+    if not options.fast and (size > MAX_JACOBIAN_ELEMENTS or (
+            options.order >= 2 and sum(x._data.size for x in inputs) ** 2 > MAX_JACOBIAN_ELEMENTS)):
+        options = dataclasses.replace(options, fast=True)
+        note = (f"the Jacobian has {size} elements (more than {MAX_JACOBIAN_ELEMENTS}): checked in "
+                "fast mode, v^T J u for random u, v")
+
+    first = None
+    if original is not None:
+        try:
+            first = _first(func, inputs, options, rng, original)
+        except AutogradError:
+            note = note or ("the program's own graph could not be differentiated again (a backward "
+                            "freed it): the analytical derivatives are those of its replay")
+            rng = np.random.default_rng(options.seed)
+    if first is None:
+        first = _first(func, inputs, options, rng, None)
+    fd1 = []
+    for k in range(n):
+        r = Result(names[k], 1, FD)
+        _merge(r, judge(first[k], first[k].central, None, options.atol, options.rtol),
+               first[k].central, out_shape, shapes[k], None, options.fast)
+        fd1.append(r)
+
+    second = fd2 = None
+    v = None
+    if options.order >= 2:
+        v = Tensor(rng.uniform(-1.0, 1.0, out_shape), requires_grad=True)
+        g = grad_function(func, n)
+        args = list(inputs) + [v]
+        second = (projections(g, args, options.eps, options.atol, options.rtol, rng, differentiates=True)
+                  if options.fast else
+                  jacobians(g, args, options.eps, options.atol, options.rtol, differentiates=True))
+        # d/dv grad(f, x_k, v) is J_k transposed: compared with the differences of f itself,
+        # not of G. A backward that is wrong only when it builds a graph makes G wrong
+        # consistently, and G's own differences would agree with it.
+        for k in range(n):
+            _against_first_order(second[k][n], first[k], func, inputs, k, options)
+        # Where f is not smooth in an element, its second derivatives in that element are
+        # not defined either; d/dv grad(f, x_k, v) is J_k transposed, with J_k's kinks.
+        rough = [first[k].nonsmooth.any(axis=0) for k in range(n)]
+        for k in range(n):
+            for j in range(n):
+                block = second[k][j]
+                if options.fast:
+                    block.nonsmooth = block.nonsmooth | (rough[k].any() or rough[j].any())
+                else:
+                    block.nonsmooth = block.nonsmooth | rough[k][:, None] | rough[j][None, :]
+            second[k][n].nonsmooth = second[k][n].nonsmooth | first[k].nonsmooth.T
+        fd2 = []
+        arg_names = list(names) + ["grad_output"]
+        arg_shapes = shapes + [out_shape]
+        for k in range(n):
+            r = Result(names[k], 2, FD)
+            for j in range(n + 1):
+                _merge(r, judge(second[k][j], second[k][j].central, None, options.atol, options.rtol),
+                       second[k][j].central, shapes[k], arg_shapes[j], arg_names[j], options.fast)
+            fd2.append(r)
+
+    sym1 = sym2 = None
+    if options.sympy:
+        sym1, sym2 = _sympy_results(func, inputs, names, options, sympy_fn, first, second, v, out_shape,
+                                    shapes, rng)
+    for k in range(n):
+        results.append(fd1[k])
+        if sym1:
+            results.append(sym1[k])
+    if fd2:
+        for k in range(n):
+            results.append(fd2[k])
+            if sym2:
+                results.append(sym2[k])
+    _cross_reference(results)
+    if note:
+        for r in results:
+            r.note = r.note or note
+    return results
+
+
+def _cross_reference(results: list) -> None:
+    """Give each result the other reference's value at its worst element (for the report)."""
+    by_key = {(r.input, r.order, r.reference): r for r in results}
+    for r in results:
+        other = by_key.get((r.input, r.order, SYMPY if r.reference == FD else FD))
+        if other is None or r.flat is None or other.arrays.get(r.wrt) is None:
+            continue
+        value = float(other.arrays[r.wrt].reshape(-1)[r.flat])
+        r.others[other.reference] = None if math.isnan(value) else value
+
+
+def _sympy_results(func, inputs, names, options, sympy_fn, first, second, v, out_shape, shapes, rng):
+    """SymPy's results for order 1 (and 2): per input, or skipped with the reason."""
+    n = len(inputs)
+    sym1 = [Result(names[k], 1, SYMPY) for k in range(n)]
+    sym2 = [Result(names[k], 2, SYMPY) for k in range(n)] if second is not None else None
+    everything = sym1 + (sym2 or [])
+    if sympy_fn is None:
+        for r in everything:
+            r.skipped = "unavailable: no SymPy translation"
+        return sym1, sym2
+    seconds = options.sympy_seconds or symbolic.SECONDS
+    sp = symbolic.sympy()
+    # Each order has its own budget: a Hessian out of reach leaves the first order checked.
+    budget = symbolic.Budget(seconds)
+    try:
+        with budget.guard():
+            symbols = symbolic.Symbols(sp, names, [x._data for x in inputs], rng)
+            y = np.asarray(sympy_fn(sp, symbols.arrays, budget), dtype=object)
+            if y.shape != out_shape:
+                raise Unavailable(f"the SymPy translation has shape {list(y.shape)}, "
+                                  f"not {list(out_shape)}")
+            allsyms = [s for syms in symbols.symbols for s in syms]
+            rows = symbolic.jacobian_exprs(y, allsyms, budget)
+            values, known = symbolic.evaluate(sp, [d for row in rows for d in row], symbols.point,
+                                              budget)
+            jac, jknown = _split(values, known, rows, symbols, shapes)
+            for k in range(n):
+                _sympy_merge(sym1[k], [(first[k], jac[k], jknown[k], out_shape, shapes[k], None)],
+                             options)
+                _note_sample(sym1[k], symbols, k, inputs)
+    except (symbolic.OverBudget, Unavailable) as exc:
+        _skip(everything, exc)
+        return sym1, sym2
+    if sym2 is not None:
+        budget = symbolic.Budget(seconds)
+        try:
+            with budget.guard():
+                _second_order(sp, sym2, rows, y, symbols, jac, jknown, second, v, names, shapes,
+                              out_shape, options, budget, inputs)
+        except (symbolic.OverBudget, Unavailable) as exc:
+            _skip(sym2, exc)
+    return sym1, sym2
+
+
+def _skip(results, exc) -> None:
+    """Say why SymPy gave no reference, on every result it did not reach."""
+    reason = str(exc) if isinstance(exc, symbolic.OverBudget) else f"unavailable: {exc}"
+    for r in results:
+        if r.max_abs_error is None and r.skipped is None:
+            r.skipped = reason
+
+
+def _split(values, known, rows, symbols, shapes):
+    """Per input: the Jacobian (NaN where no symbol) and which elements SymPy gave."""
+    n_out = len(rows)
+    values = values.reshape(n_out, -1) if n_out else values.reshape(0, -1)
+    known = known.reshape(n_out, -1) if n_out else known.reshape(0, -1)
+    jac, jknown, start = [], [], 0
+    for k, cols in enumerate(symbols.columns):
+        size = int(np.prod(shapes[k])) if shapes[k] else 1
+        full = np.full((n_out, size), np.nan)
+        mask = np.zeros((n_out, size), dtype=bool)
+        full[:, cols] = values[:, start:start + len(cols)]
+        mask[:, cols] = known[:, start:start + len(cols)]
+        jac.append(full)
+        jknown.append(mask)
+        start += len(cols)
+    return jac, jknown
+
+
+def _sympy_merge(result, parts, options):
+    """Judge SymPy's Jacobians against the engine's (projected in fast mode)."""
+    for block, ref, known, rows, cols, wrt in parts:
+        if options.fast:
+            if not known.all():
+                result.skipped = "fast mode projects whole Jacobians, and SymPy gave part of one"
+                return
+            ref = np.array([[block.v.reshape(-1) @ ref @ block.u.reshape(-1)]])
+            known = None
+        verdict = judge(block, ref, known, options.atol, options.rtol)
+        _merge(result, verdict, ref, rows, cols, wrt, options.fast)
+    if result.max_abs_error is None and result.skipped is None and any(p[0].analytical.size for p in parts):
+        result.skipped = "unavailable: SymPy gave no value for these derivatives"
+
+
+def _note_sample(result, symbols, k, inputs):
+    if symbols.sampled[k]:
+        result.note = (f"sampled {len(symbols.columns[k])} of {inputs[k]._data.size} elements "
+                       f"(more than {symbolic.MAX_SYMBOLS})")
+
+
+def _second_order(sp, sym2, rows, y, symbols, jac, jknown, second, v, names, shapes, out_shape,
+                  options, budget, inputs):
+    """SymPy's d/dx_j of grad(f, x_k, v) = sum_i v_i d2 f_i / dx_k dx_j, and d/dv = J^T."""
+    n = len(names)
+    vflat = v._data.reshape(-1)
+    offsets = np.cumsum([0] + [len(c) for c in symbols.columns])
+    allsyms = [s for syms in symbols.symbols for s in syms]
+    hess = symbolic.hessian_exprs(rows, allsyms, list(range(len(allsyms))), budget)
+    keys = list(hess)
+    values, known = symbolic.evaluate(sp, [hess[key] for key in keys], symbols.point, budget)
+    # sum_i v_i H_i, where SymPy gave every term (a missing term is a zero derivative).
+    total = np.zeros((len(allsyms), len(allsyms)))
+    unknown = np.zeros((len(allsyms), len(allsyms)), dtype=bool)
+    for (i, c, d), value, ok in zip(keys, values, known):
+        total[c, d] += vflat[i] * value
+        unknown[c, d] |= not ok
+    for k in range(n):
+        size_k = int(np.prod(shapes[k])) if shapes[k] else 1
+        cols_k = symbols.columns[k]
+        parts = []
+        for j in range(n):
+            size_j = int(np.prod(shapes[j])) if shapes[j] else 1
+            full = np.full((size_k, size_j), np.nan)
+            mask = np.zeros((size_k, size_j), dtype=bool)
+            block = total[offsets[k]:offsets[k + 1], offsets[j]:offsets[j + 1]]
+            gaps = unknown[offsets[k]:offsets[k + 1], offsets[j]:offsets[j + 1]]
+            for r, row in enumerate(cols_k):
+                full[row, symbols.columns[j]] = block[r]
+                mask[row, symbols.columns[j]] = ~gaps[r]
+            parts.append((second[k][j], full, mask, shapes[k], shapes[j], names[j]))
+        # d/dv grad(f, x_k, v) is J_k transposed, which SymPy already gave.
+        parts.append((second[k][n], jac[k].T, jknown[k].T, shapes[k], out_shape, "grad_output"))
+        _sympy_merge(sym2[k], parts, options)
+        _note_sample(sym2[k], symbols, k, inputs)

@@ -1,0 +1,180 @@
+"""Checking a program: its output as a function of its inputs, and `grad --symbolic`.
+
+The program runs once under `recording()`; its graph, replayed by `Tape`, is
+the function whose derivatives are checked (see `replay`). The checked inputs
+are by default every named leaf that requires grad; `--wrt` may also name an
+intermediate tensor (its graph above is then replaced by the perturbed value).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import queries
+from .._tensor import Tensor, no_grad
+from ..errors import AutogradError
+from . import symbolic
+from .core import Options, check_function
+from .replay import Tape, Unavailable, recording
+
+
+@dataclass
+class OutputReport:
+    """The checks of one output of one program."""
+
+    file: str
+    output: str
+    results: list = field(default_factory=list)
+
+
+def default_inputs(run) -> list:
+    """(name, tensor) of every named leaf that requires grad, each tensor once."""
+    seen, out = set(), []
+    for name, t in queries.tensors(run).items():
+        if t.is_leaf and t.requires_grad and id(t) not in seen:
+            seen.add(id(t))
+            out.append((name, t))
+    return out
+
+
+def run_recorded(program, overrides=None, requires_grad=(), stdout=None, limits=None, script=False):
+    """Run `program` noting every node's inputs, so that its graph can be replayed."""
+    with recording() as notes:
+        run = program.run(overrides or {}, requires_grad=requires_grad, stdout=stdout, limits=limits,
+                          script=script)
+    return run, notes
+
+
+def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> list:
+    """One OutputReport per output (`of`: names, default the program's output)."""
+    if wrt:
+        inputs = list(zip(wrt, queries.lookup(run, wrt, "--wrt")))
+        for name, t in inputs:
+            if not t.requires_grad:
+                raise AutogradError(f"--wrt {name}: the tensor does not require grad, and is not a "
+                                    "leaf that could be made to")
+    else:
+        inputs = default_inputs(run)
+    if not inputs:
+        raise AutogradError("gradcheck expects at least one input tensor to require gradient, "
+                            "but none of the them have requires_grad=True.",
+                            hint="make an input a leaf that requires grad (x = 2.0, or "
+                                 "requires_grad=True), or name one with --wrt")
+    names = [name for name, _ in inputs]
+    reports = []
+    for output in (of or [None]):
+        out_name, out = queries.tensor_output(run, output)
+        tape = Tape([out], [t for _, t in inputs], notes)
+        xs = [Tensor(np.array(t._data, dtype=np.float64), requires_grad=True) for _, t in inputs]
+        results = check_function(lambda *a: tape(*a)[0], xs, names, options,
+                                 _sympy_function(tape, xs), original=(out, [t for _, t in inputs]))
+        reports.append(OutputReport(label, out_name, results))
+    return reports
+
+
+def _sympy_function(tape: Tape, xs: list):
+    """The output's SymPy translation, node by node, as a function of symbol arrays."""
+    def translate(sp, arrays, budget):
+        with no_grad():
+            _, base = tape.evaluate([Tensor._make(x._data.copy()) for x in xs], keep=True)
+        return tape.symbolic(sp, arrays, base, budget)[0]
+    return translate
+
+
+# -- grad --symbolic --------------------------------------------------------------------------
+
+
+def formulas(run, grad_result, seconds: float, simplify_seconds: float) -> dict:
+    """{name: formula} (nested `order` deep) for the derivatives of a `grad` result."""
+    sp = symbolic.sympy()
+    wrt = list(grad_result.wrt)
+    try:
+        again, notes = _rerun(run, wrt)
+        out = _same_output(again, grad_result.output_name)
+        xs = queries.lookup(again, wrt, "--wrt")
+        tape = Tape([out], xs, notes)
+        budget = symbolic.Budget(seconds)
+        with budget.guard():
+            symbols = symbolic.Symbols(sp, wrt, [x._data for x in xs], max_symbols=symbolic.MAX_SYMBOLS)
+            if any(symbols.sampled):
+                raise symbolic.OverBudget(f"budget: more than {symbolic.MAX_SYMBOLS} elements")
+            with no_grad():
+                _, base = tape.evaluate([Tensor._make(x._data.copy()) for x in xs], keep=True)
+            y = np.asarray(tape.symbolic(sp, symbols.arrays, base, budget)[0], dtype=object)
+            exprs = _derivatives(sp, y, symbols, grad_result, budget)
+    except (symbolic.OverBudget, Unavailable) as exc:
+        return _nested_constant(wrt, grad_result.order, f"(no formula: {exc})")
+    except Exception as exc:  # the formulas are an extra: never lose the values for them
+        return _nested_constant(wrt, grad_result.order, f"(no formula: {type(exc).__name__})")
+    flat = [symbolic.integral_floats(sp, e) for _, arr in exprs for e in arr.reshape(-1)]
+    simple = iter(symbolic.simplify_all(sp, flat, simplify_seconds))
+    out = {}
+    for path, arr in exprs:
+        shaped = np.array([next(simple) for _ in range(arr.size)], dtype=object).reshape(arr.shape)
+        node = out
+        for name in path[:-1]:
+            node = node.setdefault(name, {})
+        node[path[-1]] = _text(shaped)
+    return out
+
+
+def _rerun(run, wrt):
+    interp = run.interpreter
+    return run_recorded(interp.program, getattr(interp, "overrides", None), requires_grad=wrt,
+                        stdout=lambda line: None, limits=getattr(interp, "limits", None),
+                        script=getattr(interp, "script", False))
+
+
+def _same_output(run, name):
+    if name == run.output_name:
+        return run.output
+    return queries.tensor_output(run, name)[1]
+
+
+def _derivatives(sp, y, symbols, grad_result, budget) -> list:
+    """[(path of names, object array)] of the derivatives `grad` computed."""
+    names = list(grad_result.wrt)
+    if grad_result.order == 1:
+        seed = np.ones(y.shape) if y.size == 1 else None
+        given = getattr(grad_result, "grad_outputs", None)
+        if given is not None:
+            seed = np.asarray(given, dtype=np.float64)
+        if seed is None:
+            raise Unavailable("a non-scalar output needs --grad-outputs")
+        total = sum((float(w) * e for w, e in zip(np.broadcast_to(seed, y.shape).reshape(-1),
+                                                  y.reshape(-1))), sp.Integer(0))
+        y = np.asarray(total, dtype=object)
+    out = []
+    level = [((), y.reshape(()) if y.size == 1 else y)]
+    for _ in range(grad_result.order):
+        nxt = []
+        for path, arr in level:
+            for name, sym_arr in zip(names, symbols.arrays):
+                budget.check()
+                d = np.empty(arr.shape + sym_arr.shape, dtype=object)
+                for i in np.ndindex(arr.shape):
+                    e = arr[i]
+                    for j in np.ndindex(sym_arr.shape):
+                        s = sym_arr[j]
+                        d[i + j] = e.diff(s) if hasattr(e, "free_symbols") and s in e.free_symbols \
+                            else sp.Integer(0)
+                nxt.append((path + (name,), d))
+        level = nxt
+    out.extend(level)
+    return out
+
+
+def _text(arr: np.ndarray) -> str:
+    """A formula, or nested lists of them for a tensor's elements."""
+    if not isinstance(arr, np.ndarray):
+        return str(arr)
+    if arr.ndim == 0:
+        return str(arr[()])
+    return "[" + ", ".join(_text(arr[i]) for i in range(arr.shape[0])) + "]"
+
+
+def _nested_constant(names, order, text):
+    if order <= 0:
+        return text
+    return {n: _nested_constant(names, order - 1, text) for n in names}

@@ -1,0 +1,218 @@
+"""The `gradcheck` command: analytical derivatives against finite differences and SymPy.
+
+With files (or -e), each program's output is checked as a function of its
+inputs; with none, every op of the op table is (the self-check). One report
+for everything: a Rich table (or the JSON of SPEC 5), exit 1 on any mismatch.
+"""
+from __future__ import annotations
+
+from typing import Annotated, List, Optional
+
+import typer
+
+from ..errors import GradcliError, UsageError
+from .common import Expr, Json, MaxElements, MaxSteps, Set, Failed, emit, names, parse_sets, \
+    read_source, report, stderr_print, stdout_console
+
+Files = Annotated[Optional[List[str]], typer.Argument(
+    help="Programs to check (- for standard input); none: check every built-in op.", metavar="FILE",
+    show_default=False)]
+
+
+def gradcheck_cmd(
+    files: Files = None, expr: Expr = None, set: Set = None, json: Json = False,
+    max_elements: MaxElements = 10**8, max_steps: MaxSteps = 10**6,
+    of: Annotated[Optional[str], typer.Option(
+        "--of", help="The output(s) to check, comma-separated (default: the output, SPEC 2.4).")] = None,
+    wrt: Annotated[Optional[str], typer.Option(
+        "--wrt", help="Inputs to check, comma-separated (default: every input that requires grad).")] = None,
+    eps: Annotated[float, typer.Option("--eps", help="The finite-difference step.")] = 1e-6,
+    atol: Annotated[float, typer.Option("--atol", help="Absolute tolerance.")] = 1e-5,
+    rtol: Annotated[float, typer.Option("--rtol", help="Relative tolerance.")] = 1e-3,
+    order: Annotated[int, typer.Option("--order", help="1, or 2 to check second derivatives too.")] = 1,
+    no_sympy: Annotated[bool, typer.Option("--no-sympy", help="Skip the SymPy reference.")] = False,
+    fast: Annotated[bool, typer.Option("--fast", help="Check random projections v^T J u (large inputs).")] = False,
+):
+    """Check analytical derivatives against central differences and SymPy.
+
+    Pass rule (PyTorch's): |analytical - reference| <= atol + rtol * |reference|.
+    Exit 1 if any check fails. With no FILE, every built-in op is checked,
+    first and second order.
+
+    Example: gradcli gradcheck model.txt --order 2
+    """
+    from ..check import Options
+
+    if order not in (1, 2):
+        raise UsageError(f"--order {order}: gradcheck checks order 1 or 2")
+    if eps <= 0:
+        raise UsageError("--eps must be positive")
+    if not files and expr is None:
+        options = Options(eps, atol, rtol, 2, not no_sympy, fast)
+        result = _self_check(options)
+    else:
+        options = Options(eps, atol, rtol, order, not no_sympy, fast)
+        result = _programs(files or [], expr, set, of, wrt, options, json, max_elements, max_steps)
+    if result is None:
+        return
+    if json:
+        from ..check import to_json
+        from ..render.jsonout import dumps
+
+        emit(dumps(to_json(result)))
+    else:
+        _human(result)
+    if result.errors:
+        raise Failed(int(result.errors[0][1].exit_code))
+    if not result.ok:
+        raise Failed(1)
+
+
+def _self_check(options):
+    from ..check import Report, self_check
+
+    result = Report()
+    result.add_ops(self_check(options))
+    return result
+
+
+def _programs(files, expr, sets, of, wrt, options, as_json, max_elements, max_steps):
+    """Check each program; a program that fails to run is reported and the others go on."""
+    from ..check import Report, check_run, run_recorded
+    from ..lang import Limits, compile_program
+
+    sources = [(None, expr)] if expr is not None else []
+    if expr is not None and files:
+        raise UsageError("give the programs either as FILE or with -e/--expr, not both")
+    sources += [(f, None) for f in files]
+    overrides = parse_sets(sets)
+    of_names = names(of, "--of") if of is not None else None
+    wrt_names = names(wrt, "--wrt") if wrt is not None else None
+    limits = Limits(max_elements=max_elements, max_steps=max_steps)
+    result = Report()
+    single = len(sources) == 1
+    for file, text in sources:
+        source = None
+        try:
+            source = read_source(file, text)
+            program = compile_program(source.text, source.filename)
+            run, notes = run_recorded(program, overrides, requires_grad=tuple(wrt_names or ()),
+                                      stdout=stderr_print, limits=limits)
+            result.add_program(check_run(run, notes, source.filename, options, of_names, wrt_names))
+        except GradcliError as err:
+            if single:  # one program: the error is the whole answer, as in every command
+                raise Failed(report(err, source, as_json)) from None
+            report(err, source, False)
+            result.errors.append((source.filename if source else file, err))
+    return result
+
+
+# -- the human report -----------------------------------------------------------------------
+
+
+def _status(r) -> str:
+    if not r.ok:
+        return "FAIL"
+    if r.skipped:
+        return "skipped"
+    if r.kink is not None:
+        return "kink"
+    return "ok"
+
+
+def _num(x) -> str:
+    return "-" if x is None else f"{x:.6g}"
+
+
+def _element(r) -> str:
+    if r.worst_index is None:
+        return "-"
+    where = "v^T J u" if r.projection else f"[{', '.join(map(str, r.worst_index))}]"
+    return where + (f" d/d{r.wrt}" if r.wrt else "")
+
+
+_SHORT = {"finite-difference": "FD", "sympy": "SymPy"}
+
+
+def _fold(t) -> None:
+    for column in t.columns:
+        column.overflow = "fold"
+
+
+def _human(result) -> None:
+    from ..render.human import table
+    from ..check import FD, SYMPY
+
+    console = stdout_console()
+    if not console.is_terminal:
+        console.width = max(console.width, 160)  # a file or a pipe: no reason to cut the paths
+    if result.self_check:
+        _op_table(console, result)
+    else:
+        t = table("file", "output", "input", "order", "reference", "ok", "max error")
+        _fold(t)
+        for c in result.checks:
+            r = c.result
+            t.add_row(c.where, c.output, r.input, str(r.order), _SHORT.get(r.reference, r.reference),
+                      _status(r), _num(r.max_abs_error))
+        console.print(t)
+    # One line per failing (file or op, output, input, order): the element, the engine's value
+    # and both references there.
+    failing = {}
+    for c in result.failures:
+        key = (c.where, c.output, c.result.input, c.result.order)
+        if key not in failing or c.result.reference == FD:
+            failing[key] = c
+    if failing:
+        t = table("op" if result.self_check else "file", "output", "input", "order", "element",
+                  "analytical", "FD", "SymPy", "error", title="failures")
+        _fold(t)
+        for c in failing.values():
+            r = c.result
+            fd = r.expected if r.reference == FD else r.others.get(FD)
+            sym = r.expected if r.reference == SYMPY else r.others.get(SYMPY)
+            where = c.where + (f" ({r.case})" if r.case else "")
+            t.add_row(where, c.output, r.input, str(r.order), _element(r), _num(r.analytical),
+                      _num(fd), _num(sym), _num(r.max_abs_error))
+        console.print(t)
+    noted = set()
+    for c in result.checks:
+        r = c.result
+        label = f"{c.where}: {c.output} wrt {r.input}, order {r.order}, {_SHORT.get(r.reference, r.reference)}"
+        if r.kink is not None and r.ok:
+            at = f" at element {r.kink}" if r.kink else ""
+            console.print(f"{label}: the point is on a kink{at} (the finite differences do not "
+                          "settle there: a derivative is a convention), not a failure")
+        if r.skipped and not result.self_check:
+            console.print(f"{label}: {r.skipped}")
+        if r.note and (c.where, c.output, r.note) not in noted:
+            noted.add((c.where, c.output, r.note))
+            console.print(f"{c.where}: {c.output}: {r.note}")
+    for file, err in result.errors:
+        console.print(f"{file}: error: {err.message}")
+    bad = len(result.failures) + len(result.errors)
+    console.print(f"{len(result.checks)} checks, {bad} failed" if bad else f"{len(result.checks)} checks passed")
+
+
+def _op_table(console, result) -> None:
+    """One line per op: its checks by order and reference."""
+    from ..render.human import table
+
+    rows = {}
+    for c in result.checks:
+        row = rows.setdefault(c.where, {"node": c.node, "cells": {}, "error": 0.0, "ok": True})
+        key = (c.result.order, c.result.reference)
+        cell = row["cells"].get(key)
+        status = _status(c.result)
+        if cell is None or status == "FAIL" or (status != "ok" and cell == "ok"):
+            row["cells"][key] = status
+        if c.result.max_abs_error is not None and c.result.max_abs_error == c.result.max_abs_error:
+            row["error"] = max(row["error"], c.result.max_abs_error)
+        row["ok"] = row["ok"] and c.result.ok
+    t = table("op", "node", "order 1 FD", "order 1 SymPy", "order 2 FD", "order 2 SymPy", "max error",
+              "ok")
+    for name, row in rows.items():
+        cells = [row["cells"].get((o, ref), "-") for o in (1, 2)
+                 for ref in ("finite-difference", "sympy")]
+        t.add_row(name, row["node"] or "", *cells, _num(row["error"]), "ok" if row["ok"] else "FAIL")
+    console.print(t)
