@@ -417,7 +417,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise ShapeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise ShapeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data)
 
     def __float__(self) -> float:

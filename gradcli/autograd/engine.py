@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AutogradError, ShapeError
-from .._tensor import Tensor, _grad_enabled, set_grad_enabled, shape_str
+from .._tensor import Tensor, _grad_enabled, shape_str
 from . import anomaly
-from .graph import AccumulateGrad, OpNode
+from .graph import AccumulateGrad
 
 ndarray = np.ndarray
 
@@ -298,7 +298,6 @@ def _targets_for(inputs: list) -> _Targets:
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of `outputs` with respect to `inputs`, as `torch.autograd.grad`."""
-    single = isinstance(inputs, Tensor)
     inputs = _as_list(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads

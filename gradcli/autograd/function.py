@@ -144,6 +144,9 @@ class Function(metaclass=_FunctionMeta):
         ctx.next_functions = tuple(edge_to(args[i]) for i in positions)
         ctx._output_shapes = tuple(o._data.shape if isinstance(o, Tensor) else () for o in outs)
         ctx.__dict__["n_outputs"] = len(outs)
+        observer = _graph._node_observer[0]
+        if observer is not None:
+            observer(ctx, (args, kwargs))
         results = []
         for k, o in enumerate(outs):
             if isinstance(o, Tensor):

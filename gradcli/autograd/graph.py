@@ -8,17 +8,33 @@ and a leaf holds its AccumulateGrad node only weakly.
 """
 from __future__ import annotations
 
-import numpy as np
+from contextlib import contextmanager
 
 from ..errors import AutogradError
 from .._tensor import Tensor, RemovableHandle, shape_str
 
 _current_source = [None]
+_node_observer = [None]
 
 
 def set_current_source(span) -> None:
     """Record `span` in every node created from now on (the interpreter sets it per op)."""
     _current_source[0] = span
+
+
+@contextmanager
+def observe_nodes(callback):
+    """Call `callback(node, inputs)` for every node created inside (gradcheck's tape).
+
+    `inputs` is the op's inputs as given, numbers and constants included (a node
+    keeps only what its backward needs); for a custom Function, `(args, kwargs)`.
+    """
+    prev = _node_observer[0]
+    _node_observer[0] = callback
+    try:
+        yield
+    finally:
+        _node_observer[0] = prev
 
 
 FREED_MESSAGE = (

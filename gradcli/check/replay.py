@@ -24,8 +24,8 @@ import numpy as np
 
 from ..errors import AutogradError
 from .._tensor import Tensor, enable_grad, no_grad
-from ..autograd.function import Function, FunctionCtx
-from ..autograd.graph import AccumulateGrad, OpNode, edge_to
+from ..autograd.function import FunctionCtx
+from ..autograd.graph import AccumulateGrad, OpNode, edge_to, observe_nodes
 from ..ops import registry
 
 
@@ -51,47 +51,29 @@ def _note(t):
     return (t._data, t._version, t._version[0])
 
 
-def _record_make_node(original):
-    def make_node(op, inputs, *rest, **kwargs):
-        node = original(op, inputs, *rest, **kwargs)
-        if _active:
-            _active[-1][node] = tuple(_note(t) for t in inputs)
-        return node
-    return make_node
-
-
-def _record_apply(original):
-    def apply(cls, *args, **kwargs):
-        out = original.__func__(cls, *args, **kwargs)
-        if _active:
-            first = out[0] if isinstance(out, tuple) and out else out
-            ctx = getattr(first, "grad_fn", None)
-            if isinstance(ctx, FunctionCtx) and ctx._cls is cls:
-                _active[-1][ctx] = (args, kwargs)
-        return out
-    return classmethod(apply)
+def _observe(node, inputs):
+    if not _active:
+        return
+    if isinstance(node, FunctionCtx):
+        _active[-1][node] = inputs  # (args, kwargs) of the custom Function
+    else:
+        _active[-1][node] = tuple(_note(t) for t in inputs)
 
 
 @contextmanager
 def recording():
     """Note the inputs of every graph node created inside; yields node -> inputs."""
-    # The engine keeps no hook for this; the two constructors of nodes are wrapped
-    # for the duration (see the module docstring).
     notes = weakref.WeakKeyDictionary()
     outer = not _active
-    if outer:
-        make_node = registry._make_node
-        apply = Function.__dict__["apply"]
-        registry._make_node = _record_make_node(make_node)
-        Function.apply = _record_apply(apply)
     _active.append(notes)
     try:
-        yield notes
+        if outer:
+            with observe_nodes(_observe):
+                yield notes
+        else:
+            yield notes
     finally:
         _active.pop()
-        if outer:
-            registry._make_node = make_node
-            Function.apply = apply
 
 
 # -- the tape -------------------------------------------------------------------------

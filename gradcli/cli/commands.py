@@ -146,7 +146,6 @@ def grad_cmd(
     Example: gradcli grad -e 'x = 3.0; y = x**2 * sin(x)' --wrt x
     """
     from .. import queries
-    from ..errors import UsageError
     from .common import parse_value
 
     if wrt is None:

@@ -34,6 +34,9 @@ Wrt = Annotated[str, typer.Option("--wrt", help="Comma-separated names to differ
                                   show_default=False)]
 
 MAX_SOURCE_BYTES = 50 * 2**20  # a larger program is refused before it is read whole
+# One --points line: a point of 10^6 numbers fits; a longer line is reported and skipped
+# unread, so a runaway producer cannot make gradcli hold a gigabyte line.
+MAX_POINT_LINE_BYTES = 16 * 2**20
 
 
 @dataclass
@@ -94,6 +97,8 @@ def parse_value(text: str, what: str):
     text = text.strip()
     try:
         value = json.loads(text)
+    except RecursionError:
+        raise UsageError(f"{what}: the value is nested too deeply") from None
     except ValueError:
         lowered = text.lower()
         if lowered in ("nan", "inf", "+inf", "-inf", "infinity", "-infinity"):
@@ -105,11 +110,17 @@ def parse_value(text: str, what: str):
 
 
 def _numeric(v) -> bool:
-    if isinstance(v, bool):
-        return False
-    if isinstance(v, (int, float)):
-        return True
-    return isinstance(v, list) and all(_numeric(x) for x in v)
+    """A number or a (nested) list of numbers; a loop, so any depth json accepts is safe."""
+    stack = [v]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, bool):
+            return False
+        if isinstance(v, list):
+            stack.extend(v)
+        elif not isinstance(v, (int, float)):
+            return False
+    return True
 
 
 def parse_sets(sets: Optional[List[str]]) -> dict:
@@ -211,23 +222,31 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
 
 def _drive_points(opts, source, program, base, limits, answer, to_json, requires_grad, script):
     """One run per JSON line; a failing line prints its error and the run goes on."""
-    stream = sys.stdin if opts.points == "-" else None
+    stdin = sys.stdin.buffer if opts.points == "-" else None
+    stream = stdin
     try:
         if stream is None:
             try:
-                stream = open(opts.points, encoding="utf-8")
+                stream = open(opts.points, "rb")
             except OSError as exc:
                 raise Failed(report(UsageError(f"cannot read --points {opts.points}: {exc.strerror or exc}"),
                                     None, True)) from None
         worst = 0
-        for lineno, line in enumerate(stream, 1):
-            if not line.strip():
+        for lineno, line in _point_lines(stream):
+            if line is not None and not line.strip():
                 continue
             point = None
             try:
+                if line is None:
+                    raise LimitError(f"--points line {lineno} is longer than "
+                                     f"{MAX_POINT_LINE_BYTES // 2**20} MiB", hint="the limit is fixed")
+                try:
+                    line = line.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise UsageError(f"--points line {lineno}: not UTF-8 text (byte {exc.start})") from None
                 try:
                     point = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     raise UsageError(f"--points line {lineno}: not a JSON object") from None
                 if not isinstance(point, dict):
                     raise UsageError(f"--points line {lineno}: not a JSON object")
@@ -238,14 +257,31 @@ def _drive_points(opts, source, program, base, limits, answer, to_json, requires
                     overrides[key] = value
                 run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
                                   limits=limits, script=script)
-                doc = {"point": point, **to_json(answer(run))}
+                doc = {"point": jsonout.value(point), **to_json(answer(run))}
             except GradcliError as err:
                 worst = worst or int(err.exit_code)
                 sys.stderr.write(error_text(err, source.filename, source.text) + "\n")
-                doc = {"point": point, "error": error_json(err)}
+                doc = {"point": jsonout.value(point), "error": error_json(err)}
             emit(jsonout.dumps(doc, compact=True))
         if worst:
             raise Failed(worst)
     finally:
-        if stream is not None and stream is not sys.stdin:
+        if stream is not None and stream is not stdin:
             stream.close()
+
+
+def _point_lines(stream):
+    """(line number, bytes) for each line of a binary stream; (number, None) for a line
+    longer than MAX_POINT_LINE_BYTES, which is skipped without being held in memory."""
+    lineno = 0
+    while True:
+        line = stream.readline(MAX_POINT_LINE_BYTES + 1)
+        if not line:
+            return
+        lineno += 1
+        if len(line) > MAX_POINT_LINE_BYTES:
+            while line and not line.endswith(b"\n"):
+                line = stream.readline(2**20)
+            yield lineno, None
+        else:
+            yield lineno, line

@@ -16,6 +16,7 @@ user call depth against MAX_CALL_DEPTH.
 """
 from __future__ import annotations
 
+import math
 import operator
 import re
 import types
@@ -28,6 +29,8 @@ from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_b
                                    make_modules, materialize)
 from gradcli.lang.limits import MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS, Limits
 from gradcli.lang.values import Builtin, Closure, Namespace, Scope, type_name
+
+import numpy as np
 
 import gradcli.autograd as _autograd
 from gradcli import ops as _ops
@@ -55,6 +58,7 @@ _COMPARE = {
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
 }
 _UNARY = {"-": operator.neg, "+": operator.pos}
+_NUMBERS = (int, float, bool)
 
 # Python errors that mean "bad arguments" when a builtin or an operator raises them.
 _PYTHON_ERRORS = (TypeError, ValueError, LookupError, ArithmeticError, RecursionError)
@@ -559,6 +563,8 @@ class Interpreter:
         try:
             if left.__class__ is int and right.__class__ is int:
                 return _int_arithmetic(op, left, right)
+            if op == "**" and left.__class__ in _NUMBERS and right.__class__ in _NUMBERS:
+                return _number_power(left, right)
             if op in ("*", "+") and (isinstance(left, (list, tuple, str))
                                      or isinstance(right, (list, tuple, str))):
                 left, right = _check_sequence_arithmetic(op, left, right)
@@ -1026,10 +1032,34 @@ def _int_arithmetic(op: str, left: int, right: int):
     """Python int arithmetic, but a result past MAX_INT_BITS becomes a float
     (numbers are float64), so no program can build a huge integer."""
     if op == "**" and right > 0 and abs(left) > 1 and right * left.bit_length() > MAX_INT_BITS + 1:
-        return float(left) ** right
+        return _number_power(_int_to_float(left), right)
     result = _BINARY[op](left, right)
     if result.__class__ is int and result.bit_length() > MAX_INT_BITS:
-        return float(result)
+        return _int_to_float(result)
+    return result
+
+
+def _int_to_float(value: int) -> float:
+    """An int as float64: past its range, an infinity (as numpy converts), not OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _number_power(left, right):
+    """`**` of two plain numbers with float64's results where Python's differ: an overflow
+    is an infinity (`9 ** 9 ** 9`), not OverflowError, and a negative base to a fractional
+    power is nan, not a complex number (no value of the language is complex)."""
+    if left.__class__ is int and right.__class__ is int:
+        return _int_arithmetic("**", left, right)
+    try:
+        result = left ** right
+    except OverflowError:
+        with np.errstate(all="ignore"):
+            return float(np.float64(left) ** np.float64(right))
+    if result.__class__ is complex:
+        return math.nan
     return result
 
 

@@ -15,10 +15,12 @@ One regular expression matches every token with the blanks before it, and
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_right
+from itertools import islice
 
-from gradcli.errors import ParseError, Span
-from gradcli.lang.limits import MAX_INT_BITS
+from gradcli.errors import LimitError, ParseError, Span
+from gradcli.lang.limits import MAX_INT_BITS, MAX_INT_DIGITS, MAX_TOKENS
 
 KEYWORDS = frozenset("""
     False None True and as assert async await break class continue def del elif
@@ -26,18 +28,22 @@ KEYWORDS = frozenset("""
     pass raise return try while with yield
 """.split())
 
-_DIGITS = r"[0-9](?:_?[0-9])*"
+# A repeated group makes `re` keep one backtracking record per repetition: a 10^7-digit
+# literal or a string of 5 x 10^6 escapes took 2.5 GB. The patterns are unambiguous, so a
+# possessive repeat (Python 3.11+) matches the same text and keeps none.
+_P = "+" if sys.version_info >= (3, 11) else ""
+_DIGITS = rf"[0-9](?:_?[0-9])*{_P}"
 _PREFIX = r"(?:[rR][fFbB]?|[fFbB][rR]?|[uU])?"
 # String bodies as Python's own tokenize module writes them.
-_SQ3 = r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"
-_DQ3 = r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'
-_SQ1 = r"(?!''')'[^'\\\r\n]*(?:\\(?:\r\n|[\s\S])[^'\\\r\n]*)*'"
-_DQ1 = r'(?!""")"[^"\\\r\n]*(?:\\(?:\r\n|[\s\S])[^"\\\r\n]*)*"'
+_SQ3 = rf"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*{_P}'''"
+_DQ3 = rf'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*{_P}"""'
+_SQ1 = rf"(?!''')'[^'\\\r\n]*(?:\\(?:\r\n|[\s\S])[^'\\\r\n]*)*{_P}'"
+_DQ1 = rf'(?!""")"[^"\\\r\n]*(?:\\(?:\r\n|[\s\S])[^"\\\r\n]*)*{_P}"'
 _OPERATORS = (r"\*\*=|//=|>>=|<<=|\.\.\.|->|\*\*|//|==|!=|<=|>=|\+=|-=|\*=|/=|@=|%=|&=|\|=|\^=|:="
               r"|<<|>>|[-+*/%@<>=()\[\]{},:;~&|^]|\.(?![0-9])")
 _FLOAT = (rf"(?:{_DIGITS}\.(?:{_DIGITS})?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
           rf"|{_DIGITS}[eE][+-]?{_DIGITS}")
-_INT = rf"0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|{_DIGITS}"
+_INT = rf"0[xX](?:_?[0-9a-fA-F])+{_P}|0[oO](?:_?[0-7])+{_P}|0[bB](?:_?[01])+{_P}|{_DIGITS}"
 # One token with the blanks before it. Every character of the input is matched
 # by some group (`bad` last), so `finditer` never skips any.
 _TOKEN_RE = re.compile(
@@ -120,7 +126,7 @@ class Lexer:
     (used for f-string expressions: no NEWLINE, INDENT or DEDENT)."""
 
     def __init__(self, source: str, start: int = 0, stop: int | None = None,
-                 bracket_mode: bool = False, starts: list | None = None):
+                 bracket_mode: bool = False, starts: list | None = None, budget: int = MAX_TOKENS):
         self.source = source
         self.start = start
         self.stop = len(source) if stop is None else stop
@@ -131,6 +137,7 @@ class Lexer:
         self.tokens: list[Token] = []
         self.brackets: list[Token] = []
         self.indents = [(0, 0)]  # (width with tabs to 8, width with tabs as 1)
+        self.budget = budget  # tokens this lexer may still make (MAX_TOKENS for a program)
 
     # --- positions -----------------------------------------------------
 
@@ -162,7 +169,9 @@ class Lexer:
         append, keywords, new_token = tokens.append, KEYWORDS, Token
         line, line_start = self.line, self.line_start
         at_line_start = not self.bracket_mode
-        for match in _TOKEN_RE.finditer(source, self.start, stop):
+        match = None
+        # Every match is a token, a comment or a blank line; `end` always comes last.
+        for match in islice(_TOKEN_RE.finditer(source, self.start, stop), max(self.budget, 0) + 1):
             kind = match.lastgroup
             start, end = match.span(kind)
             if at_line_start and not self.brackets:
@@ -207,8 +216,22 @@ class Lexer:
                 self.line, self.line_start = line, line_start
                 self._other(match, kind, start, end)
                 line, line_start = self.line, self.line_start
+        else:
+            self.line, self.line_start = line, line_start
+            raise self.too_many_tokens(match.start() if match is not None else self.start)
         self.line, self.line_start = line, line_start
+        self._charge(stop, len(self.tokens))
         return self._finish()
+
+    def too_many_tokens(self, offset: int) -> LimitError:
+        return LimitError(f"the program has more than {MAX_TOKENS} tokens", self.span_at(offset),
+                          hint="the limit is fixed: split the work into loops or functions")
+
+    def _charge(self, offset: int, tokens: int = 1) -> None:
+        """Spend `tokens` of the budget on something besides a match (an f-string field)."""
+        self.budget -= tokens
+        if self.budget < 0:
+            raise self.too_many_tokens(offset)
 
     def _other(self, match, kind: str, start: int, end: int):
         """The token kinds off the hot path."""
@@ -289,6 +312,8 @@ class Lexer:
         if kind == "float":
             value = float(text)
         else:
+            if len(text) > MAX_INT_DIGITS:
+                raise self.error("integer literal too large", start, end - start)
             try:
                 value = int(text, 0)
             except ValueError:
@@ -420,6 +445,7 @@ class Lexer:
         source = self.source
         if level >= 2:
             raise self.error("f-string: expressions nested too deeply", brace)
+        self._charge(brace)
         pos = brace + 1
         depth = 0
         quote = None

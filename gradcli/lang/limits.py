@@ -21,6 +21,16 @@ MAX_CALL_DEPTH = 200
 # A program's length in characters: 10^5 statements of ~40 characters fit with room.
 MAX_SOURCE_LENGTH = 10_000_000
 
+# Tokens in a program (comments, blank lines and f-string fields count as one each).
+# Each costs ~250 bytes and a few microseconds to lex and parse, so this bounds a
+# program's syntax at ~600 MB however its characters are spent (`1+1+1...` packs
+# 5 x 10^6 tokens into the source limit); 10^5 statements of 20 tokens fit.
+MAX_TOKENS = 2_000_000
+
+# Characters of an integer literal: past 4000 digits Python's int() is quadratic
+# (3.10) or refuses (3.11+), and past ~310 digits no float64 holds the value anyway.
+MAX_INT_DIGITS = 4000
+
 # Length of a Python list, tuple or string a program builds (`[0.] * n`,
 # `list(range(n))`, `s + s` in a loop): large enough for any tensor literal a
 # person writes, small enough that a doubling loop stops long before memory does.

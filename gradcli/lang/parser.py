@@ -16,7 +16,7 @@ from difflib import get_close_matches
 from gradcli.errors import ParseError, Span
 from gradcli.lang import nodes as n
 from gradcli.lang.lexer import Field, Lexer, Token, line_starts
-from gradcli.lang.limits import MAX_NESTING
+from gradcli.lang.limits import MAX_NESTING, MAX_TOKENS
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
 IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
@@ -43,8 +43,10 @@ _COMPOUND = frozenset({"if", "while", "for", "def", "class", "with", "@"})
 class Parser:
     """Parses the tokens of one program (or of one f-string field)."""
 
-    def __init__(self, tokens: list[Token], source: str, starts: list, depth: int = 0):
+    def __init__(self, tokens: list[Token], source: str, starts: list, depth: int = 0,
+                 budget: list | None = None):
         self.tokens = tokens
+        self.budget = budget if budget is not None else [MAX_TOKENS]  # shared with f-string fields
         self.source = source
         self.starts = starts
         self.i = 0
@@ -746,9 +748,11 @@ class Parser:
         return parts
 
     def _field(self, field: Field) -> n.FormattedValue:
-        tokens = Lexer(self.source, field.start, field.end, bracket_mode=True,
-                       starts=self.starts).tokenize()
-        sub = Parser(tokens, self.source, self.starts, depth=self.depth + 1)
+        lexer = Lexer(self.source, field.start, field.end, bracket_mode=True, starts=self.starts,
+                      budget=self.budget[0])
+        tokens = lexer.tokenize()
+        self.budget[0] = lexer.budget
+        sub = Parser(tokens, self.source, self.starts, depth=self.depth + 1, budget=self.budget)
         value = sub.testlist()
         if sub.tok.kind != "EOF":
             raise sub.unexpected(sub.tok, "f-string: invalid syntax")
@@ -782,8 +786,9 @@ def describe(node: n.Node) -> str:
 def parse(source: str) -> n.Module:
     """Parse a whole program."""
     starts = line_starts(source)
-    tokens = Lexer(source, starts=starts).tokenize()
-    return Parser(tokens, source, starts).parse_module()
+    lexer = Lexer(source, starts=starts)
+    tokens = lexer.tokenize()
+    return Parser(tokens, source, starts, budget=[lexer.budget]).parse_module()
 
 
 def parse_expression(source: str) -> n.Node:

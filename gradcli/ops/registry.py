@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..errors import ShapeError
-from .._tensor import Tensor, _grad_enabled, check_elements, limits, shape_str
+from .._tensor import Tensor, _grad_enabled, check_elements, limits
 from ..autograd import graph as _graph
 from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
 
@@ -273,6 +273,9 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.shapes = shapes
     node.out_shapes = None
     node.n_outputs = 1
+    observer = _graph._node_observer[0]
+    if observer is not None:
+        observer(node, inputs)
     return node
 
 

@@ -19,7 +19,7 @@ import inspect
 
 import numpy as np
 
-from ..autograd.graph import OpNode
+
 from ..errors import AutogradError, ProgramError, ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, _grad_enabled, as_int, check_elements, shape_str
 from . import broadcast

@@ -5,7 +5,6 @@ tables fall back to ASCII when the output cannot show box characters.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ..format import format_tensor
 from .._tensor import Tensor
