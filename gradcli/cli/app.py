@@ -12,44 +12,55 @@ import typer
 
 from ..errors import ExitCode, GradcliError
 from . import commands
-from .common import Failed, guard, report
+from .common import Failed, PipeClosed, guard, report
 
-app = typer.Typer(
-    name="gradcli",
-    help="A gradient calculator and autograd inspector: values, gradients, higher-order "
-         "derivatives, Jacobians, Hessians, gradient checks and the backward graph of a small "
-         "Python-like program, on gradcli's own reverse-mode engine.",
-    add_completion=False,
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+from .gradcheck import gradcheck_cmd
+from .graph import graph_cmd
+
+COMMANDS = {
+    "eval": commands.eval_cmd,
+    "backward": commands.backward_cmd,
+    "grad": commands.grad_cmd,
+    "jacobian": commands.jacobian_cmd,
+    "hessian": commands.hessian_cmd,
+    "gradcheck": gradcheck_cmd,
+    "graph": graph_cmd,
+    "run": commands.run_cmd,
+    "ops": commands.ops_cmd,
+}
 
 
-def _register(name, command):
-    app.command(name)(guard(command))
+def make_app(names=tuple(COMMANDS)) -> typer.Typer:
+    """The Typer app with the given commands (all of them by default)."""
+    new = typer.Typer(
+        name="gradcli",
+        help="A gradient calculator and autograd inspector: values, gradients, higher-order "
+             "derivatives, Jacobians, Hessians, gradient checks and the backward graph of a small "
+             "Python-like program, on gradcli's own reverse-mode engine.",
+        add_completion=False,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    for name in names:
+        new.command(name)(guard(COMMANDS[name]))
+    return new
 
 
-_register("eval", commands.eval_cmd)
-_register("backward", commands.backward_cmd)
-_register("grad", commands.grad_cmd)
-_register("jacobian", commands.jacobian_cmd)
-_register("hessian", commands.hessian_cmd)
-try:
-    from .gradcheck import gradcheck_cmd
+app = make_app()
 
-    _register("gradcheck", gradcheck_cmd)
-except ImportError:  # pragma: no cover - while the command is being written
-    pass
-try:
-    from .graph import graph_cmd
 
-    _register("graph", graph_cmd)
-except ImportError:  # pragma: no cover
-    pass
-_register("run", commands.run_cmd)
-_register("ops", commands.ops_cmd)
+def _command_for(args: list[str]):
+    """The click command to run, and its arguments.
+
+    Typer builds every registered command from its signature before running one;
+    for a known command name only that one is built (a faster start).
+    """
+    if args and args[0] in COMMANDS:
+        single = typer.main.get_command(make_app([args[0]]))
+        return single, args[1:], f"gradcli {args[0]}"
+    return typer.main.get_command(app), args, "gradcli"
 
 
 def run_app(argv: list[str] | None = None) -> int:
@@ -63,9 +74,9 @@ def run_app(argv: list[str] | None = None) -> int:
     debug = "--debug" in args
     if debug:
         args.remove("--debug")
-    command = typer.main.get_command(app)
     try:
-        code = command.main(args=args, prog_name="gradcli", standalone_mode=False)
+        command, args, prog_name = _command_for(args)
+        code = command.main(args=args, prog_name=prog_name, standalone_mode=False)
         return code if isinstance(code, int) else 0
     except Failed as failed:
         return failed.code
@@ -82,7 +93,7 @@ def run_app(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return int(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
+    except (BrokenPipeError, PipeClosed):
         _silence_stdout()
         return 0
     except RecursionError:

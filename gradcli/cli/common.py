@@ -7,6 +7,7 @@ A command supplies one function `answer(run) -> result` and a human renderer;
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
 from typing import Callable, List, Optional
@@ -20,7 +21,7 @@ from ..render.errors import error_json, error_text
 
 # -- options, declared once ------------------------------------------------------
 
-File = Annotated[Optional[str], typer.Argument(help="The program: a file, or - for standard input.",
+File = Annotated[Optional[str], typer.Argument(help="The program: a file, or - for standard input.", metavar="FILE",
                                                show_default=False)]
 Expr = Annotated[Optional[str], typer.Option("--expr", "-e", help="The program as text instead of FILE.")]
 Of = Annotated[Optional[str], typer.Option("--of", help="The tensor to answer about (default: the output, SPEC 2.4).")]
@@ -76,13 +77,17 @@ def read_source(file: Optional[str], expr: Optional[str]) -> Source:
         name = file
         try:
             with open(file, "rb") as fh:
+                if os.fstat(fh.fileno()).st_size > MAX_SOURCE_BYTES:  # a regular file: not read
+                    raise LimitError(f"{file}: the program is larger than "
+                                     f"{MAX_SOURCE_BYTES // 2**20} MiB", hint="the limit is fixed")
                 data = fh.read(MAX_SOURCE_BYTES + 1)
         except IsADirectoryError:
             raise UsageError(f"cannot read {file}: it is a directory") from None
         except OSError as exc:
             raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from None
     if len(data) > MAX_SOURCE_BYTES:
-        raise LimitError(f"the program is larger than {MAX_SOURCE_BYTES // 2**20} MiB")
+        raise LimitError(f"{name}: the program is larger than {MAX_SOURCE_BYTES // 2**20} MiB",
+                         hint="the limit is fixed")
     if b"\0" in data:
         raise UsageError(f"cannot read {name}: it is a binary file, not a program")
     try:
@@ -145,7 +150,13 @@ def names(text: Optional[str], option: str) -> list[str]:
 def stdout_console():
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    class StdoutConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # Rich exits 1 here ("a check failed" to gradcli); let the boundary decide.
+            self.quiet = True
+            raise BrokenPipeError()
+
+    return StdoutConsole(highlight=False, soft_wrap=False)
 
 
 def stderr_console():
@@ -172,6 +183,13 @@ class Failed(typer.Exit):
         self.code = code
 
 
+class PipeClosed(Exception):
+    """Standard output was closed by its reader (`gradcli ... | head -1`).
+
+    Not an OSError, so that click does not turn it into its own exit 1 on the way
+    to the boundary in `app.run_app`."""
+
+
 def guard(command):
     """Report a GradcliError a command raises outside `drive` (e.g. a bad option value)."""
     import functools
@@ -182,6 +200,8 @@ def guard(command):
             return command(*args, **kwargs)
         except GradcliError as err:
             raise Failed(report(err, None, bool(kwargs.get("json")))) from None
+        except BrokenPipeError:
+            raise PipeClosed() from None
 
     return guarded
 
