@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import AutogradError, ShapeError
+from ..errors import AutogradError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, shape_str
 from . import anomaly
 from .graph import AccumulateGrad
@@ -120,6 +120,16 @@ def _unwrap(g, create_graph):
     return g._data if isinstance(g, Tensor) else np.asarray(g, dtype=np.float64)
 
 
+def _hook_result(hook, out, g):
+    """What a hook returned, checked as PyTorch checks it: None or a Tensor of g's size."""
+    if not isinstance(out, Tensor):
+        raise ProgramTypeError(f"expected Tensor or None (got {type(out).__name__})")
+    if out._data.shape != np.shape(g._data if isinstance(g, Tensor) else g):
+        name = getattr(hook, "name", None) or getattr(hook, "__name__", "hook")
+        raise ShapeError(f"hook '{name}' has changed the size of value")
+    return out
+
+
 def _run_tensor_hooks(node, output_nr: int, g, create_graph: bool):
     """Hooks registered on the tensor this node produced; retain_grad hooks run last."""
     hooks = node._tensor_hooks
@@ -129,7 +139,7 @@ def _run_tensor_hooks(node, output_nr: int, g, create_graph: bool):
                 continue
             out = hook(_wrap(g, create_graph))
             if out is not None:
-                g = _unwrap(out, create_graph)
+                g = _unwrap(_hook_result(hook, out, g), create_graph)
     return g
 
 
@@ -137,7 +147,7 @@ def _run_leaf_hooks(variable: Tensor, g, create_graph: bool):
     for hook in list(variable._hooks):
         out = hook(_wrap(g, create_graph))
         if out is not None:
-            g = _unwrap(out, create_graph)
+            g = _unwrap(_hook_result(hook, out, g), create_graph)
     return g
 
 

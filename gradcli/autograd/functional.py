@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, enable_grad
+from .._tensor import Tensor, check_elements, enable_grad
 from .engine import grad
 
 
@@ -21,6 +21,8 @@ def _rows(output: Tensor, inputs, create_graph: bool):
 
     blocks = [[] for _ in inputs]
     n = output._data.size
+    for x in inputs:  # the block's size, before n backward passes build it
+        check_elements(n * x._data.size)
     for r in range(n):
         seed = np.zeros(n)
         seed[r] = 1.0

@@ -149,17 +149,14 @@ class OpNode(Node):
             self.result = None
             self.released = True
 
-    def apply(self, grad, create_graph: bool) -> list:
-        """Gradients for each input, from the gradient(s) of this node's output(s)."""
-        from ..ops import registry
-
-        return registry.apply_backward(self, grad, create_graph)
+    # apply(grad, create_graph) -> gradients for each input: `ops.registry.apply_backward`,
+    # bound there (the rules live with the op table).
 
     def check_saved(self) -> None:
         if self.released:
             raise AutogradError(FREED_MESSAGE)
         for t, version in zip(self.saved, self.versions):
-            if version is not None and t._version[0] != version:
+            if version is not None and t.__class__ is Tensor and t._version[0] != version:
                 raise AutogradError(_modified_message(t, version))
         if self._result_counter is not None and self._result_counter[0] != self.result_version:
             fake = Tensor._make(self.result, self, True, 0, self._result_counter)

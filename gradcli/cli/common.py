@@ -218,6 +218,7 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
           requires_grad: tuple = (), script: bool = False, printer: Callable | None = None) -> None:
     """Load the program, run it (once, or once per point), answer, and print the answer."""
     from ..lang import Limits, compile_program
+    from ..lang.program import engine_limits
 
     source = None
     try:
@@ -229,7 +230,8 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
         if opts.points is None:
             run = program.run(base, requires_grad=requires_grad, stdout=printer, limits=limits,
                               script=script)
-            result = answer(run)
+            with engine_limits(limits):
+                result = answer(run)
             if opts.json:
                 emit(jsonout.dumps(to_json(result)))
             else:
@@ -242,6 +244,8 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
 
 def _drive_points(opts, source, program, base, limits, answer, to_json, requires_grad, script):
     """One run per JSON line; a failing line prints its error and the run goes on."""
+    from ..lang.program import engine_limits
+
     stdin = sys.stdin.buffer if opts.points == "-" else None
     stream = stdin
     try:
@@ -277,7 +281,9 @@ def _drive_points(opts, source, program, base, limits, answer, to_json, requires
                     overrides[key] = value
                 run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
                                   limits=limits, script=script)
-                doc = {"point": jsonout.value(point), **to_json(answer(run))}
+                with engine_limits(limits):
+                    result = answer(run)
+                doc = {"point": jsonout.value(point), **to_json(result)}
             except GradcliError as err:
                 worst = worst or int(err.exit_code)
                 sys.stderr.write(error_text(err, source.filename, source.text) + "\n")

@@ -152,6 +152,8 @@ def make_builtins(modules: dict, print_fn) -> dict:
 
     def _hybrid(name, python_fn):
         engine_fn = functions.get(name)
+        if python_fn.__module__ == __name__:  # so Python's messages say `sum()`
+            python_fn.__name__ = python_fn.__qualname__ = name
 
         def fn(*args, **kwargs):
             if engine_fn is not None and args and isinstance(args[0], Tensor):

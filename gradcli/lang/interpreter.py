@@ -27,7 +27,8 @@ from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError
 from gradcli.lang import nodes as n
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_builtins,
                                    make_modules, materialize)
-from gradcli.lang.limits import MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS, Limits
+from gradcli.lang.limits import (MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS,
+                                 MAX_SEQUENCE_LENGTH, WORK_PER_STEP, Limits)
 from gradcli.lang.values import Builtin, Closure, Namespace, Scope, type_name
 
 import numpy as np
@@ -59,6 +60,15 @@ _COMPARE = {
 }
 _UNARY = {"-": operator.neg, "+": operator.pos}
 _NUMBERS = (int, float, bool)
+_MAX_TENSOR_DIMS = 64  # numpy's limit
+_SIZED = frozenset({list, tuple, str, dict, range})
+
+
+def _length(value) -> int:
+    try:
+        return len(value)
+    except OverflowError:  # range(10**20)
+        return MAX_SEQUENCE_LENGTH
 
 # Python errors that mean "bad arguments" when a builtin or an operator raises them.
 _PYTHON_ERRORS = (TypeError, ValueError, LookupError, ArithmeticError, RecursionError)
@@ -122,6 +132,10 @@ class Interpreter:
         self.script = script
         self.max_steps = limits.max_steps
         self.steps = 0
+        # the work budget (limits.WORK_PER_STEP): tokens run, plus tensors and lists made
+        self.max_work = limits.max_steps * WORK_PER_STEP
+        self.work = 0
+        self.costs = program.module.costs
         self.call_depth = 0
         self.printer = Printer(emit)
         self.modules = make_modules()
@@ -183,7 +197,9 @@ class Interpreter:
         return None, None
 
     def exec_block(self, body: list):
+        costs = self.costs
         for stmt in body:
+            self.work += costs.get(id(stmt), 1)
             signal = self._exec[stmt.__class__](stmt)
             if signal is not None:
                 return signal
@@ -205,6 +221,19 @@ class Interpreter:
             raise LimitError(f"the program ran more than {self.max_steps} steps "
                              "(loop iterations plus function calls)", span,
                              hint="raise the limit with --max-steps")
+        if self.work > self.max_work:
+            raise LimitError(f"the program ran more than {self.max_steps} steps (loop iterations "
+                             "plus function calls, where a long loop body or a large tensor "
+                             "counts as several)", span, hint="raise the limit with --max-steps")
+
+    def charge(self, value) -> None:
+        """Count a tensor or Python sequence a program made or handed to a builtin, by what
+        it costs against running a token: 1 per 1024 tensor elements, 1 per 32 items."""
+        cls = value.__class__
+        if cls is Tensor:
+            self.work += value._data.size >> 10
+        elif cls in _SIZED:
+            self.work += _length(value) >> 5
 
     def set_source(self, span) -> None:
         self.span = span
@@ -465,6 +494,15 @@ class Interpreter:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
             raise self.fail(exc, span, name) from None
+        except AttributeError as exc:
+            error = _not_a_tensor(exc, name, args, kwargs, span)
+            if error is None:
+                raise  # a bug in gradcli
+            raise error from None
+        self.charge(result)
+        for arg in args:
+            if arg.__class__ in _SIZED:
+                self.work += _length(arg) >> 5
         if isinstance(result, types.FunctionType) and isinstance(func, _GradMode):
             return Builtin(getattr(args[0], "name", "function"), result)  # a decorated def
         return result
@@ -481,6 +519,7 @@ class Interpreter:
         self.call_depth += 1
         try:
             if closure.is_lambda:
+                self.work += self.costs.get(id(closure.node), 1)
                 return self.eval(closure.body)
             signal = self.exec_block(closure.body)
             if signal is RETURN:
@@ -572,7 +611,9 @@ class Interpreter:
                 # `"%9999999999d" % 1` would allocate without bound; f-strings are checked.
                 raise ProgramTypeError("'%' string formatting is not supported", span,
                                        hint="use an f-string: f\"{x:.3f}\"")
-            return (_INPLACE if inplace else _BINARY)[op](left, right)
+            result = (_INPLACE if inplace else _BINARY)[op](left, right)
+            self.charge(result)
+            return result
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
@@ -619,6 +660,8 @@ class Interpreter:
         for i, (op, comparator, span) in enumerate(zip(node.ops, node.comparators, node.spans)):
             right = self.eval(comparator)
             self.set_source(span)
+            if op == "in" or op == "not in":
+                self.charge(right)
             try:
                 result = _COMPARE[op](left, right)
             except GradcliError as error:
@@ -715,6 +758,7 @@ class Interpreter:
                 raise self.fail(exc, part.span) from None
         text = "".join(out)
         check_length(len(text), "a string")
+        self.work += len(text) >> 5
         return text
 
     def _make_print(self):
@@ -900,8 +944,10 @@ class Interpreter:
 
     def _while(self, node):
         test = node.test
+        cost = self.costs.get(id(node), 1)  # the test, evaluated again each iteration
         while self.truth(self.eval(test), test.span):
             self.step(node.span)
+            self.work += cost
             signal = self.exec_block(node.body)
             if signal is not None:
                 if signal is BREAK:
@@ -1028,6 +1074,23 @@ class Interpreter:
 # --- helpers ---------------------------------------------------------------
 
 
+def _not_a_tensor(exc: AttributeError, name: str, args, kwargs, span):
+    """PyTorch's TypeError for a function that read a tensor attribute of a Python value the
+    program passed it (`unbind([[1., 2.]])`); None if the attribute belonged to anything else."""
+    obj = getattr(exc, "obj", _MISSING)
+    if isinstance(obj, Tensor) or obj is _MISSING:
+        return None
+    for position, arg in enumerate(args, 1):
+        if arg is obj:
+            return ProgramTypeError(f"{name}(): argument {position} must be Tensor, not "
+                                    f"{type_name(obj)}", span)
+    for key, arg in kwargs.items():
+        if arg is obj:
+            return ProgramTypeError(f"{name}(): argument '{key}' must be Tensor, not "
+                                    f"{type_name(obj)}", span)
+    return None
+
+
 def _int_arithmetic(op: str, left: int, right: int):
     """Python int arithmetic, but a result past MAX_INT_BITS becomes a float
     (numbers are float64), so no program can build a huge integer."""
@@ -1083,7 +1146,8 @@ def _numeric_shape(items: list):
     level = items
     shape = []
     while isinstance(level, list):
-        if not level:
+        if not level or len(shape) == _MAX_TENSOR_DIMS:
+            # deeper than any tensor: a Python list (`a = [a]` in a loop stays linear)
             return None
         shape.append(len(level))
         level = level[0]

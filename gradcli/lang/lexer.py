@@ -126,7 +126,7 @@ class Lexer:
     (used for f-string expressions: no NEWLINE, INDENT or DEDENT)."""
 
     def __init__(self, source: str, start: int = 0, stop: int | None = None,
-                 bracket_mode: bool = False, starts: list | None = None, budget: int = MAX_TOKENS):
+                 bracket_mode: bool = False, starts: list | None = None, budget: int | None = None):
         self.source = source
         self.start = start
         self.stop = len(source) if stop is None else stop
@@ -137,7 +137,8 @@ class Lexer:
         self.tokens: list[Token] = []
         self.brackets: list[Token] = []
         self.indents = [(0, 0)]  # (width with tabs to 8, width with tabs as 1)
-        self.budget = budget  # tokens this lexer may still make (MAX_TOKENS for a program)
+        # tokens this lexer may still make (MAX_TOKENS for a program)
+        self.budget = MAX_TOKENS if budget is None else budget
 
     # --- positions -----------------------------------------------------
 

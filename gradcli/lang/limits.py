@@ -43,6 +43,14 @@ MAX_FORMAT_WIDTH = 10_000
 # `10 ** 10 ** 10` or a squaring loop cannot build a huge Python int.
 MAX_INT_BITS = 63
 
+# Work a run may do per step of --max-steps. Steps count loop iterations and calls, so a
+# loop whose body is 10^4 statements, one long expression, or `zeros(10**8)` would do 10^4
+# times the work of `while True: pass` per step. The interpreter also charges each statement
+# run its tokens, each lambda call its body's, each tensor made 1 per 1024 elements and each
+# Python list or string 1 per 32 items (about what each costs beside running one token);
+# this many per step lets a 100-token loop body run the spec's 10^6 iterations.
+WORK_PER_STEP = 100
+
 # Python frames a nesting level or a user call may take on the interpreter's
 # own stack; the recursion limit is raised by this much for a parse or a run.
 FRAMES_PER_LEVEL = 16

@@ -405,7 +405,10 @@ class Assert(Node):
 
 @dataclass(slots=True, eq=False)
 class Module(Node):
-    """A whole program."""
+    """A whole program. `costs` maps id(statement) to the tokens one execution of it
+    evaluates (a compound statement: its header only), and id(lambda) to its body's: the
+    interpreter charges these against its work budget (`limits.WORK_PER_STEP`)."""
 
     body: list
     span: Span
+    costs: dict = field(default_factory=dict)

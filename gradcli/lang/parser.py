@@ -55,6 +55,8 @@ class Parser:
         self.loop_depth = 0
         self.in_function = False
         self.scopes: list[set] = []  # names bound in each enclosing def body
+        self.costs: dict = {}  # id(statement or lambda) -> tokens one execution evaluates
+        self.nested: list = []  # tokens taken by the blocks of each statement being parsed
         self.last_end = 0
 
     # --- token helpers ---------------------------------------------------
@@ -118,22 +120,37 @@ class Parser:
             if self.accept("NEWLINE"):
                 continue
             body.extend(self.statement())
-        return n.Module(body, Span(1, 1))
+        return n.Module(body, Span(1, 1), self.costs)
 
     def statement(self) -> list:
         kind = self.tok.kind
         if kind in _COMPOUND:
-            return [getattr(self, "_" + ("decorated" if kind == "@" else kind))()]
+            return [self.costed(getattr(self, "_" + ("decorated" if kind == "@" else kind)))]
         if kind == "INDENT":
             raise ParseError("unexpected indent", self.tok.span)
         return self.simple_line()
 
+    def costed(self, parse):
+        """Parse one statement with `parse` and record its cost: the tokens it spans
+        (f-string fields included), less those of its nested blocks."""
+        start, budget = self.i, self.budget[0]
+        self.nested.append(0)
+        try:
+            node = parse()
+        finally:
+            inner = self.nested.pop()
+        total = self.i - start + budget - self.budget[0]
+        self.costs[id(node)] = max(1, total - inner)
+        if self.nested:
+            self.nested[-1] += total
+        return node
+
     def simple_line(self) -> list:
-        statements = [self.small_statement()]
+        statements = [self.costed(self.small_statement)]
         while self.accept(";"):
             if self.tok.kind == "NEWLINE":
                 break
-            statements.append(self.small_statement())
+            statements.append(self.costed(self.small_statement))
         if self.tok.kind != "NEWLINE":
             raise self.unexpected(self.tok)
         self.advance()
@@ -475,9 +492,12 @@ class Parser:
         self.enter(token)
         params = self.params(":", annotations=False)
         self.expect(":", "expected ':'")
+        start, budget = self.i, self.budget[0]
         body = self.test()
         self.leave()
-        return n.Lambda(params, body, token.span)
+        node = n.Lambda(params, body, token.span)
+        self.costs[id(node)] = max(1, self.i - start + budget - self.budget[0])
+        return node
 
     def binary(self, min_prec: int) -> n.Node:
         """Operators from `or` down to `* / // % @`, by precedence climbing; a run of
@@ -753,6 +773,7 @@ class Parser:
         tokens = lexer.tokenize()
         self.budget[0] = lexer.budget
         sub = Parser(tokens, self.source, self.starts, depth=self.depth + 1, budget=self.budget)
+        sub.costs = self.costs  # a lambda inside a field
         value = sub.testlist()
         if sub.tok.kind != "EOF":
             raise sub.unexpected(sub.tok, "f-string: invalid syntax")

@@ -81,10 +81,8 @@ class Program:
         limits = limits or Limits()
         interpreter = Interpreter(self, overrides, requires_grad, stdout or _write_stdout,
                                   limits, script)
-        saved_max_elements = engine_tensor.limits.max_elements
-        engine_tensor.limits.max_elements = limits.max_elements
         try:
-            with recursion_headroom(), engine_tensor.enable_grad():
+            with engine_limits(limits), recursion_headroom(), engine_tensor.enable_grad():
                 try:
                     final, value = interpreter.run_module(self.module)
                 except RecursionError:
@@ -93,9 +91,22 @@ class Program:
                         from None
         finally:
             interpreter.printer.flush()
-            engine_tensor.limits.max_elements = saved_max_elements
             set_current_source(None)
         return RunResult(interpreter, final, value)
+
+
+@contextmanager
+def engine_limits(limits: Limits):
+    """Hold the engine to `limits` (its element limit) inside the block: a run, and what a
+    command computes from the run after it (backward, a Jacobian, a Hessian)."""
+    from gradcli import _tensor as engine_tensor
+
+    saved = engine_tensor.limits.max_elements
+    engine_tensor.limits.max_elements = limits.max_elements
+    try:
+        yield
+    finally:
+        engine_tensor.limits.max_elements = saved
 
 
 class RunResult:

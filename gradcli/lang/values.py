@@ -92,6 +92,13 @@ class Scope:
         self.locals = local_names
 
 
+# Python's own messages name a value's type (`unsupported operand type(s) for +: 'float' and
+# 'Builtin'`): give these classes the names a program knows them by.
+Builtin.__name__ = "builtin_function_or_method"
+Closure.__name__ = "function"
+Namespace.__name__ = "module"
+
+
 def type_name(value) -> str:
     """The type of a value as a program sees it (for error messages)."""
     if isinstance(value, Closure):

@@ -107,8 +107,10 @@ class Op:
                             inputs[i if key is None else key] = True
                         elif kind == 1:
                             result = True
+            # third: the versions of the saved inputs when none was modified in place
+            # (a saved number has no version: None, like an unsaved input)
             plan = self._save_cache[mask] = (tuple(inputs) if any(inputs) else None, result,
-                                             any(inputs) or result)
+                                             tuple(0 if keep else None for keep in inputs))
         return plan
 
     def __repr__(self) -> str:
@@ -254,22 +256,32 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.released = False
     node._result_counter = None
     node.result_version = 0
-    save_inputs, save_result, _ = op.save_plan(mask)
+    save_inputs, save_result, unchanged = op.save_plan(mask)
     if save_inputs is None:
         node.saved = node.versions = _NOTHING
     else:
-        # the inputs tuple itself serves as `saved` (a None version marks an unsaved one)
+        # the inputs tuple itself serves as `saved` (a None version marks an unsaved one);
+        # tensors never modified in place share one versions tuple per plan
         node.saved = inputs
-        node.versions = tuple([
-            t._version[0] if keep and isinstance(t, Tensor) else None
-            for t, keep in zip(inputs, save_inputs)
-        ])
+        versions = unchanged
+        for t, keep in zip(inputs, save_inputs):
+            if keep and t.__class__ is Tensor and t._version[0]:
+                versions = tuple([
+                    t._version[0] if keep and isinstance(t, Tensor) else None
+                    for t, keep in zip(inputs, save_inputs)
+                ])
+                break
+        node.versions = versions
     node.result = True if save_result else None
     shapes = None
     if op.needs_shapes:
-        shapes = tuple([t._data.shape if isinstance(t, Tensor) else np.shape(t) for t in inputs])
-        if not op.reads_shapes and all(s == out_shape for s in shapes):
-            shapes = None  # nothing was broadcast: nothing to sum back
+        shapes = tuple([_shape(t) for t in inputs])
+        if not op.reads_shapes:
+            for shape in shapes:
+                if shape != out_shape:
+                    break
+            else:
+                shapes = None  # nothing was broadcast: nothing to sum back
     node.shapes = shapes
     node.out_shapes = None
     node.n_outputs = 1
@@ -294,7 +306,19 @@ def _wrap_outputs(op: Op, inputs, params, outs, mask):
     return tuple(results)
 
 
+def _shape(t) -> tuple:
+    """The shape of an op input: a Tensor's, () for a number (np.shape is slow on those)."""
+    if t.__class__ is Tensor or isinstance(t, Tensor):
+        return t._data.shape
+    if t.__class__ is ndarray:
+        return t.shape
+    return () if isinstance(t, (float, int)) else np.shape(t)
+
+
 def _check_broadcast(a, b) -> None:
+    if a.__class__ is not ndarray or b.__class__ is not ndarray:
+        if isinstance(a, (float, int)) or isinstance(b, (float, int)):
+            return  # a number broadcasts with anything
     sa = np.shape(a)
     sb = np.shape(b)
     if sa == sb or not sa or not sb:
@@ -364,6 +388,9 @@ def apply_backward(node: OpNode, grad, create_graph: bool) -> list:
         grads.append(gi)
     return grads
 
+
+
+OpNode.apply = apply_backward
 
 
 def sum_to_shape(a: ndarray, shape) -> ndarray:

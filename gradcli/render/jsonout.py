@@ -43,13 +43,22 @@ def value(v):
     return None
 
 
+# Lists nested deeper than this (`a = [a]` in a loop, a list that holds itself) have no
+# JSON or printed form worth showing; they are left out rather than overflow the stack.
+MAX_DEPTH = 100
+
+
 def is_value(v) -> bool:
     """Whether a program value has a JSON form (functions, modules and nodes do not)."""
-    if isinstance(v, (Tensor, bool, int, float, str, np.floating)) or v is None:
-        return True
-    if isinstance(v, (tuple, list)):
-        return all(is_value(x) for x in v)
-    return False
+    stack = [(v, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (Tensor, bool, int, float, str, np.floating)) or v is None:
+            continue
+        if not isinstance(v, (tuple, list)) or depth >= MAX_DEPTH:
+            return False
+        stack.extend((x, depth + 1) for x in v)
+    return True
 
 
 def dumps(doc, compact: bool = False) -> str:
