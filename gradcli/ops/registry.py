@@ -349,7 +349,8 @@ def apply_backward(node: OpNode, grad, create_graph: bool) -> list:
     a graph of its own; otherwise on arrays (`F` = ARRAYS), with no Tensor made.
     """
     op = node.op
-    node.check_saved()
+    if node.released or node.versions is not _NOTHING or node._result_counter is not None:
+        node.check_saved()
     F = TENSORS if create_graph else ARRAYS
     if op.n_outputs != 1:
         grad = [
@@ -357,37 +358,36 @@ def apply_backward(node: OpNode, grad, create_graph: bool) -> list:
             for g, shape in zip(grad, node.out_shapes)
         ]
     grads = []
-    for i, (next_node, _) in enumerate(node.next_functions):
+    i = -1
+    for next_node, _ in node.next_functions:
+        i += 1
         if next_node is None:
             grads.append(None)
             continue
-        plan = node.op.plans[i]
-        args = []
-        for kind, key in plan:
-            if kind == 0:
-                t = node.saved[key]
-                if isinstance(t, Tensor):
-                    args.append(t if create_graph else t._data)
+        plan = op.plans[i]
+        if plan:
+            args = []
+            for kind, key in plan:
+                if kind == 0:
+                    t = node.saved[key]
+                    args.append(t._data if not create_graph and isinstance(t, Tensor) else t)
+                elif kind == 1:
+                    args.append(Tensor._make(node.result, node, True, 0, node._result_counter)
+                                if create_graph else node.result)
+                elif kind == 2:
+                    params = node.params
+                    args.append(params[key] if params and key in params else op.defaults.get(key))
                 else:
-                    args.append(t)
-            elif kind == 1:
-                if create_graph:
-                    args.append(Tensor._make(node.result, node, True, 0, node._result_counter))
-                else:
-                    args.append(node.result)
-            elif kind == 2:
-                value = node.params.get(key, op.defaults.get(key)) if node.params else op.defaults.get(key)
-                args.append(value)
-            else:
-                args.append(node.shapes[key])
-        gi = op.rules[i](F, grad, *args)
+                    args.append(node.shapes[key])
+            gi = op.rules[i](F, grad, *args)
+        else:
+            gi = op.rules[i](F, grad)
         if op.broadcasts and node.shapes is not None:
             shape = node.shapes[i]
             if np.shape(gi._data if create_graph else gi) != shape:
                 gi = F.sum_to_size(gi, shape)
         grads.append(gi)
     return grads
-
 
 
 OpNode.apply = apply_backward
