@@ -91,8 +91,23 @@ def _is_function_base(value) -> bool:
     return isinstance(value, type) and issubclass(value, Function)
 
 
+_MODULES: dict = {}
+_BUILTINS: dict = {}
+
+
 def make_modules() -> dict:
-    """The importable namespaces, by dotted name (`gradcli.lang.parser.IMPORTABLE_MODULES`)."""
+    """The importable namespaces, by dotted name (`gradcli.lang.parser.IMPORTABLE_MODULES`).
+
+    Made once per process: they hold only the engine's functions, and a program
+    cannot change them (no attribute of a namespace can be assigned), so every
+    run (one per `--points` line) shares them.
+    """
+    if not _MODULES:
+        _MODULES.update(_make_modules())
+    return _MODULES
+
+
+def _make_modules() -> dict:
     gradcli, autograd, ops, tensor = _engine()
     optim = getattr(gradcli, "optim", None) or _import_optional("gradcli.optim")
     nn = getattr(gradcli, "nn", None) or _import_optional("gradcli.nn")
@@ -144,7 +159,21 @@ def make_modules() -> dict:
 
 
 def make_builtins(modules: dict, print_fn) -> dict:
-    """The names a program can use without defining or importing them."""
+    """The names a program can use without defining or importing them.
+
+    All but `print` (which writes where this run writes) are made once per process.
+    """
+    if modules is not _MODULES or not _BUILTINS:
+        base = _make_builtins(modules, print_fn)
+        if modules is not _MODULES:
+            return base
+        _BUILTINS.update(base)
+    table = dict(_BUILTINS)
+    table.update(_wrap({"print": print_fn}))
+    return table
+
+
+def _make_builtins(modules: dict, print_fn) -> dict:
     _, autograd, ops, tensor = _engine()
     Tensor = tensor.Tensor
     as_int = tensor.as_int

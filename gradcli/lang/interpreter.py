@@ -117,6 +117,9 @@ class Printer:
             self.emit(line)
 
 
+_STATIC_TABLES: dict = {}
+
+
 class Interpreter:
     """Runs one program once: its module scope, step counter and printed lines.
 
@@ -145,11 +148,21 @@ class Interpreter:
         self.span = None  # the span last given to the engine
         self.return_value = None
         self.last_assigned: str | None = None
-        self.tensor_methods = frozenset(_tensor.TENSOR_METHODS) | frozenset(_ops.METHODS)
-        self.tensor_attributes = frozenset(_tensor.TENSOR_ATTRIBUTES)
-        self.settable = frozenset(_tensor.SETTABLE_ATTRIBUTES)
-        self.callable_types = self._callable_types()
-        self.attribute_tables = self._attribute_tables()
+        if _STATIC_TABLES.get("modules") is not self.modules:
+            # made once per process, like the modules they are read from
+            _STATIC_TABLES.update(
+                modules=self.modules,
+                tensor_methods=frozenset(_tensor.TENSOR_METHODS) | frozenset(_ops.METHODS),
+                tensor_attributes=frozenset(_tensor.TENSOR_ATTRIBUTES),
+                settable=frozenset(_tensor.SETTABLE_ATTRIBUTES),
+                callable_types=self._callable_types(),
+                attribute_tables=self._attribute_tables(),
+            )
+        self.tensor_methods = _STATIC_TABLES["tensor_methods"]
+        self.tensor_attributes = _STATIC_TABLES["tensor_attributes"]
+        self.settable = _STATIC_TABLES["settable"]
+        self.callable_types = _STATIC_TABLES["callable_types"]
+        self.attribute_tables = _STATIC_TABLES["attribute_tables"]
         self._eval = {
             n.Num: self._num, n.Str: self._str, n.Constant: self._constant,
             n.FString: self._fstring, n.Name: self._name, n.Attribute: self._attribute,
