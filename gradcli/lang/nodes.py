@@ -24,7 +24,7 @@ class Node:
 # --- expressions -----------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Num(Node):
     """A number literal: a Python int or float."""
 
@@ -32,7 +32,7 @@ class Num(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Str(Node):
     """A string literal (adjacent literals already joined)."""
 
@@ -40,7 +40,7 @@ class Str(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Constant(Node):
     """`True`, `False`, `None` or `...`."""
 
@@ -48,7 +48,7 @@ class Constant(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class FormattedValue(Node):
     """One `{value!conversion:spec}` field of an f-string."""
 
@@ -58,7 +58,7 @@ class FormattedValue(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class FString(Node):
     """An f-string: literal text and `FormattedValue` fields, in order."""
 
@@ -66,7 +66,7 @@ class FString(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Name(Node):
     """A name read (or, as a target, bound)."""
 
@@ -74,7 +74,7 @@ class Name(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Attribute(Node):
     """`value.attr`; the span is the attribute name's."""
 
@@ -83,7 +83,7 @@ class Attribute(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Subscript(Node):
     """`value[index]`; `index` is an expression, a `Slice` or a `TupleExpr` of them."""
 
@@ -92,7 +92,7 @@ class Subscript(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Slice(Node):
     """`lower:upper:step` inside a subscript; absent parts are None."""
 
@@ -102,7 +102,7 @@ class Slice(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Starred(Node):
     """`*value` as a call argument."""
 
@@ -110,7 +110,7 @@ class Starred(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Keyword(Node):
     """`name=value` as a call argument."""
 
@@ -119,7 +119,7 @@ class Keyword(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Call(Node):
     """`func(args, keywords)`; the span is the called name's (or the `(` if unnamed)."""
 
@@ -129,7 +129,7 @@ class Call(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class BinOp(Node):
     """`left op right` for `+ - * / // % @ **`."""
 
@@ -139,7 +139,7 @@ class BinOp(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class UnaryOp(Node):
     """`-x`, `+x`, `not x`."""
 
@@ -148,7 +148,7 @@ class UnaryOp(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class BoolOp(Node):
     """`a and b and c` / `a or b or c`, flat as in Python's ast."""
 
@@ -157,7 +157,7 @@ class BoolOp(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Compare(Node):
     """A comparison chain `a < b <= c`: one span per operator."""
 
@@ -168,7 +168,7 @@ class Compare(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class IfExp(Node):
     """`body if test else orelse`; the span is the `if`."""
 
@@ -178,7 +178,7 @@ class IfExp(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Param(Node):
     """One parameter of a def or lambda, with its default expression if any."""
 
@@ -187,7 +187,7 @@ class Param(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Params:
     """A parameter list: positional-or-keyword, `*vararg`, keyword-only."""
 
@@ -203,7 +203,7 @@ class Params:
         return names
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Lambda(Node):
     """`lambda params: body`."""
 
@@ -212,7 +212,7 @@ class Lambda(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class ListExpr(Node):
     """`[a, b, ...]`; the span is the `[`."""
 
@@ -220,7 +220,7 @@ class ListExpr(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class TupleExpr(Node):
     """`(a, b)` or `a, b`; the span is its first token."""
 
@@ -228,7 +228,7 @@ class TupleExpr(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class DictExpr(Node):
     """`{k: v, ...}`; the span is the `{`."""
 
@@ -240,7 +240,7 @@ class DictExpr(Node):
 # --- statements ------------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class ExprStmt(Node):
     """An expression statement; `text` is its source, stripped (SPEC 2.4)."""
 
@@ -249,7 +249,7 @@ class ExprStmt(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Assign(Node):
     """`t1 = t2 = value`; targets are Name, Attribute, Subscript or tuples/lists of them."""
 
@@ -258,7 +258,7 @@ class Assign(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class AugAssign(Node):
     """`target op= value` (op without the `=`); the span is the operator's."""
 
@@ -268,7 +268,7 @@ class AugAssign(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Alias(Node):
     """`name [as asname]` in an import."""
 
@@ -277,7 +277,7 @@ class Alias(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Import(Node):
     """`import a.b as c, ...`."""
 
@@ -285,7 +285,7 @@ class Import(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class ImportFrom(Node):
     """`from module import a as b, ...`."""
 
@@ -294,7 +294,7 @@ class ImportFrom(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class If(Node):
     """`if/elif/else`: `branches` is a flat list of (test, body), so long elif chains do not nest."""
 
@@ -303,7 +303,7 @@ class If(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class While(Node):
     """`while test: body [else: orelse]`."""
 
@@ -313,7 +313,7 @@ class While(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class For(Node):
     """`for target in iter: body [else: orelse]`."""
 
@@ -324,7 +324,7 @@ class For(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class WithItem(Node):
     """`context [as target]` in a `with`."""
 
@@ -333,7 +333,7 @@ class WithItem(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class With(Node):
     """`with item, ...: body`."""
 
@@ -342,7 +342,7 @@ class With(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class FunctionDef(Node):
     """`def name(params): body` with its decorators and the names local to its body."""
 
@@ -354,7 +354,7 @@ class FunctionDef(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class ClassDef(Node):
     """`class name(bases): body`."""
 
@@ -365,7 +365,7 @@ class ClassDef(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Return(Node):
     """`return [value]`."""
 
@@ -373,28 +373,28 @@ class Return(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Pass(Node):
     """`pass`."""
 
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Break(Node):
     """`break`."""
 
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Continue(Node):
     """`continue`."""
 
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Assert(Node):
     """`assert test[, msg]`."""
 
@@ -403,7 +403,7 @@ class Assert(Node):
     span: Span
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Module(Node):
     """A whole program. `costs` maps id(statement) to the tokens one execution of it
     evaluates (a compound statement: its header only), and id(lambda) to its body's: the

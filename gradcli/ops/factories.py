@@ -24,7 +24,7 @@ from .registry import apply, defop, export
 # PyTorch seeds its CPU generator with this constant, so an unseeded program
 # draws the same numbers on every run; so does gradcli (from its own generator).
 DEFAULT_SEED = 67280421310721
-_generator = [np.random.default_rng(DEFAULT_SEED)]
+_generator = [None]  # made on first use: numpy.random costs ~5 ms to import
 
 
 def _is_bool_dtype(dtype) -> bool:
@@ -269,7 +269,11 @@ def manual_seed(seed) -> None:
 
 
 def _rng(seed):
-    return _generator[0] if seed is None else np.random.default_rng(as_int(seed, "seed"))
+    if seed is not None:
+        return np.random.default_rng(as_int(seed, "seed"))
+    if _generator[0] is None:
+        _generator[0] = np.random.default_rng(DEFAULT_SEED)
+    return _generator[0]
 
 
 def rand(*size, seed=None, generator=None, out=None, dtype=None, layout=None, device=None,
