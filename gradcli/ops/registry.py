@@ -246,7 +246,10 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
 def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node = OpNode.__new__(OpNode)
     node.op = op
-    if len(inputs) == 1:
+    n = len(inputs)
+    if n == 2:
+        node.next_functions = (edge_to(inputs[0]), edge_to(inputs[1]))
+    elif n == 1:
         node.next_functions = (edge_to(inputs[0]),)
     else:
         node.next_functions = tuple([edge_to(t) for t in inputs])
@@ -275,7 +278,7 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.result = True if save_result else None
     shapes = None
     if op.needs_shapes:
-        shapes = tuple([_shape(t) for t in inputs])
+        shapes = (_shape(inputs[0]), _shape(inputs[1])) if n == 2 else tuple([_shape(t) for t in inputs])
         if not op.reads_shapes:
             for shape in shapes:
                 if shape != out_shape:
