@@ -217,6 +217,14 @@ def report(err: GradcliError, source: Optional[Source], as_json: bool) -> int:
 def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
           requires_grad: tuple = (), script: bool = False, printer: Callable | None = None) -> None:
     """Load the program, run it (once, or once per point), answer, and print the answer."""
+    import numpy
+
+    # inf and nan flow silently, as in PyTorch; numpy would warn on stderr
+    with numpy.errstate(all="ignore"):
+        _drive(opts, answer, to_json, human, requires_grad, script, printer)
+
+
+def _drive(opts, answer, to_json, human, requires_grad, script, printer) -> None:
     from ..lang import Limits, compile_program
     from ..lang.program import engine_limits
 
