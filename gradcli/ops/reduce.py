@@ -574,7 +574,7 @@ def _norm(self, p=2.0, dim=None, keepdim=False):
 def _norm_grad(F, g, self, result, self_shape, p, dim, keepdim):
     """PyTorch's norm_backward, case by case; a zero norm has gradient 0 (masked)."""
     if p == 0:
-        return None  # PyTorch defines no gradient for the count of non-zeros
+        return self * 0.0  # the count of non-zeros is flat: zeros, as PyTorch gives
     g = _keep(F, g, self_shape, dim, keepdim)
     norm = _keep(F, result, self_shape, dim, keepdim)
     with _quiet():
