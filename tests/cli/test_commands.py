@@ -238,14 +238,27 @@ def test_shape_error_exit_3():
     result = invoke("eval", "-e", "x = [1., 2.]\ny = [1., 2., 3.]\nz = x + y\n")
     assert result.exit_code == 3
     assert "must match the size of tensor b" in result.stderr
-    assert "<expr>:3:7:" in result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("<expr>:3:7: error:")
+    assert lines[1:3] == ["  z = x + y", "        ^"]
+
+
+def test_gradcheck_failure_is_exit_1():
+    prog = ("class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            "        ctx.save_for_backward(x)\n        return x * x\n    @staticmethod\n"
+            "    def backward(ctx, g):\n        (x,) = ctx.saved_tensors\n        return g * x\n"
+            "x = [1.0, 2.0]\ny = F.apply(x).sum()\n")
+    result = invoke("gradcheck", "-e", prog, "--no-sympy", "--json")
+    assert result.exit_code == 1
+    assert any(c["input"] == "x" and not c["ok"] for c in json.loads(result.stdout)["checks"])
 
 
 def test_autograd_error_exit_4_with_location():
     result = invoke("run", "-e", "x = torch.tensor([1., 2.], requires_grad=True)\ny = (x * x).sum()\ny.backward()\ny.backward()\n")
     assert result.exit_code == 4
-    assert "<expr>:4:" in result.stderr
-    assert "Trying to backward through the graph a second time" in result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("<expr>:4:3: error: Trying to backward through the graph a second time")
+    assert lines[1:3] == ["  y.backward()", "    ^^^^^^^^"]
 
 
 def test_missing_file_is_exit_2(tmp_path):
