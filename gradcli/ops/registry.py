@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, check_elements, limits
 from ..autograd import graph as _graph
 from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
@@ -192,7 +192,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             x = a._data
             mask = 1 if a.requires_grad else 0
         else:
-            x = a
+            x = _plain(a, op, 0)
             mask = 0
         out = op.forward(x, **params) if params else op.forward(x)
     elif n == 2:
@@ -203,13 +203,13 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             if a.requires_grad:
                 mask = 1
         else:
-            x = a
+            x = _plain(a, op, 0)
         if b.__class__ is Tensor or isinstance(b, Tensor):
             y = b._data
             if b.requires_grad:
                 mask |= 2
         else:
-            y = b
+            y = _plain(b, op, 1)
         if op.broadcasts:
             _check_broadcast(x, y)
         out = op.forward(x, y, **params) if params else op.forward(x, y)
@@ -217,13 +217,13 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         arrays = []
         mask = 0
         bit = 1
-        for t in inputs:
+        for i, t in enumerate(inputs):
             if isinstance(t, Tensor):
                 arrays.append(t._data)
                 if t.requires_grad:
                     mask |= bit
             else:
-                arrays.append(t)
+                arrays.append(_plain(t, op, i))
             bit <<= 1
         out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     record = mask and _grad_enabled[0] and op.differentiable
@@ -307,6 +307,24 @@ def _wrap_outputs(op: Op, inputs, params, outs, mask):
         differentiable = node is not None and out.dtype != np.int64
         results.append(Tensor._make(out, node if differentiable else None, differentiable, k))
     return tuple(results)
+
+
+_NUMBERS = (float, int, np.number, np.bool_)
+
+
+def _plain(value, op: Op, position: int):
+    """An input that is not a Tensor: a number (or an array from the engine itself).
+
+    Anything else (a list, a range) is PyTorch's TypeError, before numpy would
+    try to make an array of it, however large.
+    """
+    if value is None or isinstance(value, _NUMBERS) or value.__class__ is ndarray:
+        return value  # None: an optional tensor input left out (clamp's max)
+    name = op.inputs[position] if position < len(op.inputs) else f"input {position}"
+    raise ProgramTypeError(
+        f"{op.name}(): argument '{'input' if name == 'self' else name}' (position {position + 1}) "
+        f"must be Tensor, not {type(value).__name__}"
+    )
 
 
 def _shape(t) -> tuple:

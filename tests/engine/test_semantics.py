@@ -296,3 +296,13 @@ def test_a_chain_of_a_million_nodes_runs_forward_and_backward():
         y = y * 1.0
     y.backward()
     assert x.grad.item() == 1.0
+
+
+def test_an_op_refuses_a_python_list_before_numpy_sees_it():
+    """Found by the fuzzer: a list holding range(10**12) reached numpy (MemoryError, exit 70)."""
+    from gradcli.errors import ProgramTypeError
+
+    with pytest.raises(ProgramTypeError, match=r"logsumexp\(\): argument 'input' \(position 1\) must be Tensor, not list"):
+        torch.logsumexp([range(10**12), 1.0], 0)
+    with pytest.raises(ProgramTypeError, match="must be Tensor, not range"):
+        torch.sin(range(10**12))
