@@ -11,8 +11,8 @@ import numpy as np
 
 from .autograd import engine
 from .autograd.functional import _rows
-from .errors import ProgramError, ProgramTypeError, UsageError
-from ._tensor import Tensor
+from .errors import LimitError, ProgramError, ProgramTypeError, UsageError
+from ._tensor import Tensor, check_elements
 
 
 def output_of(run, of: str | None = None) -> tuple[str, object]:
@@ -173,6 +173,11 @@ def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
     if out._data.size != 1:
         raise ProgramError(f"--order {order} needs a scalar output, and {name!r} has shape "
                            f"{list(out._data.shape)}", hint="reduce it (e.g. .sum()) or use jacobian")
+    # every N-th partial derivative: (elements of the inputs)^N numbers, one backward pass per
+    # number of the order below; refused before the passes, as one tensor of that size would be
+    n = sum(x._data.size for x in xs)
+    check_elements(n ** order)
+    _check_passes(run, sum(n ** k for k in range(order)))
     nested = derivatives(out.reshape(()), xs, order)
     return GradResult(name, out, list(wrt), order, _name_nested(nested, wrt))
 
@@ -191,9 +196,19 @@ class MatrixResult:
     blocks: dict  # name -> Tensor (jacobian) or name -> name -> Tensor (hessian)
 
 
+def _check_passes(run, passes: int) -> None:
+    """One backward pass per row of a Jacobian: count them as steps of the run's budget."""
+    budget = run.interpreter.max_steps - run.interpreter.steps
+    if passes > budget:
+        raise LimitError(f"this needs {passes} backward passes, more than the {budget} steps left "
+                         f"of --max-steps {run.interpreter.max_steps}",
+                         hint="raise the limit with --max-steps")
+
+
 def run_jacobian(run, wrt: list[str], of=None) -> MatrixResult:
     name, out = tensor_output(run, of)
     xs = lookup(run, wrt, "--wrt")
+    _check_passes(run, out._data.size)
     blocks = _rows(out, xs, create_graph=False)
     return MatrixResult(name, out, list(wrt), dict(zip(wrt, blocks)))
 

@@ -30,7 +30,9 @@ Json = Annotated[bool, typer.Option("--json", help="Print one JSON document for 
 Points = Annotated[Optional[str], typer.Option(
     "--points", help="JSON Lines of --set values (a path or -): one run and one JSON line per point.")]
 MaxElements = Annotated[int, typer.Option("--max-elements", help="The most elements one tensor may have.")]
-MaxSteps = Annotated[int, typer.Option("--max-steps", help="The most loop iterations plus calls in one run.")]
+MaxSteps = Annotated[int, typer.Option(
+    "--max-steps", help="The most loop iterations plus calls in one run (a long loop body or a large "
+                        "tensor counts as several; derivatives may build this many graph nodes).")]
 Wrt = Annotated[str, typer.Option("--wrt", help="Comma-separated names to differentiate with respect to.",
                                   show_default=False)]
 
@@ -226,19 +228,22 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
 
 def _drive(opts, answer, to_json, human, requires_grad, script, printer) -> None:
     from ..lang import Limits, compile_program
-    from ..lang.program import engine_limits
+    from ..lang.program import answer_limits
 
     source = None
     try:
         source = read_source(opts.file, opts.expr)
         program = compile_program(source.text, source.filename)
         base = parse_sets(opts.sets)
+        for option, value in (("--max-elements", opts.max_elements), ("--max-steps", opts.max_steps)):
+            if value < 0:
+                raise UsageError(f"{option} {value}: a limit cannot be negative")
         limits = Limits(max_elements=opts.max_elements, max_steps=opts.max_steps)
         printer = printer or stderr_print
         if opts.points is None:
             run = program.run(base, requires_grad=requires_grad, stdout=printer, limits=limits,
                               script=script)
-            with engine_limits(limits):
+            with answer_limits(limits):
                 result = answer(run)
             if opts.json:
                 emit(jsonout.dumps(to_json(result)))
@@ -252,7 +257,7 @@ def _drive(opts, answer, to_json, human, requires_grad, script, printer) -> None
 
 def _drive_points(opts, source, program, base, limits, answer, to_json, requires_grad, script):
     """One run per JSON line; a failing line prints its error and the run goes on."""
-    from ..lang.program import engine_limits
+    from ..lang.program import answer_limits
 
     stdin = sys.stdin.buffer if opts.points == "-" else None
     stream = stdin
@@ -289,7 +294,7 @@ def _drive_points(opts, source, program, base, limits, answer, to_json, requires
                     overrides[key] = value
                 run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
                                   limits=limits, script=script)
-                with engine_limits(limits):
+                with answer_limits(limits):
                     result = answer(run)
                 doc = {"point": jsonout.value(point), **to_json(result)}
             except GradcliError as err:

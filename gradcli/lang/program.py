@@ -96,6 +96,28 @@ class Program:
 
 
 @contextmanager
+def answer_limits(limits: Limits):
+    """The limits on what a command computes from a run after it (a backward with
+    create_graph, --order N, a Jacobian, a Hessian): the element limit, and at most
+    --max-steps graph nodes built, since each order of derivative can triple the graph
+    (`--order 15` of a five-op scalar function built millions of nodes)."""
+    from gradcli.autograd.graph import observe_nodes
+    from gradcli.errors import LimitError
+
+    built = [0]
+
+    def count(node, inputs):
+        built[0] += 1
+        if built[0] > limits.max_steps:
+            raise LimitError(f"computing the derivatives built more than {limits.max_steps} graph "
+                             "nodes (steps)", hint="raise the limit with --max-steps, or ask for "
+                                                   "a lower --order")
+
+    with engine_limits(limits), observe_nodes(count):
+        yield
+
+
+@contextmanager
 def engine_limits(limits: Limits):
     """Hold the engine to `limits` (its element limit) inside the block: a run, and what a
     command computes from the run after it (backward, a Jacobian, a Hessian)."""

@@ -426,7 +426,7 @@ def test_engine_errors_get_the_operator_position():
     ("x = tensor(1.)\nx.shape = 3", 2, 3, "cannot set attribute 'shape' of a Tensor"),
     ("for i in 3:\n    pass", 1, 10, "'int' object is not iterable"),
     ("with 3:\n    pass", 1, 6, "does not support the context manager protocol"),
-    ("x = 10.0 ** 400", 1, 10, "Numerical result out of range"),
+    ("x = 0.0 ** -1", 1, 9, "division by zero"),
     ("f = lambda: 1\nf.x", 2, 3, "'function' object has no attribute 'x'"),
     ("x = print.name", 1, 11, "no attribute 'name'"),
     ("x = [0.] * 10 ** 9", 1, 10, "exceeds the limit"),

@@ -1,0 +1,94 @@
+"""Running gradcli for the hardening tests: through Typer's CliRunner, and isolated in a
+forked child that reports its exit code, output, CPU time and peak memory."""
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import resource
+import select
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).parent))
+import fuzzgen  # noqa: E402
+
+from gradcli.cli.app import app  # noqa: E402
+
+LOCATION = re.compile(r"^(<expr>|<stdin>|[^\s:]+):(\d+):(\d+): error: ", re.M)
+strict_json = fuzzgen.strict_json
+
+
+def invoke(*args, input=None):
+    """`gradcli ARGS` through CliRunner; an exception escaping the app fails the test."""
+    return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
+
+
+@dataclass
+class Measured:
+    code: int | None
+    stdout: str
+    stderr: str
+    cpu_seconds: float
+    wall_seconds: float
+    peak_mb: float  # resident memory the run added, at its peak
+
+
+def isolated(argv: list, stdin: bytes = b"", timeout: float = 30.0) -> Measured:
+    """Run `gradcli ARGV` in a forked child (in-process CLI, as `run_app` runs it) and
+    measure it: the child's peak resident memory above what it started with, and its CPU
+    time, so that other work on the machine does not count. A child that outlives
+    `timeout` is killed and reported with code None."""
+    read_end, write_end = os.pipe()
+    wall = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.close(read_end)
+            start_rss = int(open("/proc/self/statm").read().split()[1]) * resource.getpagesize()
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            outcome = fuzzgen.run_cli(argv, stdin=stdin, timeout=timeout)
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            cpu = (after.ru_utime - usage.ru_utime) + (after.ru_stime - usage.ru_stime)
+            peak = after.ru_maxrss * 1024 - start_rss
+            code = None if outcome.timed_out else outcome.code
+            data = pickle.dumps((code, outcome.stdout[-200_000:], outcome.stderr[-200_000:], cpu,
+                                 peak / 2**20))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_end, view):]
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    chunks = []
+    deadline = time.monotonic() + timeout + 10
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([read_end], [], [], max(left, 0))
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return Measured(None, "", "killed: no answer", timeout, time.perf_counter() - wall, 0.0)
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+    os.waitpid(pid, 0)
+    if not chunks:  # the child died before it could report
+        return Measured(None, "", "the child process died", 0.0, time.perf_counter() - wall, 0.0)
+    code, stdout, stderr, cpu, peak = pickle.loads(b"".join(chunks))
+    return Measured(code, stdout, stderr, cpu, time.perf_counter() - wall, peak)
+
+
+def assert_clean_error(result_stderr: str, stdout: str = ""):
+    """No traceback, and an error line with a FILE:LINE:COL location."""
+    assert "Traceback" not in result_stderr and "Traceback" not in stdout
+    assert LOCATION.search(result_stderr), result_stderr

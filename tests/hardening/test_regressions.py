@@ -1,0 +1,184 @@
+"""Regression tests: each bug the hardening work and the fuzzer found, as it was found.
+
+The docstring of each test says what used to happen. (Limits found too slow or too
+greedy are in `test_hardening_limits.py`: a 10^7-digit literal took 2.4 GB in the
+lexer's regular expression, a string of 5 x 10^6 escapes 2.5 GB, a 10^4-statement loop
+body ran 10^4 times more statements than --max-steps allowed iterations, a 100 MB file
+was read 50 MB deep before it was refused.)
+"""
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+
+import pytest
+
+from hardening_helpers import invoke, strict_json
+
+from gradcli.cli.app import run_app
+
+
+def test_points_line_with_an_out_of_range_number():
+    """`{"x": 1e400}` on a --points line: the point echoed back was not strict JSON (exit 70)."""
+    result = invoke("grad", "-e", "x = 1.0\ny = x * x", "--wrt", "x", "--points", "-",
+                    input='{"x": 1e400}\n')
+    assert result.exit_code == 0
+    assert strict_json(result.stdout)["point"] == {"x": "Infinity"}
+
+
+def test_points_line_that_is_not_utf8():
+    """A --points line of bytes that are not UTF-8 was a UnicodeDecodeError (exit 70) that
+    ended the stream."""
+    result = invoke("grad", "-e", "x = 1.0\ny = x * x", "--wrt", "x", "--points", "-",
+                    input=b'\xff\n{"x": 2.0}\n')
+    docs = [strict_json(line) for line in result.stdout.splitlines()]
+    assert docs[0]["error"]["message"] == "--points line 1: not UTF-8 text (byte 0)"
+    assert docs[1]["grads"]["x"] == 4.0
+
+
+def test_points_line_nested_too_deeply():
+    """A --points line of 5000 nested lists raised RecursionError, which ended the whole run
+    with "the program nests too deeply"."""
+    result = invoke("grad", "-e", "x = 1.0\ny = x * x", "--wrt", "x", "--points", "-",
+                    input='{"x": ' + "[" * 5000 + "]" * 5000 + '}\n{"x": 2.0}\n')
+    docs = [strict_json(line) for line in result.stdout.splitlines()]
+    assert docs[0]["error"]["code"] == 2 and docs[1]["grads"]["x"] == 4.0
+
+
+def test_set_value_nested_too_deeply():
+    """`--set x=[[[...]]]` 5000 deep was reported as "the program nests too deeply to run"."""
+    result = invoke("eval", "-e", "x = 1.0", "--set", "x=" + "[" * 5000 + "]" * 5000)
+    assert result.exit_code == 2
+    assert "--set x: the value is nested too deeply" in result.stderr
+
+
+def test_list_nested_in_a_loop_is_linear():
+    """`a = [a]` 10^5 times in expression mode walked the whole nesting at each step to see
+    whether the literal was a tensor: quadratic, over 20 s."""
+    start = time.perf_counter()
+    result = invoke("eval", "-e", "a = []\nfor i in range(100000):\n    a = [a]\nx = 2.0\ny = x * x",
+                    "--json")
+    assert time.perf_counter() - start < 5
+    assert result.exit_code == 0 and strict_json(result.stdout)["values"]["y"] == 4.0
+
+
+@pytest.mark.parametrize("source", [
+    "a = [print]\na.append(a)\nx = 2.0\ny = x * x",
+    "a = [print]\nfor i in range(5000):\n    a = [a, print]\nx = 2.0\ny = x * x",
+])
+def test_values_that_cannot_be_shown_are_left_out(source):
+    """A list holding itself, or nested 5000 deep, made `eval` fail with exit 3 "the
+    program nests too deeply to run" while rendering the values, though the program ran."""
+    for extra in ([], ["--json"]):
+        result = invoke("eval", "-e", source, *extra)
+        assert result.exit_code == 0, result.stderr
+    doc = strict_json(result.stdout)
+    assert "a" not in doc["values"] and doc["values"]["y"] == 4.0
+
+
+def test_negative_number_to_a_fractional_power_is_nan():
+    """`(-8.0) ** 0.5` made a Python complex: alone an odd error ("invalid data type
+    'complex'"), inside an expression a silently wrong real value and a ComplexWarning."""
+    result = invoke("eval", "-e", "x = 2.0\ny = x * (-8.0) ** 0.5\nz = (-8.0) ** 0.5", "--json")
+    assert result.exit_code == 0, result.stderr
+    values = strict_json(result.stdout)["values"]
+    assert values["y"] == "NaN" and values["z"] == "NaN"
+    assert "Warning" not in result.stderr
+
+
+@pytest.mark.parametrize("source, value", [
+    ("y = x * 9 ** 9 ** 9", "Infinity"),
+    ("y = x * (-9) ** 9 ** 9", "-Infinity"),
+    ("y = x * 10.0 ** 400", "Infinity"),
+    ("y = x * 2 ** 63", 2.0 ** 63),
+    ("y = x * 2 ** -1", 0.5),
+])
+def test_number_powers_are_float64(source, value):
+    """Number `**` overflowing float64 was an error worded `(34, 'Numerical result out of
+    range')`; it is float64's infinity, as `1e308 * 10` already was."""
+    result = invoke("eval", "-e", "x = 1.0\n" + source, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert strict_json(result.stdout)["values"]["y"] == value
+
+
+def test_builtin_messages_do_not_show_python_internals():
+    """`sum([1, 2], dim=0)` said `make_builtins.<locals>._sum() got an unexpected keyword
+    argument 'dim'`; `1.0 + print` named the type 'Builtin'."""
+    result = invoke("run", "-e", "y = sum([1, 2], dim=0)\n")
+    assert "<expr>:1:5: error: sum() got an unexpected keyword argument 'dim'" in result.stderr
+    result = invoke("run", "-e", "y = [1] * print\n")
+    assert "non-int of type 'builtin_function_or_method'" in result.stderr
+
+
+class ClosedPipe(io.StringIO):
+    """A standard output whose reader has gone (`gradcli ... | head -1`)."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self):
+        raise io.UnsupportedOperation("fileno")
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "-e", "print(1)"],                        # print: click turned it into exit 1
+    ["eval", "-e", "x = 2.0"],                        # a Rich table: Rich exited 1 itself
+    ["eval", "-e", "x = 2.0", "--json"],
+    ["ops"],
+])
+def test_broken_pipe_exits_0_quietly(argv, monkeypatch, capsys):
+    """With standard output closed, `run` and the commands printing Rich tables exited 1
+    ("a check failed") instead of 0, as the other commands did."""
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert run_app(argv) == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_f_string_fields_count_against_the_token_budget(monkeypatch):
+    """3 x 10^6 f-string fields took 39 s and 1.8 GB: each field is lexed and parsed on its
+    own, outside the program's tokens. (The budget is lowered to keep the test quick.)"""
+    from gradcli.errors import LimitError
+    from gradcli.lang import compile_program, lexer, parser
+
+    monkeypatch.setattr(lexer, "MAX_TOKENS", 1000)
+    monkeypatch.setattr(parser, "MAX_TOKENS", 1000)
+    compile_program('x = 1.0\ns = f"' + "{x}" * 300 + '"')
+    with pytest.raises(LimitError, match="more than 1000 tokens") as info:
+        compile_program('x = 1.0\ns = f"' + "{x}" * 600 + '"')
+    assert info.value.span.line == 2
+    with pytest.raises(LimitError, match="more than 1000 tokens"):
+        compile_program('x = 1.0\ns = f"' + "{x:{x}}" * 300 + '"')
+
+
+@pytest.mark.parametrize("hook, message", [
+    ("lambda g: print", "expected Tensor or None (got builtin_function_or_method)"),
+    ("lambda g: 3.0", "expected Tensor or None (got float)"),
+    ("lambda g: g.sum()", "hook '<lambda>' has changed the size of value"),
+])
+def test_hook_returning_something_else_than_a_gradient(hook, message):
+    """A hook returning a function (a fuzzed seed: `lambda g: sum_to_size`) made the engine
+    call float() on it: exit 70. PyTorch checks what a hook returns."""
+    source = f"x = tensor([1., 2.], requires_grad=True)\nh = x.register_hook({hook})\ny = (x * x).sum()\n"
+    result = invoke("backward", "-e", source)
+    assert result.exit_code == 3 and message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("call", ["unbind(a)", "split(a, 1)", "chunk(a, 2)", "narrow(a, 0, 0, 1)",
+                                  "rand_like(a)", "randn_like(a)"])
+def test_python_list_where_a_tensor_is_required(call):
+    """`unbind([[1., 2.]])` and the like read `.shape` of the list: AttributeError, exit 70
+    (found by the fuzzer in script mode, where a list literal stays a list). It is PyTorch's
+    TypeError now, raised at the language's boundary; the functions themselves are in
+    gradcli/ops/shape.py and factories.py."""
+    result = invoke("run", "-e", f"a = [[1.0, 2.0]]\nb = {call}\n")
+    assert result.exit_code == 3, result.stderr
+    assert "argument 1 must be Tensor, not list" in result.stderr
+
+
+def test_gradient_of_the_zero_norm_is_zero():
+    """Found by the generator: `norm(x, p=0)` has a graph edge to x but its rule gives None,
+    so `grad --wrt x` says x was not used (exit 4); PyTorch gives zeros."""
+    result = invoke("grad", "-e", "x = [0.5, -1.5]\ny = torch.norm(x, p=0.0)", "--wrt", "x", "--json")
+    assert result.exit_code == 0 and strict_json(result.stdout)["grads"]["x"] == [0.0, 0.0]
