@@ -76,10 +76,3 @@ def nested_rows(grads: dict, path=()):
             yield from nested_rows(value, path + (name,))
         else:
             yield path + (name,), value
-
-
-def matrix(value: Tensor) -> str:
-    data = value._data
-    if data.ndim == 2:
-        return format_tensor(data)
-    return format_tensor(data)
