@@ -178,3 +178,12 @@ def test_gradient_of_the_zero_norm_is_zero():
     so `grad --wrt x` says x was not used (exit 4); PyTorch gives zeros."""
     result = invoke("grad", "-e", "x = [0.5, -1.5]\ny = torch.norm(x, p=0.0)", "--wrt", "x", "--json")
     assert result.exit_code == 0 and strict_json(result.stdout)["grads"]["x"] == [0.0, 0.0]
+
+
+def test_range_as_an_operand_of_a_tensor_op():
+    """`range(10 ** 12) * t` (a mutant in the 30-minute fuzz run) made numpy build an array of
+    10^12 numbers: MemoryError, exit 70. An op now refuses a value that is neither a tensor
+    nor a number, with PyTorch's TypeError (gradcli/ops, by its owner)."""
+    result = invoke("run", "-e", "t = tensor(2., requires_grad=True)\ny = range(10 ** 12) * t.sigmoid()\n")
+    assert result.exit_code == 3, result.stderr
+    assert "must be Tensor, not range" in result.stderr
