@@ -162,14 +162,16 @@ class RemovableHandle:
 class Tensor:
     """A float64 tensor that records the operations applied to it.
 
-    `_data` is the numpy array; `_version` a one-element list shared with
-    `detach()`ed aliases and bumped by in-place ops, so that a saved tensor
-    modified in place is detected at backward, as PyTorch does.
+    `_data` is the numpy array; `_counter` the version counter (`_version`), a
+    one-element list shared with `detach()`ed aliases and views and bumped by
+    in-place ops, so that a saved tensor modified in place is detected at
+    backward, as PyTorch does. A view keeps its root base in `_base`; a base
+    keeps its live views in `_views` (see `ops/views.py`).
     """
 
     __slots__ = (
-        "_data", "grad", "grad_fn", "requires_grad", "_output_nr", "_version",
-        "_hooks", "_accumulator", "_retains_grad", "__weakref__",
+        "_data", "grad", "grad_fn", "requires_grad", "_output_nr", "_counter",
+        "_hooks", "_accumulator", "_retains_grad", "_base", "_views", "_view_kind", "__weakref__",
     )
 
     def __init__(self, data, requires_grad: bool = False):
@@ -179,10 +181,12 @@ class Tensor:
         self.grad_fn = None
         self.requires_grad = bool(requires_grad)
         self._output_nr = 0
-        self._version = [0]
+        self._counter = [0]
         self._hooks = None
         self._accumulator = None
         self._retains_grad = False
+        self._base = None
+        self._views = None
 
     @classmethod
     def _make(cls, data: ndarray, grad_fn=None, requires_grad: bool = False,
@@ -194,10 +198,12 @@ class Tensor:
         t.grad_fn = grad_fn
         t.requires_grad = requires_grad
         t._output_nr = output_nr
-        t._version = [0] if version is None else version
+        t._counter = [0] if version is None else version
         t._hooks = None
         t._accumulator = None
         t._retains_grad = False
+        t._base = None
+        t._views = None
         return t
 
     # -- plain attributes ---------------------------------------------------
@@ -241,8 +247,8 @@ class Tensor:
         self._data = value._data if isinstance(value, Tensor) else np.array(value, dtype=float64)
 
     @property
-    def _version_count(self) -> int:
-        return self._version[0]
+    def _version(self) -> int:
+        return self._counter[0]
 
     def item(self) -> float:
         if self._data.size != 1:
@@ -270,7 +276,7 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """The same storage and version counter, cut out of the graph."""
-        return Tensor._make(self._data, version=self._version)
+        return Tensor._make(self._data, version=self._counter)
 
     def detach_(self) -> "Tensor":
         self.grad_fn = None
@@ -333,11 +339,23 @@ class Tensor:
 
     # -- in place -------------------------------------------------------------
 
-    def _check_inplace(self) -> None:
-        if self.requires_grad and self.grad_fn is None and _grad_enabled[0]:
-            raise AutogradError(
-                "a leaf Variable that requires grad is being used in an in-place operation."
-            )
+    def _check_inplace(self, args=()) -> None:
+        if _grad_enabled[0]:
+            base = self._base
+            if base is not None:
+                if getattr(self, "_view_kind", None) is not None:
+                    from .ops.views import check_view_kind
+
+                    check_view_kind(self, args)
+                if base.requires_grad and base.grad_fn is None:
+                    raise AutogradError(
+                        "a view of a leaf Variable that requires grad is being used in an in-place "
+                        "operation."
+                    )
+            elif self.requires_grad and self.grad_fn is None:
+                raise AutogradError(
+                    "a leaf Variable that requires grad is being used in an in-place operation."
+                )
         if not self._data.flags.writeable:
             if self._data.ndim == 0 or self._data.base is None:
                 self._data = self._data.copy()
@@ -355,7 +373,7 @@ class Tensor:
         value (so what the node saves is not the value overwritten here) and this
         tensor is rebased onto the new node, as PyTorch rebases in-place results.
         """
-        self._check_inplace()
+        self._check_inplace(args)
         other_requires = any(isinstance(a, Tensor) and a.requires_grad for a in args)
         if _grad_enabled[0] and (self.requires_grad or other_requires):
             old = Tensor._make(self._data.copy(), self.grad_fn, self.requires_grad, self._output_nr)
@@ -372,17 +390,22 @@ class Tensor:
         if self._data.dtype != out.dtype:
             self._data = self._data.astype(out.dtype)
         self._data[...] = out
-        self._version[0] += 1
+        self._counter[0] += 1
         if result.grad_fn is not None:
-            self.grad_fn = result.grad_fn
-            self._output_nr = result._output_nr
-            self.requires_grad = True
+            if self._base is None and self._views is None:
+                self.grad_fn = result.grad_fn
+                self._output_nr = result._output_nr
+                self.requires_grad = True
+            else:
+                from .ops.views import rebase
+
+                rebase(self, result)
         return self
 
     def zero_(self) -> "Tensor":
         self._check_inplace()
         self._data[...] = 0.0
-        self._version[0] += 1
+        self._counter[0] += 1
         if self.grad_fn is not None and _grad_enabled[0]:
             from . import ops
 

@@ -70,7 +70,7 @@ class Optimizer:
                     else:
                         p.grad.requires_grad_(False)
                     p.grad._data = np.zeros_like(p.grad._data)
-                    p.grad._version[0] += 1
+                    p.grad._counter[0] += 1
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
@@ -151,7 +151,7 @@ def _assign(p: Tensor, value) -> None:
     if data.__class__ is not np.ndarray or not data.flags.writeable:
         p._data = data = np.array(data, dtype=np.float64)
     data[...] = value
-    p._version[0] += 1
+    p._counter[0] += 1
 
 
 # -- a correctly rounded fused multiply-add on arrays -----------------------------------

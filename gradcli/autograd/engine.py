@@ -177,7 +177,7 @@ def _accumulate(variable: Tensor, g, create_graph: bool, owned: set) -> None:
             old += g
         else:
             variable.grad._data = old + g
-        variable.grad._version[0] += 1
+        variable.grad._counter[0] += 1
 
 
 def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, accumulate=True,

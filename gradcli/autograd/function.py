@@ -29,14 +29,14 @@ class FunctionCtx(Node):
                 raise AutogradError("save_for_backward can only save variables, but argument "
                                     f"{tensors.index(t)} is of type {type(t).__name__}")
         self._saved = tensors
-        self._saved_versions = tuple(None if t is None else t._version[0] for t in tensors)
+        self._saved_versions = tuple(None if t is None else t._counter[0] for t in tensors)
 
     @property
     def saved_tensors(self) -> tuple:
         if self._released:
             raise AutogradError(FREED_MESSAGE)
         for t, v in zip(self._saved, self._saved_versions):
-            if t is not None and t._version[0] != v:
+            if t is not None and t._counter[0] != v:
                 raise AutogradError(_modified_message(t, v))
         return tuple(self._saved)
 
@@ -151,6 +151,6 @@ class Function(metaclass=_FunctionMeta):
         for k, o in enumerate(outs):
             if isinstance(o, Tensor):
                 # a new tensor: an input returned as is keeps its own place in the graph
-                o = Tensor._make(o._data, ctx, True, k, o._version)
+                o = Tensor._make(o._data, ctx, True, k, o._counter)
             results.append(o)
         return results[0] if single else tuple(results)

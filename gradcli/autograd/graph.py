@@ -46,19 +46,25 @@ FREED_MESSAGE = (
 
 
 def _modified_message(saved: Tensor, expected: int) -> str:
+    """PyTorch 2.13's wording, which names the op by its node name without `Backward0`."""
     kind = "torch.DoubleTensor"
     where = ""
     if saved.grad_fn is not None:
-        where = f", which is output {saved._output_nr} of {saved.grad_fn.name()},"
-    elif saved.requires_grad:
-        where = ", which is a leaf Variable that requires grad,"
+        where = f", which is output {saved._output_nr} of {op_name(saved.grad_fn)},"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [{kind} {shape_str(saved._data.shape)}]{where} is at version "
-        f"{saved._version[0]}; expected version {expected} instead. Hint: enable anomaly detection "
+        f"{saved._counter[0]}; expected version {expected} instead. Hint: enable anomaly detection "
         "to find the operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True)."
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
+
+
+def op_name(node) -> str:
+    """`MulBackward0` -> `Mul`: how PyTorch's messages name the op behind a node."""
+    name = node.name()
+    stem = name.rstrip("0123456789")
+    return stem[:-len("Backward")] if stem.endswith("Backward") and len(stem) > len("Backward") else name
 
 
 # What a node that saved nothing holds (shared: no allocation per node).
@@ -156,7 +162,7 @@ class OpNode(Node):
         if self.released:
             raise AutogradError(FREED_MESSAGE)
         for t, version in zip(self.saved, self.versions):
-            if version is not None and t.__class__ is Tensor and t._version[0] != version:
+            if version is not None and t.__class__ is Tensor and t._counter[0] != version:
                 raise AutogradError(_modified_message(t, version))
         if self._result_counter is not None and self._result_counter[0] != self.result_version:
             fake = Tensor._make(self.result, self, True, 0, self._result_counter)

@@ -48,7 +48,7 @@ def _note(t):
         return t
     if not t.requires_grad and t._data.size <= SNAPSHOT_ELEMENTS:
         return (t._data.copy(), None, 0)
-    return (t._data, t._version, t._version[0])
+    return (t._data, t._counter, t._counter[0])
 
 
 def _observe(node, inputs):

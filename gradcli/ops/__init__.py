@@ -14,6 +14,7 @@ from .registry import ARRAYS, FUNCTIONS, METHODS, NN_FUNCTIONS, OPS, TENSORS, ap
 # Each module defines its ops (and dispatching functions) on import.
 from . import arith, elementwise, broadcast, select, shape, reduce, linalg, nn, factories  # noqa: E402,F401
 from . import operators  # noqa: E402,F401  (Python operators and in-place methods; last)
+from . import views  # noqa: E402,F401  (view tracking and in-place through views)
 
 globals().update(FUNCTIONS)
 

@@ -33,6 +33,8 @@ TENSORS = SimpleNamespace()
 FUNCTIONS: dict = {}      # public name -> function (gradcli.<name>, the language's builtins)
 NN_FUNCTIONS: dict = {}   # the names also reachable as F.<name> / torch.nn.functional.<name>
 METHODS: dict = {}        # Tensor method name -> function
+# views.link, set when ops/views.py is imported (it builds on this module)
+link_view = [lambda view, input, output_nr=None: view]
 
 
 class Op:
@@ -226,6 +228,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
                 arrays.append(_plain(t, op, i))
             bit <<= 1
         out = op.forward(*arrays, **params) if params else op.forward(*arrays)
+        x = arrays[0] if arrays else None
     record = mask and _grad_enabled[0] and op.differentiable
     if op.n_outputs != 1:
         return _wrap_outputs(op, inputs, params, out, mask if record else 0)
@@ -234,13 +237,17 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
     elif out.size > limits.max_elements:
         check_elements(out.size)
     if not record:
-        return Tensor._make(out)
-    node = _make_node(op, inputs, params, mask, out.shape)
-    version = [0]
-    if node.result is not None:
-        node.result = out
-        node._result_counter = version
-    return Tensor._make(out, node, True, 0, version)
+        result = Tensor._make(out)
+    else:
+        node = _make_node(op, inputs, params, mask, out.shape)
+        version = [0]
+        if node.result is not None:
+            node.result = out
+            node._result_counter = version
+        result = Tensor._make(out, node, True, 0, version)
+    if out.base is not None or out is x:
+        return link_view[0](result, inputs[0])  # maybe a view of its input (select, reshape...)
+    return result
 
 
 def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
@@ -268,9 +275,9 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
         node.saved = inputs
         versions = unchanged
         for t, keep in zip(inputs, save_inputs):
-            if keep and t.__class__ is Tensor and t._version[0]:
+            if keep and t.__class__ is Tensor and t._counter[0]:
                 versions = tuple([
-                    t._version[0] if keep and isinstance(t, Tensor) else None
+                    t._counter[0] if keep and isinstance(t, Tensor) else None
                     for t, keep in zip(inputs, save_inputs)
                 ])
                 break
@@ -305,7 +312,8 @@ def _wrap_outputs(op: Op, inputs, params, outs, mask):
     for k, out in enumerate(outs):
         out = np.asarray(out)
         differentiable = node is not None and out.dtype != np.int64
-        results.append(Tensor._make(out, node if differentiable else None, differentiable, k))
+        result = Tensor._make(out, node if differentiable else None, differentiable, k)
+        results.append(result if out.base is None else link_view[0](result, inputs[0], k))
     return tuple(results)
 
 

@@ -125,13 +125,6 @@ def _axis(dim, ndim):
     return dim + ndim if dim < 0 else dim
 
 
-def _as_view_of(out: Tensor, base) -> Tensor:
-    """Share the base's version counter, as a PyTorch view does: in-place on either is seen by both."""
-    if isinstance(base, Tensor):
-        out._version = base._version
-    return out
-
-
 # -- squeeze ---------------------------------------------------------------------
 
 
@@ -395,7 +388,7 @@ def unbind(input, dim=0):
     if not shape:
         raise ProgramIndexError("Dimension specified as 0 but tensor has no dimensions")
     outs = apply(unbind_op, (input,), {"dim": _dim(dim, len(shape))})
-    return tuple(_as_view_of(t, input) for t in outs)
+    return outs
 
 
 export("unbind", unbind)
@@ -455,7 +448,7 @@ def split(tensor, split_size_or_sections, dim=0):
         sizes = tuple(min(size, n - start) for start in range(0, n, size)) if n else (0,)
         op = split_op
     outs = apply(op, (tensor,), {"split_sizes": sizes, "dim": d})
-    return tuple(_as_view_of(t, tensor) for t in outs)
+    return outs
 
 
 export("split", split)
@@ -568,7 +561,7 @@ def select(input, dim, index):
     if not -shape[d] <= i < shape[d]:
         raise ProgramIndexError(
             f"select(): index {i} out of range for tensor of size {shape_str(shape)} at dimension {d}")
-    return _as_view_of(apply(select_op, (input,), {"dim": d, "index": i % shape[d]}), input)
+    return apply(select_op, (input,), {"dim": d, "index": i % shape[d]})
 
 
 _method("select", select)
@@ -627,8 +620,7 @@ def narrow(input, dim, start, length):
         raise ShapeError("narrow(): length must be non-negative.")
     if start + length > size:
         raise ShapeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return _as_view_of(
-        apply(slice_op, (input,), {"dim": d, "start": start, "end": start + length, "step": 1}), input)
+    return apply(slice_op, (input,), {"dim": d, "start": start, "end": start + length, "step": 1})
 
 
 export("narrow", narrow, array=lambda input, dim, start, length: _slice(input, dim, start, start + length, 1))
@@ -944,7 +936,7 @@ def getitem(input, index):
                                               "step": step[4]})
         else:
             out = apply(unsqueeze, (result,), {"dim": step[1]})
-        result = _as_view_of(out, input)
+        result = out
     if advanced is not None:
         picked = np.broadcast_shapes(*[a.shape for a in advanced if not isinstance(a, slice)])
         kept = [s for d, s in enumerate(result._data.shape)
@@ -952,7 +944,7 @@ def getitem(input, index):
         check_elements(_numel(picked) * _numel(kept))
         return apply(index_op, (result,), {"indices": (None, advanced)})
     if result is input:
-        return _as_view_of(apply(alias, (input,)), input)
+        return apply(alias, (input,))
     return result
 
 
@@ -998,7 +990,7 @@ def setitem(input, index, value):
             view[...] = v
         else:
             view[advanced] = v
-        input._version[0] += 1
+        input._counter[0] += 1
         return None
     op = copy_slices if advanced is None else index_put
     input._inplace(lambda t, v: apply(op, (t, v), {"indices": indices}), value)

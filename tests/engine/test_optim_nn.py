@@ -78,7 +78,7 @@ def test_step_updates_in_place_and_bumps_the_version():
     opt.step()
     assert w.tolist() == [0.0, 0.0]
     assert alias.tolist() == [0.0, 0.0]
-    assert w._version[0] == 1
+    assert w._version == 1
     assert w.grad_fn is None and w.requires_grad
 
 
@@ -89,7 +89,7 @@ def test_parameters_without_a_gradient_are_left_alone():
     (a * 2.0).sum().backward()
     opt.step()
     assert a.tolist() == [-1.0] and b.tolist() == [1.0]
-    assert b._version[0] == 0
+    assert b._version == 0
 
 
 def test_zero_grad():
