@@ -393,14 +393,29 @@ class Tensor:
         self._counter[0] += 1
         if result.grad_fn is not None:
             if self._base is None and self._views is None:
-                self.grad_fn = result.grad_fn
-                self._output_nr = result._output_nr
-                self.requires_grad = True
+                self._rebase(result.grad_fn, result._output_nr)
             else:
                 from .ops.views import rebase
 
                 rebase(self, result)
         return self
+
+    def _rebase(self, grad_fn, output_nr: int = 0) -> None:
+        """Make `grad_fn` this tensor's history after an in-place op.
+
+        A retain_grad() follows the tensor to its new node; other hooks stay on the
+        old one and see the gradient of the value before the change, as in PyTorch.
+        """
+        if self._retains_grad and self.grad_fn is not None:
+            hooks = self.grad_fn._tensor_hooks or []
+            for entry in hooks:
+                if entry[2] and entry[0] == self._output_nr:
+                    hooks.remove(entry)
+                    grad_fn._add_tensor_hook(output_nr, entry[1], retains=True)
+                    break
+        self.grad_fn = grad_fn
+        self._output_nr = output_nr
+        self.requires_grad = True
 
     def zero_(self) -> "Tensor":
         self._check_inplace()

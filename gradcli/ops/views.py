@@ -129,16 +129,12 @@ def rebase(t: Tensor, result: Tensor) -> None:
     root = t._base
     indices = None if root is None else region(t, root)
     if indices is None:
-        t.grad_fn = result.grad_fn
-        t._output_nr = result._output_nr
-        t.requires_grad = True
+        t._rebase(result.grad_fn, result._output_nr)
         if root is None and t._views:
             _regenerate(t, ())
         return
     new_base = apply(copy_slices, (root, result), {"indices": indices})
-    root.grad_fn = new_base.grad_fn
-    root._output_nr = 0
-    root.requires_grad = True
+    root._rebase(new_base.grad_fn)
     _regenerate(root, (t,))
 
 
@@ -154,9 +150,7 @@ def _regenerate(root: Tensor, extra) -> None:
         indices = region(view, root)
         if indices is None:
             continue
-        view.grad_fn = apply(as_strided_view, (root,), {"indices": indices}).grad_fn
-        view._output_nr = 0
-        view.requires_grad = True
+        view._rebase(apply(as_strided_view, (root,), {"indices": indices}).grad_fn)
 
 
 registry.link_view[0] = link

@@ -109,6 +109,22 @@ def test_backward_steps_lists_every_node():
     assert "MulBackward0" in invoke("backward", "-e", XXY, "--steps").stdout
 
 
+VIEW_IN_PLACE = "x = [1., 2., 3.]\ny = x * 1\ny[1:].mul_(x[:2])\nz = (y * y).sum()\n"
+
+
+def test_backward_through_an_in_place_op_on_a_view():
+    """y[1:] *= x[:2] changes y's gradient too: y = [x0, x1 x0, x2 x1] (PyTorch: 10, 40, 24)."""
+    doc = as_json(invoke("backward", "-e", VIEW_IN_PLACE, "--json"))
+    assert doc["output"]["value"] == 41.0
+    assert doc["grads"]["x"] == [10.0, 40.0, 24.0]
+
+
+def test_graph_shows_copy_slices_for_an_in_place_op_on_a_view():
+    doc = as_json(invoke("graph", "-e", VIEW_IN_PLACE, "--json"))
+    names = json.dumps(doc)
+    assert "CopySlices" in names and "SliceBackward0" in names
+
+
 def test_backward_retain_and_create_graph_options_run():
     assert invoke("backward", "-e", XXY, "--retain-graph", "--json").exit_code == 0
     doc = as_json(invoke("backward", "-e", XXY, "--create-graph", "--json"))

@@ -189,3 +189,35 @@ def test_views_of_a_leaf_that_requires_grad_are_not_registered():
     w = t([[1.0, 2.0]], True)
     keep = [w.t() for _ in range(10)]
     assert w._views is None and all(v._base is w for v in keep)
+
+
+def test_retain_grad_follows_the_tensor_through_an_in_place_op():
+    a = t([1.0, 2.0], True)
+    y = a * 2
+    y.retain_grad()
+    y.mul_(3)
+    y.sum().backward()
+    assert y.grad.tolist() == [1.0, 1.0]            # the gradient of the new y, as in PyTorch
+    assert a.grad.tolist() == [6.0, 6.0]
+
+
+def test_retain_grad_on_a_rebased_base_and_an_unused_view():
+    a = t([1.0, 2.0], True)
+    x = a * 1
+    v = x[0]
+    v.retain_grad()
+    x.retain_grad()
+    v.mul_(5)
+    (x * x).sum().backward()
+    assert x.grad.tolist() == [10.0, 4.0]
+    assert v.grad is None                            # v's new node is not on the path from x * x
+
+
+def test_a_hook_registered_before_an_in_place_op_sees_the_old_value_gradient():
+    a = t([1.0, 2.0], True)
+    y = a * 2
+    seen = []
+    y.register_hook(lambda g: seen.append(g.tolist()))
+    y.mul_(3)
+    y.sum().backward()
+    assert seen == [[3.0, 3.0]]
