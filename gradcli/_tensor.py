@@ -391,7 +391,13 @@ class Tensor:
             self._data = self._data.astype(out.dtype)
         self._data[...] = out
         self._counter[0] += 1
-        if result.grad_fn is not None:
+        node = result.grad_fn
+        if node is not None:
+            if getattr(node, "_result_counter", None) is result._counter:
+                # a node that saved its result (exp_, sigmoid_) saved this tensor as it is now
+                node.result = self._data
+                node._result_counter = self._counter
+                node.result_version = self._counter[0]
             if self._base is None and self._views is None:
                 self._rebase(result.grad_fn, result._output_nr)
             else:

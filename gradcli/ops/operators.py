@@ -65,17 +65,25 @@ Tensor.__hash__ = object.__hash__
 def _inplace_method(name):
     op = FUNCTIONS[name]
 
-    def method(self, other, *args, **kwargs):
-        return self._inplace(op, other, *args, **kwargs)
+    def method(self, *args, **kwargs):
+        return self._inplace(op, *args, **kwargs)
 
     method.__name__ = name + "_"
     return method
 
 
-for name in ("add", "sub", "mul", "div", "pow"):
-    method = _inplace_method(name)
-    setattr(Tensor, name + "_", method)
-    METHODS[name + "_"] = method
+# PyTorch's in-place Tensor methods for the ops of the table (`x.exp_()`): each runs the op
+# and writes the result into x, recorded under the op's own node name, as in PyTorch.
+INPLACE = (
+    "add sub mul div pow atan2 neg abs sign exp expm1 log log1p sqrt rsqrt square reciprocal "
+    "sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf clamp_min clamp_max clip "
+    "masked_fill tril triu cumsum cumprod"
+).split()
+for name in INPLACE:
+    if name in FUNCTIONS:
+        method = _inplace_method(name)
+        setattr(Tensor, name + "_", method)
+        METHODS[name + "_"] = method
 Tensor.__iadd__ = Tensor.add_
 Tensor.__isub__ = Tensor.sub_
 Tensor.__imul__ = Tensor.mul_
