@@ -484,8 +484,9 @@ def _skip(results, exc) -> None:
 def _split(values, known, rows, symbols, shapes):
     """Per input: the Jacobian (NaN where no symbol) and which elements SymPy gave."""
     n_out = len(rows)
-    values = values.reshape(n_out, -1) if n_out else values.reshape(0, -1)
-    known = known.reshape(n_out, -1) if n_out else known.reshape(0, -1)
+    n_symbols = sum(len(cols) for cols in symbols.columns)   # -1 cannot be inferred when empty
+    values = values.reshape(n_out, n_symbols)
+    known = known.reshape(n_out, n_symbols)
     jac, jknown, start = [], [], 0
     for k, cols in enumerate(symbols.columns):
         size = int(np.prod(shapes[k])) if shapes[k] else 1

@@ -187,3 +187,15 @@ def test_range_as_an_operand_of_a_tensor_op():
     result = invoke("run", "-e", "t = tensor(2., requires_grad=True)\ny = range(10 ** 12) * t.sigmoid()\n")
     assert result.exit_code == 3, result.stderr
     assert "must be Tensor, not range" in result.stderr
+
+
+@pytest.mark.parametrize("order", ["1", "2"])
+def test_gradcheck_of_an_empty_input(order):
+    """`--set x=[[]]` (a mutant in the 30-minute fuzz run, seed 20261121) made the SymPy
+    reference reshape an empty Jacobian with -1: ValueError, exit 70. An empty input has
+    nothing to check, and passes, as in PyTorch's gradcheck."""
+    result = invoke("gradcheck", "-e", "x = -1.2\ny = 1.0\nf = (1 - x) ** 2 + 100 * (y - x ** 2) ** 2",
+                    "--set", "x=[[]]", "--order", order, "--json")
+    assert result.exit_code == 0, result.stderr
+    checks = strict_json(result.stdout)["checks"]
+    assert {c["input"] for c in checks} == {"x", "y"} and all(c["ok"] for c in checks)
