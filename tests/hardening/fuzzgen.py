@@ -334,6 +334,9 @@ class Generator:
         return f"{prefix}{template.function}({', '.join(args)}{template.params}){template.suffix}"
 
     def step(self):
+        tensors = [(name, shape) for name, shape in self.pool if shape]
+        if tensors and self.rng.random() < 0.15:
+            return self.in_place(*self.choice(tensors))
         template = self.choice(self.templates)
         # a squashed result can still be a singular matrix (rows made equal by `sign`), where
         # inverse fails as PyTorch's does: its matrices come from its domain
@@ -356,6 +359,29 @@ class Generator:
         else:
             self.wrap_while(target, expr, template.out_shape)
         self.pool.append((target, template.out_shape))
+
+    def in_place(self, name: str, shape: tuple):
+        """An in-place op on a copy of `name` or on a view of it (`c[0].mul_(0.5)`, `c[1:] = ...`,
+        `c.t().tanh_()`): the base's gradient must follow, as PyTorch's CopySlices does."""
+        target = self.fresh("c")
+        self.lines.append(f"{target} = {name} * 1")
+        views = ["", "[0]", "[-1]", f"[{shape[0] // 2}:]", "[::2]"]
+        if len(shape) >= 2:
+            views += ["[:, 0]", "[0, 1:]", ".transpose(0, 1)[0]", ".reshape(-1)[1:]"]
+        if len(shape) == 2:
+            views.append(".t()")
+        view = self.choice(views)
+        other = self.choice([name for name, s in self.pool if s == ()] or ["0.25"])
+        change = self.choice([".mul_(0.5)", ".add_(0.25)", ".tanh_()", ".sin_()", ".sigmoid_()",
+                              f".mul_(tanh({other}))", f".add_({other} * 0.5)", " = {t}{v} * 0.5 + 0.1",
+                              " = 0.3"])
+        if change.startswith(" = "):
+            if not view or view.startswith("."):
+                view = "[0]"   # assignment needs an index
+            self.lines.append(f"{target}{view}{change.format(t=target, v=view)}")
+        else:
+            self.lines.append(f"{target}{view}{change}")
+        self.pool.append((target, shape))
 
     def _parameterized(self, expr: str, args: list) -> tuple:
         """`expr` with each leaf argument replaced by a parameter name."""
