@@ -94,10 +94,13 @@ def check_view_kind(view: Tensor, args) -> None:
 
 
 def region(view: Tensor, root: Tensor):
-    """The index arrays (into `root`) of the elements `view` covers; None if they no longer share storage."""
+    """The index of `root` (a (basic, advanced) pair, as indexing ops take) that gives the
+    elements `view` covers; None if they no longer share storage or the view is empty."""
     base, v = root._data, view._data
-    if _owner(v) is not _owner(base):
+    if _owner(v) is not _owner(base) or v.size == 0:
         return None
+    if base.ndim == 0:
+        return (None,) * v.ndim + (Ellipsis,), None   # every dim of the view has size 1
     size = base.itemsize
     start = v.__array_interface__["data"][0] - base.__array_interface__["data"][0]
     if base.flags.c_contiguous:

@@ -221,3 +221,27 @@ def test_a_hook_registered_before_an_in_place_op_sees_the_old_value_gradient():
     y.mul_(3)
     y.sum().backward()
     assert seen == [[3.0, 3.0]]
+
+
+def test_views_of_a_zero_dim_base():
+    a = t(2.0, True)
+    x = a * 1
+    v = x.unsqueeze(0)[None]
+    v.mul_(a)
+    x.unsqueeze(0)[0] = x * 3      # assignment through a view of a 0-d base
+    x.backward()
+    assert x.item() == 12.0 and a.grad.item() == 12.0   # x = 3 a^2
+
+
+def test_in_place_through_a_view_of_a_base_that_is_not_c_contiguous():
+    """clone() of a transpose keeps numpy's Fortran order: the region is found by address."""
+    def f(a):
+        m = a.t().clone()
+        assert not m._data.flags.c_contiguous
+        m[1:].mul_(a[0, :2].sum())
+        m[:, 0].tanh_()
+        return m * m
+
+    a = t(np.random.default_rng(1).uniform(-1, 1, (2, 3)), True)
+    assert autograd.gradcheck(f, (a,))
+    assert autograd.gradgradcheck(f, (a,))
