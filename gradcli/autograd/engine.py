@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import AutogradError, ProgramTypeError, ShapeError
+from ..errors import AutogradError, GradcliError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, shape_str
 from . import anomaly
 from .graph import AccumulateGrad
@@ -212,7 +212,12 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
             g = buffers.pop(node, None)
             grads = None
             if g is not None and (needed is None or node in needed):
-                grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
+                try:
+                    grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
+                except GradcliError as error:
+                    if getattr(error, "node", None) is None:
+                        error.node = node   # whose backward failed: a caller may point at its source
+                    raise
                 if trace is not None:
                     trace.append((node, g, grads))
                 if anomaly.enabled[0]:

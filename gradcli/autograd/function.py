@@ -76,6 +76,11 @@ class FunctionCtx(Node):
                 f"function {self.name()} returned an incorrect number of gradients "
                 f"(expected {n_args}, got {len(result)})"
             )
+        for g in result:
+            if g is not None and not isinstance(g, Tensor):
+                raise AutogradError(f"expected Variable or None (got {type(g).__name__})",
+                                    hint=f"{self._cls.__name__}.backward returns one Tensor or None "
+                                         "per input of forward")
         out = []
         for k, pos in enumerate(self._tensor_positions):
             g = result[pos]
@@ -83,8 +88,6 @@ class FunctionCtx(Node):
             if g is None or edge is None:
                 out.append(None)
                 continue
-            if not isinstance(g, Tensor):
-                g = Tensor._make(np.asarray(g, dtype=np.float64))
             shape = self._input_shapes[pos]
             if g._data.shape != shape:
                 try:

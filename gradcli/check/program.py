@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import queries
 from .._tensor import Tensor, no_grad
-from ..errors import AutogradError
+from ..errors import AutogradError, GradcliError
 from . import symbolic
 from .core import Options, check_function
 from .replay import Tape, Unavailable, recording
@@ -67,8 +67,12 @@ def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> li
         out_name, out = queries.tensor_output(run, output)
         tape = Tape([out], [t for _, t in inputs], notes)
         xs = [Tensor(np.array(t._data, dtype=np.float64), requires_grad=True) for _, t in inputs]
-        results = check_function(lambda *a: tape(*a)[0], xs, names, options,
-                                 _sympy_function(tape, xs), original=(out, [t for _, t in inputs]))
+        try:
+            results = check_function(lambda *a: tape(*a)[0], xs, names, options,
+                                     _sympy_function(tape, xs), original=(out, [t for _, t in inputs]))
+        except GradcliError as error:
+            # a backward that fails (a custom Function's): point at where its node was made
+            raise error.at(getattr(getattr(error, "node", None), "source", None))
         reports.append(OutputReport(label, out_name, results))
     return reports
 

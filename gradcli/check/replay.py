@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import AutogradError
 from .._tensor import Tensor, enable_grad, no_grad
 from ..autograd.function import FunctionCtx
+from ..autograd import graph as _graph
 from ..autograd.graph import AccumulateGrad, OpNode, edge_to, observe_nodes
 from ..ops import registry
 
@@ -186,13 +187,19 @@ class Tape:
         """The outputs (and, with keep, every node's value) with `inputs` in place of `wrt`."""
         given = dict(zip(self.wrt_keys, inputs))
         values = {}
-        for node in self.order:
-            if isinstance(node, OpNode):
-                args = self._inputs(node, given, values)
-                values[node] = registry.apply(node.op, tuple(args), node.params)
-            else:
-                args, kwargs = self._function_args(node, given, values)
-                values[node] = node._cls.apply(*args, **kwargs)
+        before = _graph._current_source[0]
+        try:
+            for node in self.order:
+                # a node made again keeps the program position of the one it replays
+                _graph.set_current_source(getattr(node, "source", None))
+                if isinstance(node, OpNode):
+                    args = self._inputs(node, given, values)
+                    values[node] = registry.apply(node.op, tuple(args), node.params)
+                else:
+                    args, kwargs = self._function_args(node, given, values)
+                    values[node] = node._cls.apply(*args, **kwargs)
+        finally:
+            _graph.set_current_source(before)
         outs = tuple(self._value(k, given, values) if k is not None else t
                      for k, t in zip(self.out_keys, self.outputs))
         return (outs, values) if keep else outs

@@ -199,3 +199,31 @@ def test_gradcheck_of_an_empty_input(order):
     assert result.exit_code == 0, result.stderr
     checks = strict_json(result.stdout)["checks"]
     assert {c["input"] for c in checks} == {"x", "y"} and all(c["ok"] for c in checks)
+
+
+CUSTOM = """class Func(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        return x * y
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * 2, {second}
+x = torch.tensor([1., 2.], requires_grad=True)
+y = torch.tensor([3., 4.], requires_grad=True)
+z = Func.apply(x, y)
+"""
+
+
+@pytest.mark.parametrize("second, kind", [("argmax", "builtin_function_or_method"), ("2", "int"),
+                                          ("grad_output.tolist()", "list"), ("(grad_output,)", "tuple")])
+@pytest.mark.parametrize("command", [["gradcheck", "--no-sympy"], ["run"]])
+def test_custom_backward_returning_a_non_tensor(second, kind, command):
+    """A backward returning the function `argmax` (a mutant in the 30-minute fuzz run, seed
+    20261121) reached numpy: TypeError, exit 70. It is PyTorch's error, at the apply call
+    for gradcheck (whose backward runs outside the program)."""
+    program = CUSTOM.format(second=second) + ("z.sum().backward()\n" if command == ["run"] else "")
+    result = invoke(*command, "-e", program)
+    assert result.exit_code == 4, result.stderr
+    assert f"error: expected Variable or None (got {kind})" in result.stderr
+    if command[0] == "gradcheck":
+        assert "<expr>:10:" in result.stderr and "Func.backward returns one Tensor" in result.stderr
