@@ -58,11 +58,9 @@ def link(view: Tensor, input, output_nr=None) -> Tensor:
         view._view_kind = "no_grad"
     # a leaf that requires grad is never rebased (in-place on it or its views is an error)
     if _grad_enabled[0] and not (root.requires_grad and root.grad_fn is None):
-        views = root._views
-        if views is None:
-            views = root._views = {}
-        key = id(view)
-        views[key] = weakref.ref(view, lambda _, views=views, key=key: views.pop(key, None))
+        if root._views is None:
+            root._views = weakref.WeakValueDictionary()   # id -> view, gone when the view is
+        root._views[id(view)] = view
     return view
 
 
@@ -145,10 +143,7 @@ def _regenerate(root: Tensor, extra) -> None:
     """Each live view of `root` becomes AsStridedBackward0 of root's new grad_fn, as PyTorch regenerates them."""
     views = {id(t): t for t in extra}
     if root._views:
-        for key, ref in list(root._views.items()):
-            view = ref()
-            if view is not None:
-                views[key] = view
+        views.update(root._views.items())
     for view in views.values():
         indices = region(view, root)
         if indices is None:
