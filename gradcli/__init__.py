@@ -5,7 +5,8 @@
 """
 from __future__ import annotations
 
-from ._tensor import Tensor, Size, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._tensor import (Tensor, Size, enable_grad, inference_mode, is_grad_enabled, no_grad,
+                      set_grad_enabled)
 from . import ops as _ops
 from . import autograd
 

@@ -72,6 +72,16 @@ class enable_grad(_GradMode):
         super().__init__(True)
 
 
+class inference_mode(_GradMode):
+    """`torch.inference_mode()`: no graph is recorded, as under no_grad (PyTorch's
+    inference tensors' extra restrictions are not modelled)."""
+
+    __slots__ = ()
+
+    def __init__(self, mode: bool = True):
+        super().__init__(not mode)
+
+
 class set_grad_enabled(_GradMode):
     """Set graph recording on or off: at once when called, as PyTorch's does, and
     restored at the end of a `with` block."""

@@ -141,6 +141,7 @@ def _make_modules() -> dict:
         "no_grad": tensor.no_grad,
         "enable_grad": tensor.enable_grad,
         "set_grad_enabled": tensor.set_grad_enabled,
+        "inference_mode": tensor.inference_mode,
         "is_grad_enabled": tensor.is_grad_enabled,
         "manual_seed": getattr(gradcli, "manual_seed", None),
         "autograd": autograd_ns,

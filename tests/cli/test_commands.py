@@ -361,3 +361,9 @@ def test_detect_anomaly_in_run_keeps_what_was_printed():
     result = invoke("run", "-e", prog, "--detect-anomaly")
     assert result.exit_code == 4 and result.stdout == "before\n"
     assert "<expr>:3:11:" in result.stderr
+
+
+def test_run_accepts_inference_mode():
+    result = invoke("run", "-e", "x = torch.ones(2, requires_grad=True)\nwith torch.inference_mode():\n"
+                                 "    y = x * 2\nprint(y.requires_grad, (x * 2).requires_grad)\n")
+    assert result.exit_code == 0 and result.stdout == "False True\n"

@@ -307,3 +307,12 @@ def test_an_op_refuses_a_python_list_before_numpy_sees_it():
         torch.logsumexp([range(10**12), 1.0], 0)
     with pytest.raises(ProgramTypeError, match="must be Tensor, not range"):
         torch.sin(range(10**12))
+
+
+def test_inference_mode_records_no_graph():
+    x = t([1.0, 2.0], True)
+    with torch.inference_mode():
+        assert not (x * 2).requires_grad
+        with torch.inference_mode(False):
+            assert (x * 2).grad_fn.name() == "MulBackward0"
+    assert torch.is_grad_enabled()
