@@ -275,11 +275,19 @@ class Tensor:
         return self._data
 
     def double(self) -> "Tensor":
-        return self
+        """Every float dtype is float64 here; a bool or int64 tensor becomes float64."""
+        if self._data.dtype == float64:
+            return self
+        return Tensor._make(self._data.astype(float64))
 
     float = double
 
     def to(self, *args, **kwargs) -> "Tensor":
+        """Devices are ignored; a float dtype converts a bool or int64 tensor (SPEC 2.2)."""
+        dtype = kwargs.get("dtype", args[0] if args else None)
+        name = getattr(dtype, "name", "")
+        if name in ("float", "float16", "float32", "float64", "double", "half", "bfloat16"):
+            return self.double()
         return self
 
     # -- graph attributes ---------------------------------------------------
@@ -553,7 +561,7 @@ def as_int(value, what: str = "an integer") -> int:
 
 # Attribute tables: the only attributes a program may read, call or assign.
 TENSOR_ATTRIBUTES = frozenset({
-    "grad", "data", "grad_fn", "is_leaf", "requires_grad", "shape", "ndim", "T", "dtype",
+    "grad", "data", "grad_fn", "is_leaf", "requires_grad", "shape", "ndim", "T", "mT", "dtype",
     "retains_grad", "_version",
 })
 SETTABLE_ATTRIBUTES = frozenset({"grad", "requires_grad", "data"})

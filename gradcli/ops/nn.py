@@ -7,15 +7,20 @@ targets (a float tensor of integral values, since every tensor is float64) and
 a weighted sum of log_softmax for probability targets (a target of the input's
 shape); linear is mm/addmm with `weight.t()`, through matmul for other ranks.
 relu, sigmoid, tanh and softplus, defined in elementwise.py, are published as
-F. functions here.
+F. functions here, beside the activations PyTorch has only in F: gelu, silu,
+leaky_relu, elu, hardtanh and logsigmoid are ops with PyTorch's node names;
+softsign is composed as PyTorch composes it, input / (input.abs() + 1).
 """
 from __future__ import annotations
 
 import numpy as np
 
+import math
+
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim
-from .domains import cases, vectorize
+from .domains import cases, unary, vectorize
+from .elementwise import _erf, _sigmoid
 from .registry import FUNCTIONS, NN_FUNCTIONS, apply, defop, export
 from . import linalg
 
@@ -517,3 +522,202 @@ export("linear", linear, method=False, nn=True)
 for _name in ("relu", "sigmoid", "tanh", "softplus"):
     if _name in FUNCTIONS:
         NN_FUNCTIONS[_name] = FUNCTIONS[_name]
+
+
+# -- activations -------------------------------------------------------------------
+#
+# PyTorch has these only as F.<name>: no torch.<name>, no Tensor method. Their
+# `inplace=True` forms record other nodes (LeakyReluBackward1, EluBackward1...):
+# gradcli refuses them rather than draw a graph PyTorch would not.
+
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_K = math.sqrt(2.0 / math.pi)   # PyTorch's kBeta in the tanh approximation
+_GELU_C = 0.044715                   # and its kKappa
+_APPROXIMATIONS = ("none", "tanh")
+
+
+def _no_inplace(name, inplace):
+    if inplace:
+        raise ProgramValueError(f"{name}(): inplace=True is not supported; use the out-of-place form")
+
+
+def _gelu(self, approximate="none"):
+    x = np.asarray(self, dtype=np.float64)
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(_GELU_K * (x + _GELU_C * x * x * x)))
+    return 0.5 * x * (1.0 + _erf(x * _SQRT_HALF))
+
+
+def _gelu_grad(F, g, self, approximate):
+    if approximate == "tanh":
+        t = F.tanh(_GELU_K * (self + _GELU_C * self * self * self))
+        inner = _GELU_K * (1.0 + 3.0 * _GELU_C * self * self)
+        return g * (0.5 * (1.0 + t) + 0.5 * self * (1.0 - t * t) * inner)
+    cdf = 0.5 * (1.0 + F.erf(self * _SQRT_HALF))
+    pdf = _INV_SQRT_2PI * F.exp(-0.5 * self * self)
+    return g * (cdf + self * pdf)
+
+
+def _gelu_sympy(sp, x, approximate="none"):
+    if approximate == "tanh":
+        k = sp.sqrt(2 / sp.pi)
+        return vectorize(lambda e: e / 2 * (1 + sp.tanh(k * (e + sp.Float(_GELU_C) * e ** 3))))(x)
+    return vectorize(lambda e: e / 2 * (1 + sp.erf(e / sp.sqrt(2))))(x)
+
+
+def _with_params(domain, **params):
+    """A unary domain whose cases all carry `params`."""
+    return lambda rng: [(inputs, dict(params)) for inputs, _ in domain(rng)]
+
+
+gelu_op = defop(
+    "gelu", "GeluBackward0", _gelu, public=False,
+    rules=(_gelu_grad,),
+    formulas=("grad * (Phi(self) + self * phi(self)); tanh form: its derivative",),
+    sympy=_gelu_sympy,
+    domain=lambda rng: unary(-3, 3)(rng) + _with_params(unary(-3, 3), approximate="tanh")(rng),
+)
+
+
+def gelu(input, *, approximate="none"):
+    """input * Phi(input), Phi the normal CDF, or PyTorch's tanh form of it (GeluBackward0)."""
+    if approximate not in _APPROXIMATIONS:
+        raise ProgramValueError("approximate argument must be either none or tanh.")
+    return apply(gelu_op, (input,), {"approximate": approximate})
+
+
+def _silu(self):
+    x = np.asarray(self, dtype=np.float64)
+    return x * _sigmoid(x)
+
+
+def _silu_grad(F, g, self):
+    s = F.sigmoid(self)
+    return g * s * (1.0 + self * (1.0 - s))
+
+
+silu_op = defop(
+    "silu", "SiluBackward0", _silu, public=False,
+    rules=(_silu_grad,),
+    formulas=("grad * sigmoid(self) * (1 + self * (1 - sigmoid(self)))",),
+    sympy=lambda sp, x: vectorize(lambda e: e / (1 + sp.exp(-e)))(x),
+    domain=unary(-3, 3),
+)
+
+
+def silu(input, inplace=False):
+    """input * sigmoid(input) (SiluBackward0)."""
+    _no_inplace("silu", inplace)
+    return apply(silu_op, (input,))
+
+
+def _leaky_relu(self, negative_slope=0.01):
+    x = np.asarray(self, dtype=np.float64)
+    return np.where(x > 0, x, x * negative_slope)
+
+
+# At 0 the gradient is negative_slope: PyTorch passes it unscaled only where self > 0.
+leaky_relu_op = defop(
+    "leaky_relu", "LeakyReluBackward0", _leaky_relu, public=False,
+    rules=(lambda F, g, self, negative_slope: F.where(self > 0, g, g * negative_slope),),
+    formulas=("where(self > 0, grad, grad * negative_slope)",),
+    sympy=lambda sp, x, negative_slope=0.01: vectorize(
+        lambda e: sp.Piecewise((e, e > 0), (e * sp.Float(negative_slope), True)))(x),
+    domain=lambda rng: unary(avoid=0.0)(rng) + _with_params(unary(avoid=0.0), negative_slope=0.2)(rng),
+)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """input where positive, else input * negative_slope (LeakyReluBackward0)."""
+    _no_inplace("leaky_relu", inplace)
+    return apply(leaky_relu_op, (input,), {"negative_slope": float(negative_slope)})
+
+
+def _elu(self, alpha=1.0):
+    x = np.asarray(self, dtype=np.float64)
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0.0)))
+
+
+# At 0 the gradient is alpha (the negative side's), as in PyTorch.
+elu_op = defop(
+    "elu", "EluBackward0", _elu, public=False,
+    rules=(lambda F, g, self, alpha: F.where(self > 0, g, g * alpha * F.exp(self)),),
+    formulas=("where(self > 0, grad, grad * alpha * exp(self))",),
+    sympy=lambda sp, x, alpha=1.0: vectorize(
+        lambda e: sp.Piecewise((e, e > 0), (sp.Float(alpha) * (sp.exp(e) - 1), True)))(x),
+    domain=lambda rng: unary(avoid=0.0)(rng) + _with_params(unary(avoid=0.0), alpha=2.0)(rng),
+)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """input where positive, else alpha * (exp(input) - 1) (EluBackward0)."""
+    _no_inplace("elu", inplace)
+    return apply(elu_op, (input,), {"alpha": float(alpha)})
+
+
+def _hardtanh(self, min_val=-1.0, max_val=1.0):
+    return np.minimum(np.maximum(np.asarray(self, dtype=np.float64), min_val), max_val)
+
+
+def _hardtanh_cases(rng):
+    out = []
+    for params in ({}, {"min_val": -0.5, "max_val": 1.5}):
+        lo, hi = params.get("min_val", -1.0), params.get("max_val", 1.0)
+        for inputs, _ in unary()(rng):
+            x = inputs[0]
+            for b in (lo, hi):
+                x = np.where(np.abs(x - b) < 0.1, b + 0.3, x)
+            out.append(((np.asarray(x),), dict(params)))
+    return out
+
+
+# Unlike clamp, the gradient is 0 at the bounds themselves (PyTorch's hardtanh_backward).
+hardtanh_op = defop(
+    "hardtanh", "HardtanhBackward0", _hardtanh, public=False,
+    rules=(lambda F, g, self, min_val, max_val: F.where((self > min_val) & (self < max_val), g, 0.0),),
+    formulas=("where(min_val < self < max_val, grad, 0)",),
+    sympy=lambda sp, x, min_val=-1.0, max_val=1.0: vectorize(
+        lambda e: sp.Min(sp.Max(e, sp.Float(min_val)), sp.Float(max_val)))(x),
+    domain=_hardtanh_cases,
+)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """input clamped to [min_val, max_val]; the gradient passes strictly inside (HardtanhBackward0)."""
+    if min_val > max_val:
+        raise ProgramValueError("min_val cannot be greater than max_val")
+    _no_inplace("hardtanh", inplace)
+    return apply(hardtanh_op, (input,), {"min_val": float(min_val), "max_val": float(max_val)})
+
+
+def _logsigmoid(self):
+    x = np.asarray(self, dtype=np.float64)
+    # log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow, no log(0)
+    return np.minimum(x, 0.0) - np.log1p(np.exp(-np.abs(x)))
+
+
+logsigmoid_op = defop(
+    "logsigmoid", "LogSigmoidBackward0", _logsigmoid, public=False,
+    rules=(lambda F, g, self: g * F.sigmoid(-self),),
+    formulas=("grad * sigmoid(-self)",),
+    sympy=lambda sp, x: vectorize(lambda e: -sp.log(1 + sp.exp(-e)))(x),
+    domain=unary(-4, 4),
+)
+
+
+def logsigmoid(input):
+    """log(sigmoid(input)), computed stably (LogSigmoidBackward0)."""
+    return apply(logsigmoid_op, (input,))
+
+
+def softsign(input):
+    """input / (input.abs() + 1), composed as PyTorch composes it (DivBackward0 over AddBackward0)."""
+    return input / (_fn("abs")(input) + 1)
+
+
+for _name, _function, _array in (("gelu", gelu, _gelu), ("silu", silu, _silu),
+                                 ("leaky_relu", leaky_relu, _leaky_relu), ("elu", elu, _elu),
+                                 ("hardtanh", hardtanh, _hardtanh), ("logsigmoid", logsigmoid, _logsigmoid),
+                                 ("softsign", softsign, None)):
+    export(_name, _function, method=False, nn=True, array=_array)

@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, prod, max, min, amax, amin, norm, logsumexp, var, std.
+"""Reductions: sum, mean, prod, max, min, amax, amin, norm, logsumexp, var, std; and the
+scans cumsum, cumprod.
 
 A whole-tensor reduction and its `dim` form are separate ops when PyTorch gives
 them separate node names (SumBackward0 / SumBackward1, MaxBackward1 /
@@ -790,3 +791,88 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 export("var", var, array=_var)
 export("std", std, array=_std)
+
+
+# -- cumsum, cumprod: scans along one dim -----------------------------------------------
+
+def _scan(fn):
+    def forward(self, dim):
+        x = np.asarray(self, dtype=np.float64)
+        return fn(x, axis=dim) if x.ndim else x.copy()
+    forward.__name__ = f"_{fn.__name__}"
+    return forward
+
+
+def _reversed_cumsum(F, g, dim):
+    """sum over j >= i of g[j] along `dim`: cumsum's adjoint."""
+    return F.flip(F.cumsum(F.flip(g, (dim,)), dim), (dim,))
+
+
+def _cumsum_grad(F, g, self_shape, dim):
+    return _reversed_cumsum(F, g, dim) if self_shape else g
+
+
+def _cumprod_grad(F, g, self, result, self_shape, dim):
+    """grad_i = sum over j >= i of g[j] * prod over k <= j, k != i of self[k].
+
+    Where no element is zero this is reversed_cumsum(grad * result) / self, as in
+    PyTorch. With zeros (where dividing by self fails), the products are formed
+    outright, as prod's backward does: n copies of self along a new dim with
+    ones on the diagonal, scanned with cumprod, so the rule differentiates again
+    at any order (O(n^2) elements per order).
+    """
+    if not self_shape:
+        return g
+    if _array(self).all():
+        return _reversed_cumsum(F, g * result, dim) / self
+    n = self_shape[dim]
+    copies = F.expand(F.unsqueeze(self, dim), self_shape[:dim] + (n,) + self_shape[dim:])
+    pair = (1,) * dim + (n, n) + (1,) * (len(self_shape) - dim - 1)   # axes (i, j) at dim, dim + 1
+    others = F.cumprod(F.where(np.eye(n, dtype=bool).reshape(pair), 1.0, copies), dim + 1)
+    later = np.triu(np.ones((n, n), dtype=bool)).reshape(pair)           # j >= i
+    return F.sum(F.where(later, F.unsqueeze(g, dim) * others, 0.0), dim + 1)
+
+
+def _scan_sympy(step):
+    def counterpart(sp, x, dim):
+        x = np.asarray(x, dtype=object)
+        if not x.ndim:
+            return x.copy()
+        out = x.copy()
+        for k in range(1, x.shape[dim]):
+            here = (slice(None),) * dim + (k,)
+            before = (slice(None),) * dim + (k - 1,)
+            out[here] = step(out[before], x[here])
+        return out
+    return counterpart
+
+
+cumsum_op = defop(
+    "cumsum", "CumsumBackward0", _scan(np.cumsum), public=False,
+    rules=(_cumsum_grad,), formulas=("grad.flip(dim).cumsum(dim).flip(dim)",),
+    sympy=_scan_sympy(lambda a, b: a + b),
+    domain=cases(_case((2, 3), dim=1), _case((2, 3), dim=0), _case((3,), dim=0), _case((), dim=0)),
+)
+
+cumprod_op = defop(
+    "cumprod", "CumprodBackward0", _scan(np.cumprod), public=False,
+    rules=(_cumprod_grad,),
+    formulas=("reversed_cumsum(grad * result, dim) / self (with zeros: the products of the others)",),
+    sympy=_scan_sympy(lambda a, b: a * b),
+    domain=cases(_case((2, 3), -1.5, 1.5, dim=1), _case((3, 2), -1.5, 1.5, dim=0), _case((), dim=0),
+                 _case((4,), -1.5, 1.5, _with_zeros(1), dim=0),
+                 _case((2, 3), -1.5, 1.5, _with_zeros((0, 0), (1, 1), (1, 2)), dim=1),
+                 _case((3, 2), -1.5, 1.5, _with_zeros((0, 1), (2, 1)), dim=0)),
+)
+
+
+def _scan_function(name, op):
+    def fn(input, dim, *, dtype=None):
+        return apply(op, (input,), {"dim": _dim(dim, np.ndim(_array(input)))})
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"The running {'sum' if name == 'cumsum' else 'product'} along `dim` ({op.node})."
+    return fn
+
+
+export("cumsum", _scan_function("cumsum", cumsum_op), array=cumsum_op.forward)
+export("cumprod", _scan_function("cumprod", cumprod_op), array=cumprod_op.forward)

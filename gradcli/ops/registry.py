@@ -233,7 +233,8 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
     if op.n_outputs != 1:
         return _wrap_outputs(op, inputs, params, out, mask if record else 0)
     if out.__class__ is not ndarray:
-        out = np.asarray(out, dtype=np.float64)
+        # a numpy scalar (0-d results): keep a comparison's bool and an index's int64
+        out = np.asarray(out) if isinstance(out, (np.bool_, np.integer)) else np.asarray(out, dtype=np.float64)
     elif out.size > limits.max_elements:
         check_elements(out.size)
     if not record:

@@ -1,4 +1,5 @@
-"""Ops that choose between values: where, maximum, minimum, clamp, atan2.
+"""Ops that choose between values: where, maximum, minimum, clamp, atan2,
+masked_fill, gather.
 
 Ties and bounds follow PyTorch: maximum/minimum split the gradient evenly at a
 tie (and, as PyTorch's masks are written, a nan on either side sends the whole
@@ -12,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ProgramTypeError, ProgramValueError
-from .._tensor import Tensor
-from .domains import PAIRS, _sample, binary
+from ..errors import ProgramTypeError, ProgramValueError, ShapeError
+from .._tensor import Tensor, _dim
+from .domains import PAIRS, _sample, binary, cases
 from .registry import _check_broadcast, apply, defop, export
 
 
@@ -327,3 +328,178 @@ export("clamp", clamp, array=_clamp)
 export("clip", clamp)
 export("clamp_min", clamp_min, array=_clamp_min)
 export("clamp_max", clamp_max, array=_clamp_max)
+
+
+# -- masked_fill ------------------------------------------------------------------------
+#
+# Out of place, the input and the mask broadcast together (PyTorch expands
+# both), and the gradient is summed back to the input's shape. A number value
+# gives MaskedFillBackward0 (one edge); a 0-d tensor value MaskedFillBackward1,
+# whose second edge collects the gradient of every filled element.
+
+
+def _masked_fill(self, value, mask):
+    return np.where(mask, value, self)
+
+
+def _masked_fill_cases(rng):
+    out = []
+    for shape, mask_shape in (((3,), (3,)), ((2, 3), (2, 3)), ((2, 3), (3,)), ((3,), (2, 3)), ((), ())):
+        mask = rng.uniform(size=mask_shape) > 0.5
+        out.append(((_sample(rng, -2, 2, shape), _sample(rng, -2, 2, ())), {"mask": mask}))
+    return out
+
+
+def _masked_fill_sympy(sp, x, value, mask):
+    x, value, mask = np.broadcast_arrays(np.asarray(x, dtype=object), np.asarray(value, dtype=object), mask)
+    return np.where(mask, value, x)
+
+
+masked_fill_op = defop(
+    "masked_fill", "MaskedFillBackward0", lambda self, mask, value: np.where(mask, value, self),
+    broadcasts=True, public=False,
+    rules=(lambda F, g, mask: F.where(mask, 0.0, g),),
+    formulas=("where(mask, 0, grad)",),
+    sympy=lambda sp, x, mask, value: _masked_fill_sympy(sp, x, value, mask),
+    domain=lambda rng: [((inputs[0],), {"mask": params["mask"], "value": 0.5})
+                        for inputs, params in _masked_fill_cases(rng)],
+)
+
+masked_fill_tensor_op = defop(
+    "masked_fill_tensor", "MaskedFillBackward1", _masked_fill, inputs=("self", "value"),
+    broadcasts=True, public=False,
+    rules=(lambda F, g, mask: F.where(mask, 0.0, g),
+           lambda F, g, mask: F.sum(F.where(mask, g, 0.0))),
+    formulas=("where(mask, 0, grad)", "where(mask, grad, 0).sum()"),
+    sympy=_masked_fill_sympy,
+    domain=_masked_fill_cases,
+)
+
+
+def masked_fill(input, mask, value):
+    """`value` where `mask` holds, else `input`; mask and input broadcast together.
+
+    A number value records MaskedFillBackward0, a 0-d tensor MaskedFillBackward1.
+    """
+    if not isinstance(mask, Tensor):
+        raise ProgramTypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, "
+                               f"not {type(mask).__name__}")
+    m = mask._data
+    if m.dtype != np.bool_:
+        # gradcli ignores dtype= (every tensor is float64), so a mask of zeros and ones
+        # is taken as the boolean mask it was meant to be; other values are PyTorch's error
+        if m.size and not np.all((m == 0) | (m == 1)):
+            raise ProgramTypeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                                   f"{'double' if m.dtype.kind == 'f' else 'long int'}")
+        m = m != 0
+    _check_broadcast(m, input._data if isinstance(input, Tensor) else np.asarray(input))
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise ShapeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                             f"with {value._data.ndim} dimension(s).")
+        return apply(masked_fill_tensor_op, (input, value), {"mask": m})
+    if not isinstance(value, (int, float, bool, np.number)):
+        raise ProgramTypeError(f"masked_fill(): argument 'value' (position 2) must be Number, "
+                               f"not {type(value).__name__}")
+    return apply(masked_fill_op, (input,), {"mask": m, "value": float(value)})
+
+
+export("masked_fill", masked_fill, array=lambda input, mask, value: np.where(mask, value, input))
+
+
+# -- gather and its backward, scatter_add -----------------------------------------------------
+
+
+def _gather(self, dim, index):
+    x = np.asarray(self)
+    if x.ndim <= 1 and index.ndim <= 1:
+        # a 0-d self or index counts as one element, as in PyTorch
+        return x.reshape(-1)[index.reshape(-1)].reshape(index.shape)
+    # index may be smaller than self along the other dims: gather from that corner
+    corner = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
+    return np.take_along_axis(x[corner], index, axis=dim)
+
+
+def _scatter_add(self, src, dim, index):
+    out = np.array(self, dtype=np.float64, copy=True)
+    if out.ndim <= 1 and index.ndim <= 1:
+        np.add.at(out.reshape(-1), index.reshape(-1), np.asarray(src).reshape(-1)[:index.size])
+        return out
+    at = list(np.indices(index.shape, sparse=True))
+    at[dim] = index
+    np.add.at(out, tuple(at), np.asarray(src)[tuple(slice(0, n) for n in index.shape)])
+    return out
+
+
+def _gather_sympy(sp, x, dim, index):
+    return _gather(np.asarray(x, dtype=object), dim, index)
+
+
+def _scatter_add_sympy(sp, x, src, dim, index):
+    out = np.array(x, dtype=object, copy=True)
+    src = np.asarray(src, dtype=object)
+    for position in np.ndindex(index.shape):
+        target = list(position)
+        target[dim] = index[position]
+        out[tuple(target)] = out[tuple(target)] + src[position]
+    return out
+
+
+gather_op = defop(
+    "gather", "GatherBackward0", _gather, public=False,
+    rules=(lambda F, g, self_shape, dim, index: F.scatter_add(np.zeros(self_shape), g, dim, index),),
+    formulas=("zeros(self.shape).scatter_add(dim, index, grad)",),
+    sympy=_gather_sympy,
+    domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {"dim": 1, "index": np.array([[0, 0], [2, 1]])}),
+                 lambda rng: ((rng.uniform(-2, 2, (3, 2)),), {"dim": 0, "index": np.array([[2, 0], [2, 2]])}),
+                 lambda rng: ((rng.uniform(-2, 2, (3,)),), {"dim": 0, "index": np.array([1, 1, 0, 2])}),
+                 lambda rng: ((rng.uniform(-2, 2, ()),), {"dim": 0, "index": np.array(0)})),
+)
+
+# gather's backward, and the node of its double backward (PyTorch's ScatterAddBackward0).
+scatter_add_op = defop(
+    "scatter_add", "ScatterAddBackward0", _scatter_add, inputs=("self", "src"), public=False,
+    rules=(lambda F, g: g, lambda F, g, dim, index: F.gather(g, dim, index)),
+    formulas=("grad", "grad.gather(dim, index)"),
+    sympy=_scatter_add_sympy,
+    domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (2, 2))),
+                              {"dim": 1, "index": np.array([[0, 0], [2, 1]])}),
+                 lambda rng: ((rng.uniform(-2, 2, (3,)), rng.uniform(-2, 2, (4,))),
+                              {"dim": 0, "index": np.array([1, 1, 0, 2])})),
+)
+
+
+def _index_tensor(name, index) -> np.ndarray:
+    """An index argument as int64: a tensor of integral values (gradcli's tensors are float64)."""
+    if not isinstance(index, Tensor):
+        if isinstance(index, np.ndarray) and index.dtype == np.int64:
+            return index  # from a rule
+        raise ProgramTypeError(f"{name}(): argument 'index' (position 3) must be Tensor, "
+                               f"not {type(index).__name__}")
+    i = index._data
+    if i.dtype.kind not in "iu":
+        if i.dtype == np.bool_ or not np.all(np.isfinite(i)) or np.any(i != np.round(i)):
+            raise ProgramTypeError(f"{name}(): Expected dtype int32/int64 for index")
+    return i.astype(np.int64)
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    """input's values at `index` along `dim`: out[i][j] = input[i][index[i][j]] for dim 1 (GatherBackward0)."""
+    index = _index_tensor("gather", index)
+    shape = input._data.shape if isinstance(input, Tensor) else np.shape(input)
+    d = _dim(dim, len(shape))
+    if max(index.ndim, 1) != max(len(shape), 1):
+        raise ShapeError("Index tensor must have the same number of dimensions as input tensor")
+    for k, (n, m) in enumerate(zip(index.shape, shape)):
+        if k != d and n > m:
+            raise ShapeError(
+                f"Size does not match at dimension {k} expected index {list(index.shape)} to be no "
+                f"larger than self {list(shape)} apart from dimension {d}")
+    size = shape[d] if shape else 1
+    bad = index[(index < 0) | (index >= size)]
+    if bad.size:
+        raise ShapeError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} with size {size}")
+    return apply(gather_op, (input,), {"dim": d, "index": index})
+
+
+export("gather", gather, array=_gather)

@@ -1,5 +1,7 @@
 """Shape ops: reshape/view/flatten, squeeze, unsqueeze, expand, cat, stack, unbind,
-split/chunk, narrow, repeat, and indexing (`x[i]`, `x[1:3]`, `x[mask]`, `x[i] = v`).
+split/chunk, narrow, repeat, flip, roll, tril/triu, diagonal/diag, movedim,
+swapaxes, contiguous, view_as/reshape_as, unflatten, and indexing (`x[i]`,
+`x[1:3]`, `x[mask]`, `x[i] = v`).
 
 Each is an op with PyTorch's node name and a backward that is itself an op of
 this table (select's backward is select_backward, whose backward is select
@@ -24,7 +26,7 @@ from ..errors import AutogradError, ProgramError, ProgramTypeError, ProgramValue
 from .._tensor import Tensor, _dim, _grad_enabled, as_int, check_elements, shape_str
 from . import broadcast
 from .domains import cases
-from .registry import METHODS, TENSORS, Op, apply, defop, export
+from .registry import METHODS, OPS, TENSORS, Op, apply, defop, export
 
 
 def _view_shape(shape, size):
@@ -636,6 +638,377 @@ alias = defop(
     sympy=lambda sp, x: x,
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {})),
 )
+
+
+# -- flip, roll, tril, triu: copies ---------------------------------------------------
+#
+# PyTorch's flip and roll copy (a view would need negative strides, which
+# PyTorch has not): their forwards return fresh arrays, never numpy views, so
+# that an in-place op on the result cannot reach the input.
+
+
+def _dims_list(name, dims, ndim, position=2):
+    """A tuple of dims (PyTorch's `int[]` argument), each checked, none repeated."""
+    if not isinstance(dims, (tuple, list)):
+        raise ProgramTypeError(f"{name}(): argument 'dims' (position {position}) must be tuple of ints, "
+                               f"not {type(dims).__name__}")
+    out = []
+    for d in dims:
+        a = _dim(d, ndim)
+        if a in out:
+            raise ShapeError(f"dim {a} appears multiple times in the list of dims")
+        out.append(a)
+    return tuple(out)
+
+
+def _flip(self, dims):
+    x = np.asarray(self)
+    return np.flip(x, axis=dims).copy() if x.ndim else x.copy()
+
+
+flip_op = defop(
+    "flip", "FlipBackward0", _flip, public=False,
+    rules=(lambda F, g, dims: F.flip(g, dims),), formulas=("grad.flip(dims)",),
+    sympy=lambda sp, x, dims: _flip(x, dims),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dims": (0,)}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dims": (1, 0)}),
+                 lambda rng: ((rng.uniform(-1, 1, (3,)),), {"dims": (0,)}),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"dims": ()})),
+)
+
+
+def flip(input, dims):
+    """The elements in reverse order along each of `dims`, copied (FlipBackward0)."""
+    ndim = _data(input).ndim
+    return apply(flip_op, (input,), {"dims": () if not ndim else _dims_list("flip", dims, ndim)})
+
+
+def _flip_method(input, *args, dims=None):
+    """x.flip(0, 1), x.flip((0, 1)) or x.flip(dims=(0, 1))."""
+    if dims is not None:
+        if args:
+            raise ProgramTypeError("flip() got multiple values for argument 'dims'")
+        return flip(input, dims)
+    return flip(input, args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args)
+
+
+export("flip", flip, method=False, array=_flip)
+_method("flip", _flip_method)
+
+
+def _roll(self, shifts, dims=None):
+    x = np.asarray(self)
+    out = np.roll(x, shifts, axis=dims) if dims else np.roll(x, shifts[0])
+    return out if out.base is None else out.copy()  # np.roll of a flattened array is a reshape
+
+
+roll_op = defop(
+    "roll", "RollBackward0", _roll, public=False,
+    rules=(lambda F, g, shifts, dims: F.roll(g, tuple(-s for s in shifts), dims),),
+    formulas=("grad.roll(-shifts, dims)",),
+    sympy=lambda sp, x, shifts, dims=None: _roll(x, shifts, dims),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"shifts": (1,), "dims": (1,)}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"shifts": (1, -4), "dims": (0, 1)}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"shifts": (2,), "dims": None}),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"shifts": (1,), "dims": None})),
+)
+
+
+def roll(input, shifts, dims=None):
+    """The elements shifted cyclically along `dims` (the flattened tensor if None), copied (RollBackward0)."""
+    shifts = tuple(as_int(s, "shifts") for s in shifts) if isinstance(shifts, (tuple, list)) else (
+        as_int(shifts, "shifts"),)
+    if dims is None:
+        dims = ()
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if len(shifts) != len(dims) and not (not dims and len(shifts) == 1):
+        raise ShapeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    ndim = _data(input).ndim
+    if dims and not ndim:
+        raise ProgramIndexError(
+            f"Dimension specified as {as_int(dims[0], 'dim')} but tensor has no dimensions")
+    dims = tuple(_dim(d, ndim) for d in dims)
+    return apply(roll_op, (input,), {"shifts": shifts, "dims": dims or None})
+
+
+export("roll", roll, array=_roll)
+
+
+def _triangle(name, fn):
+    def forward(self, diagonal=0):
+        return fn(self, diagonal)
+    forward.__name__ = f"_{name}"
+    return forward
+
+
+def _triangle_sympy(fn):
+    def counterpart(sp, x, diagonal=0):
+        keep = fn(np.ones(x.shape, dtype=bool), diagonal)
+        return np.where(keep, x, sp.Integer(0))
+    return counterpart
+
+
+_triangle_cases = cases(lambda rng: ((rng.uniform(-1, 1, (3, 3)),), {"diagonal": 0}),
+                        lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"diagonal": 1}),
+                        lambda rng: ((rng.uniform(-1, 1, (2, 2, 3)),), {"diagonal": -1}))
+
+tril_op = defop(
+    "tril", "TrilBackward0", _triangle("tril", np.tril), public=False,
+    rules=(lambda F, g, diagonal: F.tril(g, diagonal),), formulas=("grad.tril(diagonal)",),
+    sympy=_triangle_sympy(np.tril), domain=_triangle_cases,
+)
+
+triu_op = defop(
+    "triu", "TriuBackward0", _triangle("triu", np.triu), public=False,
+    rules=(lambda F, g, diagonal: F.triu(g, diagonal),), formulas=("grad.triu(diagonal)",),
+    sympy=_triangle_sympy(np.triu), domain=_triangle_cases,
+)
+
+
+def _check_matrices(name, input):
+    if _data(input).ndim < 2:
+        raise ShapeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+def tril(input, diagonal=0):
+    """The lower triangle of the last two dims (on and below `diagonal`), the rest zero (TrilBackward0)."""
+    _check_matrices("tril", input)
+    return apply(tril_op, (input,), {"diagonal": as_int(diagonal, "diagonal")})
+
+
+def triu(input, diagonal=0):
+    """The upper triangle of the last two dims (on and above `diagonal`), the rest zero (TriuBackward0)."""
+    _check_matrices("triu", input)
+    return apply(triu_op, (input,), {"diagonal": as_int(diagonal, "diagonal")})
+
+
+export("tril", tril, array=np.tril)
+export("triu", triu, array=np.triu)
+
+
+# -- diagonal (a view), diag ---------------------------------------------------------------
+
+
+def _diagonal(self, offset=0, dim1=0, dim2=1):
+    out = np.diagonal(self, offset, dim1, dim2)
+    # numpy's diagonal is a read-only view of the input's storage; PyTorch's is a
+    # writable view (in-place through it reaches the base), so it is made writable
+    if isinstance(self, np.ndarray) and self.flags.writeable:
+        out.flags.writeable = True
+    return out
+
+
+def _diagonal_backward(grad_output, input_sizes, offset, dim1, dim2):
+    out = np.zeros(input_sizes, dtype=np.asarray(grad_output).dtype)
+    region = np.diagonal(out, offset, dim1, dim2)
+    region.flags.writeable = True
+    region[...] = grad_output
+    return out
+
+
+diagonal_op = defop(
+    "diagonal", "DiagonalBackward0", _diagonal, public=False,
+    rules=(lambda F, g, self_shape, offset, dim1, dim2:
+           F.diagonal_backward(g, self_shape, offset, dim1, dim2),),
+    formulas=("diagonal_backward(grad, self.shape, offset, dim1, dim2)",),
+    sympy=lambda sp, x, offset=0, dim1=0, dim2=1: np.diagonal(x, offset, dim1, dim2),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (3, 3)),), {"offset": 0, "dim1": 0, "dim2": 1}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"offset": 1, "dim1": 1, "dim2": 0}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3, 2)),), {"offset": -1, "dim1": 0, "dim2": 2})),
+)
+
+diagonal_backward = defop(
+    "diagonal_backward", "DiagonalBackwardBackward0", _diagonal_backward, inputs=("grad_output",),
+    public=False,
+    rules=(lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),),
+    formulas=("grad.diagonal(offset, dim1, dim2)",),
+    sympy=lambda sp, g, input_sizes, offset, dim1, dim2: _diagonal_backward(
+        g, input_sizes, offset, dim1, dim2),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2,)),),
+                              {"input_sizes": (2, 3), "offset": 1, "dim1": 0, "dim2": 1}),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 2)),),
+                              {"input_sizes": (3, 2, 2), "offset": 1, "dim1": 2, "dim2": 0})),
+)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of the `dim1`, `dim2` planes, as a new last dim: a view (DiagonalBackward0)."""
+    ndim = _data(input).ndim
+    d1, d2 = _dim(dim1, ndim), _dim(dim2, ndim)
+    if d1 == d2:
+        raise ShapeError(f"diagonal dimensions cannot be identical {as_int(dim1)}, {as_int(dim2)}")
+    return apply(diagonal_op, (input,), {"offset": as_int(offset, "offset"), "dim1": d1, "dim2": d2})
+
+
+export("diagonal", diagonal, array=np.diagonal)
+
+
+def _diag_embed(self, offset=0):
+    n = np.shape(self)[0]
+    size = n + abs(offset)
+    out = np.zeros((size, size), dtype=np.asarray(self).dtype)
+    k = np.arange(n)
+    out[k + max(-offset, 0), k + max(offset, 0)] = self
+    return out
+
+
+def _diag_embed_sympy(sp, x, offset=0):
+    out = _diag_embed(np.zeros(x.shape), offset).astype(object)
+    k = np.arange(x.shape[0])
+    out[k + max(-offset, 0), k + max(offset, 0)] = x
+    return out
+
+
+# torch.diag of a vector (PyTorch's diag_embed, for the one case diag needs).
+diag_embed = defop(
+    "diag_embed", "DiagEmbedBackward0", _diag_embed, public=False,
+    rules=(lambda F, g, offset: F.diagonal(g, offset, 0, 1),), formulas=("grad.diagonal(offset)",),
+    sympy=_diag_embed_sympy,
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"offset": 0}),
+                 lambda rng: ((rng.uniform(-1, 1, (2,)),), {"offset": -1}),
+                 lambda rng: ((rng.uniform(-1, 1, (2,)),), {"offset": 2})),
+)
+
+# torch.diag of a matrix: a copy of its diagonal, which PyTorch records as
+# DiagonalBackward0_copy. That name has no <Op>Backward<k> form, so the op lives
+# outside the table (tests/ops/test_more_ops.py checks its gradients).
+diag_copy = Op(
+    "diag_copy", "DiagonalBackward0_copy", lambda self, offset=0: np.diagonal(self, offset).copy(),
+    rules=(lambda F, g, self_shape, offset: F.diagonal_backward(g, self_shape, offset, 0, 1),),
+    formulas=("diagonal_backward(grad, self.shape, offset, 0, 1)",),
+    sympy=lambda sp, x, offset=0: np.diagonal(x, offset),
+)
+
+
+def diag(input, diagonal=0):
+    """A vector's diagonal matrix (DiagEmbedBackward0), or a copy of a matrix's diagonal
+    (DiagonalBackward0_copy), as torch.diag records them."""
+    ndim = _data(input).ndim
+    offset = as_int(diagonal, "diagonal")
+    if ndim == 1:
+        size = _data(input).shape[0] + abs(offset)
+        check_elements(size * size)
+        return apply(diag_embed, (input,), {"offset": offset})
+    if ndim == 2:
+        return apply(diag_copy, (input,), {"offset": offset})
+    raise ShapeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+
+
+export("diag", diag)
+
+
+# -- movedim, swapaxes: permute and transpose under other names ---------------------------
+
+
+def _movedim_order(source, destination, ndim):
+    src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
+    dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
+    if len(src) != len(dst):
+        raise ShapeError(
+            f"movedim: Invalid source or destination dims: source ({shape_str(src)} dims) should contain "
+            f"the same number of dims as destination ({shape_str(dst)} dims)")
+    s = [_dim(d, ndim) for d in src]
+    d = [_dim(x, ndim) for x in dst]
+    if len(set(s)) != len(s):
+        raise ShapeError(f"movedim: repeated dim in `source` ({shape_str(src)})")
+    if len(set(d)) != len(d):
+        raise ShapeError(f"movedim: repeated dim in `destination` ({shape_str(dst)})")
+    if not ndim:
+        return ()
+    order = [None] * ndim
+    for a, b in zip(s, d):
+        order[b] = a
+    rest = iter(a for a in range(ndim) if a not in s)
+    return tuple(a if a is not None else next(rest) for a in order)
+
+
+def movedim(input, source, destination):
+    """The dims `source` moved to `destination`, the others in order: a permute (PermuteBackward0)."""
+    order = _movedim_order(source, destination, _data(input).ndim)
+    return apply(OPS["permute"], (input,), {"dims": order})
+
+
+def swapaxes(input, axis0, axis1):
+    """transpose under numpy's name (TransposeBackward0)."""
+    return apply(OPS["transpose"], (input,), {"dim0": axis0, "dim1": axis1})
+
+
+def swapdims(input, dim0, dim1):
+    """transpose under another name (TransposeBackward0)."""
+    return apply(OPS["transpose"], (input,), {"dim0": dim0, "dim1": dim1})
+
+
+export("movedim", movedim)
+export("moveaxis", movedim)
+export("swapaxes", swapaxes)
+export("swapdims", swapdims)
+
+
+# -- contiguous, view_as, reshape_as, unflatten -------------------------------------------
+
+
+def _contiguous(self):
+    return np.array(self, order="C", copy=True)
+
+
+# x.contiguous() of a strided tensor: PyTorch's clone(memory_format=contiguous_format).
+contiguous_op = defop(
+    "contiguous", "CloneBackward0", _contiguous, public=False,
+    rules=(lambda F, g: g,), formulas=("grad",),
+    sympy=lambda sp, x: np.array(x, copy=True),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {})),
+)
+
+
+def contiguous(input, memory_format=None):
+    """The tensor itself if its storage is in row-major order; else a row-major copy (CloneBackward0).
+
+    The layout is numpy's: transposes, permutes, expands and strided slices are
+    not contiguous, as in PyTorch.
+    """
+    if input._data.flags.c_contiguous:
+        return input
+    return apply(contiguous_op, (input,))
+
+
+def _other(name, other):
+    if not isinstance(other, Tensor):
+        raise ProgramTypeError(f"{name}(): argument 'other' (position 1) must be Tensor, "
+                               f"not {type(other).__name__}")
+    return other._data.shape
+
+
+_method("contiguous", contiguous)
+_method("view_as", lambda input, other: reshape(input, _other("view_as", other)))
+_method("reshape_as", lambda input, other: reshape(input, _other("reshape_as", other)))
+
+
+def unflatten(input, dim, sizes):
+    """Dim `dim` split into `sizes` (one may be -1): a view (ViewBackward0)."""
+    if not isinstance(sizes, (tuple, list)):
+        raise ProgramTypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, "
+                               f"not {type(sizes).__name__}")
+    shape = _data(input).shape
+    if not shape:
+        raise ShapeError("unflatten got an unexpected error:\n"
+                         f"Dimension specified as {as_int(dim, 'dim')} but tensor has no dimensions")
+    d = _dim(dim, len(shape))
+    sizes = tuple(as_int(s, "sizes") for s in sizes)
+    if not sizes:
+        raise ShapeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise ShapeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
+    known = 1
+    for s in sizes:
+        if s != -1:
+            known *= s
+    if (known != shape[d]) if -1 not in sizes else (known == 0 or shape[d] % known):
+        raise ShapeError(f"unflatten: Provided sizes {shape_str(sizes)} don't multiply up to the size of "
+                         f"dim {d} ({shape[d]}) in the input tensor")
+    return reshape(input, shape[:d] + sizes + shape[d + 1:])
+
+
+export("unflatten", unflatten)
 
 
 # -- advanced indexing and assignment ----------------------------------------------------
