@@ -44,7 +44,14 @@ def _expand(self, size):
     for d in shape:
         count *= d
     check_elements(count)
-    return np.broadcast_to(self, shape)
+    out = np.broadcast_to(self, shape)
+    if isinstance(self, np.ndarray) and self.flags.writeable and all(
+            n <= 1 or stride for n, stride in zip(out.shape, out.strides)):
+        # no element is repeated: a writable view, which PyTorch lets a program modify in place
+        view = self.reshape(shape)
+        if view.base is not None:
+            return view
+    return out
 
 
 def _sum_to_size(self, size):

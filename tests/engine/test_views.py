@@ -245,3 +245,22 @@ def test_in_place_through_a_view_of_a_base_that_is_not_c_contiguous():
     a = t(np.random.default_rng(1).uniform(-1, 1, (2, 3)), True)
     assert autograd.gradcheck(f, (a,))
     assert autograd.gradgradcheck(f, (a,))
+
+
+@pytest.mark.parametrize("expand", [lambda x: x.expand(2, 2), lambda x: x.expand_as(x),
+                                    lambda x: x[0].expand(1, 2)])
+def test_an_expand_that_repeats_nothing_can_be_modified_in_place(expand):
+    a = t([[1.0, 2.0], [3.0, 4.0]], True)
+    x = a * 1
+    view = expand(x)
+    view.mul_(10)
+    assert x._version == 1 and x.grad_fn.name() == "CopySlices"
+    x.sum().backward()
+    changed = (a.grad._data == 10).sum()
+    assert changed == view.numel()            # the region the view covers, as in PyTorch
+
+
+def test_an_expand_that_repeats_elements_refuses_in_place():
+    x = t([[1.0], [2.0]], True) * 1
+    with pytest.raises(Exception, match="more than one element of the written-to tensor refers to a single"):
+        x.expand(2, 3).mul_(10)
