@@ -442,13 +442,13 @@ class Tensor:
         self.requires_grad = True
 
     def zero_(self) -> "Tensor":
-        self._check_inplace()
-        self._data[...] = 0.0
-        self._counter[0] += 1
         if self.grad_fn is not None and _grad_enabled[0]:
             from . import ops
 
-            return self._inplace(ops.zeros_like_op)
+            return self._inplace(ops.zeros_like_op)   # recorded (ZeroBackward0), one version bump
+        self._check_inplace()
+        self._data[...] = 0.0
+        self._counter[0] += 1
         return self
 
     def fill_(self, value) -> "Tensor":

@@ -63,3 +63,12 @@ def test_a_result_saved_by_an_in_place_op_is_checked():
 def test_in_place_on_a_leaf_that_requires_grad_is_refused():
     with pytest.raises(AutogradError, match="^a leaf Variable that requires grad is being used in an in-place"):
         Tensor([1.0], requires_grad=True).exp_()
+
+
+@pytest.mark.parametrize("change", [lambda y: y.zero_(), lambda y: y.fill_(0.5), lambda y: y.exp_(),
+                                    lambda y: y[0].zero_(), lambda y: y.copy_(Tensor([1.0, 2.0]))])
+def test_an_in_place_op_bumps_the_version_once(change):
+    """Found by benchmarks/compare_views.py: zero_ on a recorded tensor bumped it twice."""
+    y = Tensor([1.0, 2.0], requires_grad=True) * 1
+    change(y)
+    assert y._version == 1
