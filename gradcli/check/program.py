@@ -7,7 +7,7 @@ intermediate tensor (its graph above is then replaced by the perturbed value).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -67,14 +67,42 @@ def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> li
         out_name, out = queries.tensor_output(run, output)
         tape = Tape([out], [t for _, t in inputs], notes)
         xs = [Tensor(np.array(t._data, dtype=np.float64), requires_grad=True) for _, t in inputs]
+        options, slow = _bounded(options, tape, xs)
         try:
             results = check_function(lambda *a: tape(*a)[0], xs, names, options,
                                      _sympy_function(tape, xs), original=(out, [t for _, t in inputs]))
         except GradcliError as error:
             # a backward that fails (a custom Function's): point at where its node was made
             raise error.at(getattr(getattr(error, "node", None), "source", None))
+        if slow:
+            for r in results:
+                r.note = r.note or slow
         reports.append(OutputReport(label, out_name, results))
     return reports
+
+
+# A full check evaluates the program twice per input element. Past this estimate of
+# seconds it checks in fast mode instead, so that a big input gets an answer in bounded
+# time: the estimate counts nodes (about 20 us each) and elements (about 2 ns each) of
+# one evaluation, so it is the same on every machine and every run.
+FULL_CHECK_SECONDS = 10.0
+
+
+def _bounded(options: Options, tape: Tape, xs: list):
+    """`options`, switched to fast mode (with the note saying why) if a full check would take too long."""
+    if options.fast:
+        return options, None
+    with no_grad():
+        _, values = tape.evaluate([Tensor._make(x._data.copy()) for x in xs], keep=True)
+    elements = sum(v._data.size for out in values.values()
+                   for v in (out if isinstance(out, tuple) else (out,)))
+    n_inputs = sum(x._data.size for x in xs)
+    seconds = 2 * n_inputs * (len(tape.order) * 2e-5 + (elements + n_inputs) * 2e-9)
+    if seconds <= FULL_CHECK_SECONDS:
+        return options, None
+    return replace(options, fast=True), (
+        f"a full check of {n_inputs} input elements would evaluate the program {2 * n_inputs} times "
+        f"(about {seconds:.0f} s): checked in fast mode, v^T J u for random u, v")
 
 
 def _sympy_function(tape: Tape, xs: list):

@@ -227,3 +227,15 @@ def test_custom_backward_returning_a_non_tensor(second, kind, command):
     assert f"error: expected Variable or None (got {kind})" in result.stderr
     if command[0] == "gradcheck":
         assert "<expr>:10:" in result.stderr and "Func.backward returns one Tensor" in result.stderr
+
+
+def test_gradcheck_of_a_big_input_answers_in_fast_mode():
+    """gradcheck of `arange(1e6)` (a mutant in the 30-minute fuzz run, seed 20261122) ran
+    2 x 10^6 evaluations of the program: no answer in 20 s. Past an estimate of 10 s a check
+    is made in fast mode (v^T J u), and says so."""
+    result = invoke("gradcheck", "-e", "x = torch.linspace(0, 1, 100000, requires_grad=True)\n"
+                                       "r = (x * x).sum()\n", "--no-sympy", "--json")
+    assert result.exit_code == 0, result.stderr
+    (check,) = strict_json(result.stdout)["checks"]
+    assert check["ok"] and check["fast"] and check["worst_index"] == []   # a projection has no element
+    assert "200000 times" in check["note"] and "checked in fast mode" in check["note"]
