@@ -124,7 +124,7 @@ def _make_modules() -> dict:
         "gradgradcheck": getattr(autograd, "gradgradcheck", None),
         "functional": autograd_functional,
     }))
-    nn_members = {"functional": functional}
+    nn_members = {"functional": functional, "Parameter": getattr(ops.factories, "Parameter", None)}
     if nn is not None:
         for name in ("MSELoss",) + tuple(getattr(nn, "__all__", ())):
             nn_members.setdefault(name, getattr(nn, name, None))
@@ -134,6 +134,7 @@ def _make_modules() -> dict:
         for name in ("SGD",) + tuple(getattr(optim, "__all__", ())):
             optim_members.setdefault(name, getattr(optim, name, None))
     optim_ns = Namespace("torch.optim", _wrap(optim_members))
+    linalg_ns = Namespace("torch.linalg", _wrap(dict(getattr(ops.linalg, "LINALG_FUNCTIONS", {}))))
     torch_members = dict(ops.FUNCTIONS)
     torch_members.update(CONSTANTS)
     torch_members.update({name: DType(name) for name in DTYPES})
@@ -147,6 +148,7 @@ def _make_modules() -> dict:
         "autograd": autograd_ns,
         "nn": nn_ns,
         "optim": optim_ns,
+        "linalg": linalg_ns,
     })
     torch_ns = Namespace("torch", _wrap(torch_members))
     return {

@@ -45,7 +45,7 @@ def _expand(self, size):
         count *= d
     check_elements(count)
     out = np.broadcast_to(self, shape)
-    if isinstance(self, np.ndarray) and self.flags.writeable and all(
+    if isinstance(self, np.ndarray) and self.flags.writeable and self.size == count and all(
             n <= 1 or stride for n, stride in zip(out.shape, out.strides)):
         # no element is repeated: a writable view, which PyTorch lets a program modify in place
         view = self.reshape(shape)

@@ -1,4 +1,5 @@
-"""Elementwise functions of one tensor.
+"""Elementwise functions of one tensor, and the rounding functions (round, floor,
+ceil, trunc, frac).
 
 Rules reuse `result` where that is cheaper (`exp: grad * result`), as PyTorch's
 derivatives.yaml does. Conventions at kinks are PyTorch's and written where
@@ -10,8 +11,9 @@ import math
 
 import numpy as np
 
+from .._tensor import as_int
 from .domains import unary, vectorize
-from .registry import defop
+from .registry import FUNCTIONS, apply, defop, export
 
 _SQRT_PI = math.sqrt(math.pi)
 
@@ -148,3 +150,98 @@ erf = defop("erf", "ErfBackward0", _erf,
             rules=(lambda F, g, self: g * (2.0 / _SQRT_PI) * F.exp(-(self * self)),),
             formulas=("grad * 2 / sqrt(pi) * exp(-self ** 2)",),
             sympy=lambda sp, x: vectorize(sp.erf)(x), domain=unary())
+
+
+# -- rounding: flat between the jumps ------------------------------------------------
+#
+# PyTorch's derivative of round, floor, ceil and trunc is zeros_like(grad)
+# everywhere (the jumps included); the rule `grad * 0` is itself an op, so a
+# second derivative is a graph of zeros too. frac = self - trunc(self) has
+# gradient 1.
+
+
+def _off_jumps(jumps):
+    """A unary domain kept 0.1 away from the points where `jumps(x)` says a value jumps."""
+    def make(rng):
+        out = []
+        for (x,), params in unary(-2.7, 2.7)(rng):
+            near = jumps(x)
+            out.append(((np.where(np.abs(x - near) < 0.1, near + 0.3, x),), params))
+        return out
+    return make
+
+
+_integers = _off_jumps(np.round)
+_halves = _off_jumps(lambda x: np.floor(x) + 0.5)
+
+
+def _round(self, decimals=0):
+    # PyTorch's formula: scale, round half to even, unscale (a division by 10 ** -decimals
+    # for negative decimals, as multiplying by 0.1 would round differently)
+    if decimals == 0:
+        return np.rint(self)
+    if decimals > 0:
+        scale = 10.0 ** decimals
+        return np.rint(np.multiply(self, scale)) / scale
+    scale = 10.0 ** -decimals
+    return np.rint(np.divide(self, scale)) * scale
+
+
+def _zero_rule(F, g):
+    return g * 0.0
+
+
+def _round_sympy(sp, x, decimals=0):
+    scale = sp.Integer(10) ** decimals
+    return vectorize(lambda e: sp.floor(e * scale + sp.Rational(1, 2)) / scale)(x)
+
+
+round_ = defop("round", "RoundBackward0", np.rint, public=False,
+               rules=(_zero_rule,), formulas=("zeros_like(grad)",),
+               sympy=lambda sp, x: _round_sympy(sp, x), domain=_halves)
+
+round_decimals = defop(
+    "round_decimals", "RoundBackward1", _round, public=False,
+    rules=(_zero_rule,), formulas=("zeros_like(grad)",),
+    sympy=_round_sympy,
+    domain=lambda rng: [((np.where(np.abs(x * 10 - np.floor(x * 10) - 0.5) < 0.1, x + 0.03, x),),
+                         {"decimals": 1}) for (x,), _ in unary()(rng)],
+)
+
+
+def round(input, *, decimals=0):
+    """Round half to even, to `decimals` places (RoundBackward0; RoundBackward1 with decimals)."""
+    decimals = as_int(decimals, "decimals")
+    if decimals == 0:
+        return apply(round_, (input,))
+    return apply(round_decimals, (input,), {"decimals": decimals})
+
+
+export("round", round, array=lambda input, decimals=0: _round(input, decimals))
+
+floor = defop("floor", "FloorBackward0", np.floor,
+              rules=(_zero_rule,), formulas=("zeros_like(grad)",),
+              sympy=lambda sp, x: vectorize(sp.floor)(x), domain=_integers)
+
+ceil = defop("ceil", "CeilBackward0", np.ceil,
+             rules=(_zero_rule,), formulas=("zeros_like(grad)",),
+             sympy=lambda sp, x: vectorize(sp.ceiling)(x), domain=_integers)
+
+
+def _trunc_sympy(sp, e):
+    return sp.Piecewise((sp.floor(e), e >= 0), (sp.ceiling(e), True))
+
+
+trunc = defop("trunc", "TruncBackward0", np.trunc,
+              rules=(_zero_rule,), formulas=("zeros_like(grad)",),
+              sympy=lambda sp, x: vectorize(lambda e: _trunc_sympy(sp, e))(x), domain=_integers)
+
+
+def _frac(self):
+    return np.subtract(self, np.trunc(self))
+
+
+frac = defop("frac", "FracBackward0", _frac,
+             rules=(lambda F, g: g,), formulas=("grad",),
+             sympy=lambda sp, x: vectorize(lambda e: e - _trunc_sympy(sp, e))(x), domain=_integers)
+export("fix", FUNCTIONS["trunc"])

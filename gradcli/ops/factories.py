@@ -1,5 +1,5 @@
 """Factories: tensor, zeros, ones, full, arange, linspace, eye, rand, randn, the *_like
-forms, manual_seed; and the two ops that copy or clear a tensor (clone, zero_).
+forms, the x.new_* methods, manual_seed, nn.Parameter; and the two ops that copy or clear a tensor (clone, zero_).
 
 Every factory makes a leaf that requires grad only when asked
 (`requires_grad=True`), as in PyTorch. Every tensor is float64 except a bool
@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import ProgramTypeError, ProgramValueError
 from .._tensor import Tensor, as_int, check_elements
 from .domains import cases
-from .registry import apply, defop, export
+from .registry import METHODS, apply, defop, export
 
 # PyTorch seeds its CPU generator with this constant, so an unseeded program
 # draws the same numbers on every run; so does gradcli (from its own generator).
@@ -341,3 +341,75 @@ def zeros_like_op(input):
 
 
 export("zeros_like_op", zeros_like_op, method=False)
+
+
+# -- x.new_zeros(...) and friends: new leaves of x's dtype -----------------------------------
+
+
+def _new_dtype(self, dtype):
+    """x's dtype unless one is given (a bool or int64 x makes bool or int64 tensors)."""
+    if dtype is not None:
+        return np.bool_ if _is_bool_dtype(dtype) else np.float64
+    kind = self._data.dtype
+    return kind if kind == np.bool_ or kind.kind in "iu" else np.float64
+
+
+def _new_filled(name, value):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        shape = _size(size, name)
+        return _leaf(np.full(shape, value, dtype=_new_dtype(self, dtype)), requires_grad)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"A new leaf of the given size filled with {value:g}, of this tensor's dtype (no grad)."
+    return method
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
+    """A new leaf of `size` filled with `fill_value`, of this tensor's dtype (no grad)."""
+    shape = _size((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "new_full")
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _leaf(np.full(shape, fill_value, dtype=_new_dtype(self, dtype)), requires_grad)
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """A new leaf holding a copy of `data`, of this tensor's dtype (no grad, even from a tensor)."""
+    values = tensor(data)._data
+    return _leaf(values.astype(_new_dtype(self, dtype)), requires_grad)
+
+
+for _name, _method in (("new_zeros", _new_filled("new_zeros", 0.0)), ("new_ones", _new_filled("new_ones", 1.0)),
+                       ("new_empty", _new_filled("new_empty", 0.0)), ("new_full", _new_full),
+                       ("new_tensor", _new_tensor)):
+    _method.__name__ = _method.__qualname__ = _name
+    METHODS[_name] = _method     # methods only: PyTorch has no torch.new_zeros
+    setattr(Tensor, _name, _method)
+
+
+# -- nn.Parameter -------------------------------------------------------------------------
+
+
+class Parameter(Tensor):
+    """torch.nn.Parameter: a leaf sharing `data`'s storage and version counter, requiring grad.
+
+    Like PyTorch's, it prints as "Parameter containing:" over the tensor; what an
+    op makes of it is a plain Tensor.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, data=None, requires_grad=True):
+        if data is None:
+            data = Tensor._make(np.zeros((0,)))
+        if not isinstance(data, Tensor):
+            raise ProgramTypeError(f"'{type(data).__name__}' object has no attribute 'detach'")
+        Tensor.__init__(self, 0.0)
+        self._data = data._data
+        self._counter = data._counter
+        if requires_grad:
+            self.requires_grad_(True)   # PyTorch's error for a bool tensor
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__

@@ -9,7 +9,8 @@ shape); linear is mm/addmm with `weight.t()`, through matmul for other ranks.
 relu, sigmoid, tanh and softplus, defined in elementwise.py, are published as
 F. functions here, beside the activations PyTorch has only in F: gelu, silu,
 leaky_relu, elu, hardtanh and logsigmoid are ops with PyTorch's node names;
-softsign is composed as PyTorch composes it, input / (input.abs() + 1).
+softsign is composed as PyTorch composes it, input / (input.abs() + 1); so is
+normalize. one_hot and dropout make no node of their own.
 """
 from __future__ import annotations
 
@@ -18,11 +19,11 @@ import numpy as np
 import math
 
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
-from .._tensor import Tensor, _dim
+from .._tensor import Tensor, _dim, as_int, check_elements
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
 from .registry import FUNCTIONS, NN_FUNCTIONS, apply, defop, export
-from . import linalg
+from . import factories, linalg
 
 REDUCTIONS = ("none", "mean", "sum")
 # PyTorch's binary_cross_entropy floors each log at -100, and its backward
@@ -721,3 +722,59 @@ for _name, _function, _array in (("gelu", gelu, _gelu), ("silu", silu, _silu),
                                  ("hardtanh", hardtanh, _hardtanh), ("logsigmoid", logsigmoid, _logsigmoid),
                                  ("softsign", softsign, None)):
     export(_name, _function, method=False, nn=True, array=_array)
+
+
+# -- normalize, one_hot, dropout -------------------------------------------------------------
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(norm(input, p, dim), eps), composed as PyTorch composes it
+    (DivBackward0 over ExpandBackward0, ClampMinBackward0, LinalgVectorNormBackward0)."""
+    norm = _fn("norm")(input, float(p), dim, True)
+    return input / _fn("expand")(_fn("clamp_min")(norm, eps), _shape(input))
+
+
+def one_hot(tensor, num_classes=-1):
+    """An int64 tensor with a 1 at each index of `tensor` along a new last dim (no grad)."""
+    if not isinstance(tensor, Tensor):
+        raise ProgramTypeError(f"one_hot(): argument 'input' (position 1) must be Tensor, "
+                               f"not {type(tensor).__name__}")
+    index = tensor._data
+    # every gradcli tensor is float64: integral values stand for the LongTensor PyTorch wants
+    if index.dtype == np.bool_ or (index.dtype.kind == "f" and (
+            not np.all(np.isfinite(index)) or np.any(index != np.round(index)))):
+        raise ProgramTypeError("one_hot is only applicable to index tensor of type LongTensor.")
+    index = index.astype(np.int64)
+    num_classes = as_int(num_classes, "num_classes")
+    if num_classes == -1:
+        if not index.size:
+            raise ProgramValueError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(index.max()) + 1
+    if index.size and index.min() < 0:
+        raise ProgramValueError("Class values must be non-negative.")
+    if index.size and index.max() >= num_classes:
+        raise ProgramValueError("Class values must be smaller than num_classes.")
+    check_elements(index.size * num_classes)
+    return Tensor._make(np.eye(num_classes, dtype=np.int64)[index])
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p) (MulBackward0).
+
+    With training=False or p=0 it returns `input` itself, as PyTorch does. The
+    numbers come from gradcli's generator (manual_seed), not PyTorch's.
+    """
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise ProgramValueError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    _no_inplace("dropout", inplace)
+    if not training or p == 0.0:
+        return input
+    shape = _shape(input)
+    keep = factories._rng(None).random(shape) >= p if p < 1.0 else np.zeros(shape, dtype=bool)
+    mask = keep / (1.0 - p) if p < 1.0 else keep.astype(np.float64)
+    return _fn("mul")(input, Tensor._make(mask))
+
+
+for _name, _function in (("normalize", normalize), ("one_hot", one_hot), ("dropout", dropout)):
+    export(_name, _function, method=False, nn=True)

@@ -503,3 +503,44 @@ def gather(input, dim, index, *, sparse_grad=False):
 
 
 export("gather", gather, array=_gather)
+
+
+# -- isclose, allclose, equal: comparisons outside the graph ---------------------------------
+
+
+def _close_args(name, input, other, rtol, atol):
+    _require_tensors(name, input, other)
+    if rtol < 0:
+        raise ProgramValueError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise ProgramValueError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    a, b = input._data, other._data
+    if (a.dtype == np.bool_) != (b.dtype == np.bool_):
+        raise ProgramTypeError(f"{'Double' if a.dtype != np.bool_ else 'Bool'} did not match "
+                               f"{'Double' if b.dtype != np.bool_ else 'Bool'}")
+    _check_broadcast(a, b)
+    return a, b
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol * |other| elementwise (a bool tensor, no grad)."""
+    a, b = _close_args("isclose", input, other, rtol, atol)
+    return Tensor._make(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=bool(equal_nan))))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether isclose holds everywhere: a Python bool."""
+    a, b = _close_args("allclose", input, other, rtol, atol)
+    return bool(np.all(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=bool(equal_nan))))
+
+
+def equal(input, other):
+    """Whether both have the same shape and the same elements (nan is unequal): a Python bool."""
+    _require_tensors("equal", input, other)
+    a, b = input._data, other._data
+    return a.shape == b.shape and bool(np.all(a == b))
+
+
+export("isclose", isclose, array=np.isclose)
+export("allclose", allclose)
+export("equal", equal)
