@@ -180,14 +180,14 @@ class Tensor:
     """
 
     __slots__ = (
-        "_data", "grad", "grad_fn", "requires_grad", "_output_nr", "_counter",
+        "_data", "_grad", "grad_fn", "requires_grad", "_output_nr", "_counter",
         "_hooks", "_accumulator", "_retains_grad", "_base", "_views", "_view_kind", "__weakref__",
     )
 
     def __init__(self, data, requires_grad: bool = False):
         arr = np.array(data, dtype=float64)
         self._data = arr
-        self.grad = None
+        self._grad = None
         self.grad_fn = None
         self.requires_grad = bool(requires_grad)
         self._output_nr = 0
@@ -204,7 +204,7 @@ class Tensor:
         """Wrap an array without copying (the engine's constructor)."""
         t = cls.__new__(cls)
         t._data = data
-        t.grad = None
+        t._grad = None
         t.grad_fn = grad_fn
         t.requires_grad = requires_grad
         t._output_nr = output_nr
@@ -217,6 +217,23 @@ class Tensor:
         return t
 
     # -- plain attributes ---------------------------------------------------
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        """PyTorch's checks on `x.grad = value`: a tensor of x's shape, or None."""
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise ProgramTypeError("assigned grad expected to be a Tensor or None but got grad of type "
+                                       f"{type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise ShapeError(f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                                 f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                                 "and the tensor are the same size")
+        self._grad = value
 
     @property
     def is_leaf(self) -> bool:

@@ -239,3 +239,19 @@ def test_gradcheck_of_a_big_input_answers_in_fast_mode():
     (check,) = strict_json(result.stdout)["checks"]
     assert check["ok"] and check["fast"] and check["worst_index"] == []   # a projection has no element
     assert "200000 times" in check["note"] and "checked in fast mode" in check["note"]
+
+
+def test_assigning_a_non_tensor_to_grad():
+    """`b.grad = expand` (a mutant in the 30-minute fuzz run, seed 20261123) stored a function
+    as a gradient: exit 70 in `graph` later. It is PyTorch's TypeError at the assignment."""
+    result = invoke("run", "-e", "b = torch.tensor([0.0, 1.0], requires_grad=True)\nb.grad = expand\n")
+    assert result.exit_code == 3
+    assert ("2:3: error: assigned grad expected to be a Tensor or None but got grad of type "
+            "builtin_function_or_method") in result.stderr
+
+
+def test_assigning_a_grad_of_another_shape():
+    result = invoke("run", "-e", "b = torch.tensor([0.0, 1.0], requires_grad=True)\nb.grad = torch.ones(3)\n")
+    assert result.exit_code == 3
+    assert ("error: attempting to assign a gradient of size '[3]' to a tensor of size '[2]'. Please ensure "
+            "that the gradient and the tensor are the same size") in result.stderr
