@@ -271,7 +271,9 @@ class Tensor:
 
     @data.setter
     def data(self, value: "Tensor") -> None:
-        self._data = value._data if isinstance(value, Tensor) else np.array(value, dtype=float64)
+        if not isinstance(value, Tensor):
+            raise ProgramTypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
 
     @property
     def _version(self) -> int:

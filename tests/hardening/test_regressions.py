@@ -255,3 +255,12 @@ def test_assigning_a_grad_of_another_shape():
     assert result.exit_code == 3
     assert ("error: attempting to assign a gradient of size '[3]' to a tensor of size '[2]'. Please ensure "
             "that the gradient and the tensor are the same size") in result.stderr
+
+
+@pytest.mark.parametrize("value, kind", [("expand", "builtin_function_or_method"), ("[1, 2]", "list"),
+                                         ("None", "NoneType"), ("3", "int")])
+def test_assigning_a_non_tensor_to_data(value, kind):
+    """`x.data = None` made a tensor of nan (numpy's float of None); PyTorch refuses it."""
+    result = invoke("run", "-e", f"b = torch.tensor([0.0, 1.0], requires_grad=True)\nb.data = {value}\n")
+    assert result.exit_code == 3
+    assert f"error: Variable data has to be a tensor, but got {kind}" in result.stderr
