@@ -8,6 +8,17 @@ the same comparison to the first derivatives taken with `create_graph=True`
 (PyTorch's gradgradcheck: the function `x, v -> grad(f(x), x, v)`), so a wrong
 double backward is found the way a wrong backward is.
 
+SymPy's reference is formed one of two ways (`Result.method`, the JSON's
+"sympy_method"). Whole-program: the output translated to one SymPy expression
+per element and differentiated; it gives both orders, but its expressions swell
+with the program. Per-op (`perop`): reverse accumulation through the replayed
+graph, each node's local derivatives by SymPy from the op's `sympy=` counterpart,
+evaluated at the point; linear in the program, first order only. Neither calls
+gradcli's backward rules. The whole-program reference is tried first, unless a
+cheap measure of its work says it is obviously out of budget
+(`WHOLE_PROGRAM_WORK`); over budget, the per-op chain gives the first order and
+the second order says why it has no SymPy reference.
+
 The pass rule is PyTorch's: |analytical - reference| <= atol + rtol * |reference|.
 A mismatch where the differences show the point is not smooth is a kink, not
 a failure: the one-sided differences disagree and the analytical value lies
@@ -32,6 +43,10 @@ from .replay import Unavailable
 
 FD = "finite-difference"
 SYMPY = "sympy"
+# How SymPy's reference was formed: one expression of the whole output, differentiated;
+# or reverse accumulation with each node's local derivatives by SymPy (`perop`).
+WHOLE_PROGRAM = "whole-program"
+PER_OP = "per-op"
 
 # A full check holds a few arrays of (output elements x input elements) floats; past
 # this many elements a function is checked in fast mode (v^T J u) instead.
@@ -50,6 +65,7 @@ class Options:
     fast: bool = False
     seed: int = 0
     sympy_seconds: float | None = None   # None: symbolic.SECONDS
+    sympy_method: str = "auto"           # "auto", WHOLE_PROGRAM or PER_OP (first order only)
 
 
 @dataclass
@@ -69,6 +85,7 @@ class Result:
     skipped: str | None = None        # why this reference was not formed
     note: str | None = None
     case: str | None = None            # the op self-check: which domain case
+    method: str | None = None          # SymPy: WHOLE_PROGRAM or PER_OP
     projection: bool = False           # fast mode: the numbers are v^T J u
     others: dict = field(default_factory=dict)  # the other reference's value at the worst element
     flat: int | None = field(default=None, repr=False)      # the worst element within its block
@@ -323,7 +340,7 @@ def _first(func, inputs, options, rng, original):
 
 
 def check_function(func, inputs: list, names: list, options: Options, sympy_fn=None,
-                   original=None) -> list:
+                   original=None, sympy_chain=None) -> list:
     """Results per (order, input, reference) for `func` (one output) at `inputs`.
 
     `inputs` are Tensors that require grad (perturbed in place, restored);
@@ -331,6 +348,8 @@ def check_function(func, inputs: list, names: list, options: Options, sympy_fn=N
     expressions of the object arrays standing for the inputs. `original` =
     (output, inputs) is a graph whose derivatives are the first-order analytical
     ones (a program's own graph, with its hooks), `func` being its replay.
+    `sympy_chain` (a `perop.Chain` of that replay) gives SymPy's first derivatives
+    node by node where the whole-program translation is out of reach.
     """
     rng = np.random.default_rng(options.seed)
     results = []
@@ -401,7 +420,7 @@ def check_function(func, inputs: list, names: list, options: Options, sympy_fn=N
     sym1 = sym2 = None
     if options.sympy:
         sym1, sym2 = _sympy_results(func, inputs, names, options, sympy_fn, first, second, v, out_shape,
-                                    shapes, rng)
+                                    shapes, rng, sympy_chain)
     for k in range(n):
         results.append(fd1[k])
         if sym1:
@@ -429,39 +448,118 @@ def _cross_reference(results: list) -> None:
         r.others[other.reference] = None if math.isnan(value) else value
 
 
-def _sympy_results(func, inputs, names, options, sympy_fn, first, second, v, out_shape, shapes, rng):
-    """SymPy's results for order 1 (and 2): per input, or skipped with the reason."""
+def _sympy_results(func, inputs, names, options, sympy_fn, first, second, v, out_shape, shapes, rng,
+                   chain=None):
+    """SymPy's results for order 1 (and 2): per input, or skipped with the reason.
+
+    The whole-program reference comes first (it also gives second derivatives); where
+    it is over budget, or obviously would be, the per-op chain gives the first order.
+    """
     n = len(inputs)
     sym1 = [Result(names[k], 1, SYMPY) for k in range(n)]
     sym2 = [Result(names[k], 2, SYMPY) for k in range(n)] if second is not None else None
     everything = sym1 + (sym2 or [])
-    if sympy_fn is None:
+    if sympy_fn is None and chain is None:
         for r in everything:
             r.skipped = "unavailable: no SymPy translation"
         return sym1, sym2
     seconds = options.sympy_seconds or symbolic.SECONDS
     sp = symbolic.sympy()
+    method = options.sympy_method
+    if method == "auto":
+        method = WHOLE_PROGRAM if sympy_fn is not None else PER_OP
+        if chain is not None:
+            reason = _whole_program_out_of_reach(chain, inputs, first, seconds)
+            method = PER_OP if reason else method
+    else:
+        reason = None
+    if method == WHOLE_PROGRAM:
+        for r in everything:
+            r.method = WHOLE_PROGRAM
+        try:
+            _whole_program(sp, sym1, sym2, func, inputs, names, options, sympy_fn, first, second, v,
+                           out_shape, shapes, rng, seconds)
+            return sym1, sym2
+        except RecursionError:
+            exc = symbolic.OverBudget("budget: the whole-program expression nests too deeply for SymPy")
+            reason = _skipped_or_reason(everything, exc, chain, options)
+        except (symbolic.OverBudget, Unavailable) as exc:
+            reason = _skipped_or_reason(everything, exc, chain, options)
+        if reason is None:
+            return sym1, sym2
+    # The per-op chain: first order only.
+    sym1 = [Result(names[k], 1, SYMPY, method=PER_OP) for k in range(n)]
+    if chain is None:   # per-op asked of a plain function: there is no graph to walk
+        _skip(sym1 + (sym2 or []), Unavailable("the per-op reference needs a recorded graph"))
+        return sym1, sym2
+    try:
+        _per_op(sp, chain, sym1, first, out_shape, shapes, options, rng, seconds)
+    except (symbolic.OverBudget, Unavailable) as exc:
+        _skip(sym1, exc)
+    except RecursionError:   # a custom Function's forward, translated whole
+        _skip(sym1, symbolic.OverBudget("budget: an expression nests too deeply for SymPy"))
+    if sym2 is not None:
+        sym2 = [Result(names[k], 2, SYMPY, method=WHOLE_PROGRAM if reason else PER_OP) for k in range(n)]
+        _skip(sym2, reason or Unavailable("the per-op reference gives first derivatives only"))
+    return sym1, sym2
+
+
+def _skipped_or_reason(results, exc, chain, options):
+    """Where the per-op chain cannot stand in, skip `results` and return None; else the reason."""
+    if chain is None or isinstance(exc, Unavailable) or options.sympy_method == WHOLE_PROGRAM:
+        _skip(results, exc)
+        return None
+    return exc
+
+
+# The whole-program reference differentiates, for every output element, an expression
+# that holds every symbol it depends on; the expressions grow with the elements they are
+# built from. Its work, measured as symbols x elements of the nodes that depend on them x
+# the share of input elements that are symbols (a sampled input's others are numbers) x
+# the density of the Jacobian (by the finite differences), at 2 s of budget: a two-layer
+# network of 16 x 8 inputs (192 x 705 x 1 x 1) takes minutes; `tanh(W @ x)` with 40
+# inputs (40 x 80 x 1 x 1) 7 s, with 20 inputs (800) 1.4 s; `(x * x).sum()` of 300
+# elements (24 x 301 x 24/300 x 1) 0.02 s. Past this it is obviously out of reach.
+WHOLE_PROGRAM_WORK = 3_000
+
+
+def _whole_program_out_of_reach(chain, inputs, first, seconds):
+    """An OverBudget saying why, when the whole-program reference obviously would be over budget."""
+    n_symbols = sum(min(x._data.size, symbolic.SAMPLE if x._data.size > symbolic.MAX_SYMBOLS
+                        else x._data.size) for x in inputs)
+    elements = chain.symbolic_elements()
+    # Only the output elements that depend on a symbol differentiate it (fast mode cannot tell).
+    blocks = [b.central for b in first if b.v is None and b.central.size]
+    density = (sum(np.count_nonzero(c) for c in blocks) / sum(c.size for c in blocks)) if blocks else 1.0
+    share = n_symbols / max(sum(x._data.size for x in inputs), 1)
+    work = n_symbols * elements * share * density * symbolic.SECONDS / seconds
+    if work <= WHOLE_PROGRAM_WORK:
+        return None
+    return symbolic.OverBudget(f"budget: the whole-program translation would take more than {seconds:g} s "
+                               f"({n_symbols} symbols through {elements} elements)")
+
+
+def _whole_program(sp, sym1, sym2, func, inputs, names, options, sympy_fn, first, second, v, out_shape,
+                   shapes, rng, seconds):
+    """The whole output translated to SymPy and differentiated: orders 1 and 2."""
+    n = len(inputs)
     # Each order has its own budget: a Hessian out of reach leaves the first order checked.
     budget = symbolic.Budget(seconds)
-    try:
-        with budget.guard():
-            symbols = symbolic.Symbols(sp, names, [x._data for x in inputs], rng)
-            y = np.asarray(sympy_fn(sp, symbols.arrays, budget), dtype=object)
-            if y.shape != out_shape:
-                raise Unavailable(f"the SymPy translation has shape {list(y.shape)}, "
-                                  f"not {list(out_shape)}")
-            allsyms = [s for syms in symbols.symbols for s in syms]
-            rows = symbolic.jacobian_exprs(y, allsyms, budget)
-            values, known = symbolic.evaluate(sp, [d for row in rows for d in row], symbols.point,
-                                              budget)
-            jac, jknown = _split(values, known, rows, symbols, shapes)
-            for k in range(n):
-                _sympy_merge(sym1[k], [(first[k], jac[k], jknown[k], out_shape, shapes[k], None)],
-                             options)
-                _note_sample(sym1[k], symbols, k, inputs)
-    except (symbolic.OverBudget, Unavailable) as exc:
-        _skip(everything, exc)
-        return sym1, sym2
+    with budget.guard():
+        symbols = symbolic.Symbols(sp, names, [x._data for x in inputs], rng)
+        y = np.asarray(sympy_fn(sp, symbols.arrays, budget), dtype=object)
+        if y.shape != out_shape:
+            raise Unavailable(f"the SymPy translation has shape {list(y.shape)}, "
+                              f"not {list(out_shape)}")
+        allsyms = [s for syms in symbols.symbols for s in syms]
+        rows = symbolic.jacobian_exprs(y, allsyms, budget)
+        values, known = symbolic.evaluate(sp, [d for row in rows for d in row], symbols.point,
+                                          budget)
+        jac, jknown = _split(values, known, rows, symbols, shapes)
+        for k in range(n):
+            _sympy_merge(sym1[k], [(first[k], jac[k], jknown[k], out_shape, shapes[k], None)],
+                         options)
+            _note_sample(sym1[k], symbols, k, inputs)
     if sym2 is not None:
         budget = symbolic.Budget(seconds)
         try:
@@ -470,7 +568,46 @@ def _sympy_results(func, inputs, names, options, sympy_fn, first, second, v, out
                               out_shape, options, budget, inputs)
         except (symbolic.OverBudget, Unavailable) as exc:
             _skip(sym2, exc)
-    return sym1, sym2
+        except RecursionError:
+            _skip(sym2, symbolic.OverBudget("budget: the second derivatives nest too deeply for SymPy"))
+
+
+def _per_op(sp, chain, sym1, first, out_shape, shapes, options, rng, seconds):
+    """First derivatives by the per-op chain: Jacobian rows (a sample of a large output's), or
+    v^T J u in fast mode from the one product v^T J."""
+    from . import perop
+
+    out_size = int(np.prod(out_shape, dtype=np.int64))
+    picks = None
+    if options.fast:
+        seeds = first[0].v.reshape(1, -1)
+    else:
+        picks = np.arange(out_size) if out_size <= perop.MAX_ROWS else \
+            np.sort(rng.choice(out_size, size=perop.SAMPLE_ROWS, replace=False))
+        seeds = np.zeros((len(picks), out_size))
+        seeds[np.arange(len(picks)), picks] = 1.0
+    budget = symbolic.Budget(seconds)
+    with budget.guard():
+        grads, known = chain.vjp(sp, seeds, budget)
+    for k, r in enumerate(sym1):
+        size = int(np.prod(shapes[k], dtype=np.int64))
+        if options.fast:
+            u = first[k].u.reshape(-1)
+            if not known[k][0][u != 0].all():
+                r.skipped = "unavailable: SymPy could not differentiate every node this input reaches"
+                continue
+            ref = np.array([[grads[k][0] @ u]])
+            _merge(r, judge(first[k], ref, None, options.atol, options.rtol), ref, out_shape, shapes[k],
+                   None, True)
+            continue
+        full = np.full((out_size, size), np.nan)
+        mask = np.zeros((out_size, size), dtype=bool)
+        full[picks] = np.where(known[k], grads[k], np.nan)
+        mask[picks] = known[k]
+        _sympy_merge(r, [(first[k], full, mask, out_shape, shapes[k], None)], options)
+        if len(picks) < out_size:
+            r.note = (f"SymPy (per op) compared {len(picks)} sampled rows of the Jacobian's {out_size} "
+                      f"(more than {perop.MAX_ROWS} output elements)")
 
 
 def _skip(results, exc) -> None:

@@ -16,6 +16,7 @@ from .._tensor import Tensor, no_grad
 from ..errors import AutogradError, GradcliError
 from . import symbolic
 from .core import Options, check_function
+from .perop import Chain
 from .replay import Tape, Unavailable, recording
 
 
@@ -70,7 +71,8 @@ def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> li
         options, slow = _bounded(options, tape, xs)
         try:
             results = check_function(lambda *a: tape(*a)[0], xs, names, options,
-                                     _sympy_function(tape, xs), original=(out, [t for _, t in inputs]))
+                                     _sympy_function(tape, xs), original=(out, [t for _, t in inputs]),
+                                     sympy_chain=Chain(tape, xs))
         except GradcliError as error:
             # a backward that fails (a custom Function's): point at where its node was made
             raise error.at(getattr(getattr(error, "node", None), "source", None))

@@ -69,6 +69,8 @@ def check_json(c: Check) -> dict:
            "reference": r.reference, "ok": r.ok, "max_abs_error": _number(r.max_abs_error),
            "worst_index": r.worst_index, "analytical": _number(r.analytical),
            "expected": _number(r.expected)}
+    if r.reference == SYMPY and r.method is not None:
+        doc["sympy_method"] = r.method
     if r.wrt is not None:
         doc["wrt"] = r.wrt
     if r.projection:

@@ -134,6 +134,11 @@ def _element(r) -> str:
 _SHORT = {"finite-difference": "FD", "sympy": "SymPy"}
 
 
+def _reference(r) -> str:
+    short = _SHORT.get(r.reference, r.reference)
+    return f"{short} (per op)" if r.method == "per-op" else short
+
+
 def _fold(t) -> None:
     for column in t.columns:
         column.overflow = "fold"
@@ -153,8 +158,8 @@ def _human(result) -> None:
         _fold(t)
         for c in result.checks:
             r = c.result
-            t.add_row(c.where, c.output, r.input, str(r.order), _SHORT.get(r.reference, r.reference),
-                      _status(r), _num(r.max_abs_error))
+            t.add_row(c.where, c.output, r.input, str(r.order), _reference(r), _status(r),
+                      _num(r.max_abs_error))
         console.print(t)
     # One line per failing (file or op, output, input, order): the element, the engine's value
     # and both references there.
