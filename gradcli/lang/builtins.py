@@ -158,6 +158,7 @@ def _make_modules() -> dict:
         "torch.autograd": autograd_ns,
         "torch.autograd.functional": autograd_functional,
         "torch.optim": optim_ns,
+        "torch.linalg": linalg_ns,
     }
 
 

@@ -60,6 +60,11 @@ _COMPARE = {
 }
 _UNARY = {"-": operator.neg, "+": operator.pos}
 _NUMBERS = (int, float, bool)
+# Operands for which `+ - * /` need none of `binary`'s checks (int with int does: a
+# result past MAX_INT_BITS becomes a float).
+_PLAIN_OPERANDS = frozenset({Tensor, float, int})
+_PLAIN_OPERATORS = frozenset({"+", "-", "*", "/"})
+_set_current_source = _graph.set_current_source
 _MAX_TENSOR_DIMS = 64  # numpy's limit
 _SIZED = frozenset({list, tuple, str, dict, range})
 
@@ -605,9 +610,28 @@ class Interpreter:
             spine.append(left)
             left = left.left
         value = self.eval(left)
+        evaluate = self._eval
         for binop in reversed(spine):
-            right = self.eval(binop.right)
-            value = self.binary(binop.op, value, right, binop.span)
+            right = binop.right
+            right = right.value if right.__class__ is n.Num else evaluate[right.__class__](right)
+            op, span = binop.op, binop.span
+            if op in _PLAIN_OPERATORS and value.__class__ in _PLAIN_OPERANDS \
+                    and right.__class__ in _PLAIN_OPERANDS \
+                    and (value.__class__ is not int or right.__class__ is not int):
+                # What `binary` does for these operands, without its checks (the 10^5-term
+                # chains of the parse benchmark spend most of their time here).
+                self.span = span
+                _set_current_source(span)
+                try:
+                    value = _BINARY[op](value, right)
+                except GradcliError as error:
+                    raise error.at(span)
+                except _PYTHON_ERRORS as exc:
+                    raise self.fail(exc, span) from None
+                if value.__class__ is Tensor:
+                    self.work += value._data.size >> 10
+            else:
+                value = self.binary(op, value, right, span)
         return value
 
     def binary(self, op: str, left, right, span, inplace: bool = False):
@@ -881,7 +905,12 @@ class Interpreter:
         else:
             raise ProgramError(f"cannot set attributes of a '{type_name(obj)}' object", span)
         try:
-            setattr(obj, attr, value)
+            if attr == "requires_grad" and isinstance(obj, Tensor):
+                if not isinstance(value, (bool, np.bool_)):
+                    raise ProgramTypeError("requires_grad must be a bool")
+                obj.requires_grad_(bool(value))   # PyTorch's checks: leaves only, float dtypes
+            else:
+                setattr(obj, attr, value)
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:

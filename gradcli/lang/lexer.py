@@ -68,29 +68,34 @@ _ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f":
 _ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\r\n|[\s\S])?")
 
 
-def _span(triple) -> Span:
-    """A Span from (line, col, end_col), without Span.__new__'s Python frame (lexing is hot)."""
-    return tuple.__new__(Span, triple)
+_new = tuple.__new__  # builds a Span without Span.__new__'s Python frame (lexing is hot)
 
 
 class Token:
     """One token: `kind` is NAME, NUMBER, STRING, FSTRING, NEWLINE, INDENT, DEDENT, EOF,
-    or the keyword / operator text itself; `start`/`end` are offsets into the source."""
+    or the keyword / operator text itself; `span` is its position (made once, here, and
+    shared by the nodes built from it); `start`/`end` are offsets into the source."""
 
-    __slots__ = ("kind", "value", "line", "col", "end_col", "start", "end")
+    __slots__ = ("kind", "value", "span", "start", "end")
 
-    def __init__(self, kind, value, line, col, end_col, start, end):
+    def __init__(self, kind, value, span, start, end):
         self.kind = kind
         self.value = value
-        self.line = line
-        self.col = col
-        self.end_col = end_col
+        self.span = span
         self.start = start
         self.end = end
 
     @property
-    def span(self) -> Span:
-        return _span((self.line, self.col, self.end_col))
+    def line(self) -> int:
+        return self.span[0]
+
+    @property
+    def col(self) -> int:
+        return self.span[1]
+
+    @property
+    def end_col(self) -> int | None:
+        return self.span[2]
 
     def __repr__(self) -> str:
         return f"Token({self.kind!r}, {self.value!r}, {self.line}:{self.col})"
@@ -155,7 +160,8 @@ class Lexer:
 
     def _add(self, kind, value, start, end):
         col = start - self.line_start + 1
-        self.tokens.append(Token(kind, value, self.line, col, col + end - start, start, end))
+        self.tokens.append(Token(kind, value, _new(Span, (self.line, col, col + end - start)),
+                                 start, end))
 
     def _next_line(self, offset: int):
         self.line += 1
@@ -164,9 +170,9 @@ class Lexer:
     # --- main loop -----------------------------------------------------
 
     def tokenize(self) -> list[Token]:
-        # The hot kinds (names, operators, integers, newlines) are handled inline
-        # with the position in locals; the others sync it through self.
-        source, stop, tokens = self.source, self.stop, self.tokens
+        # The hot kinds (names, operators, brackets, numbers, newlines) are handled
+        # inline with the position in locals; the others sync it through self.
+        source, stop, tokens, brackets = self.source, self.stop, self.tokens, self.brackets
         append, keywords, new_token = tokens.append, KEYWORDS, Token
         line, line_start = self.line, self.line_start
         at_line_start = not self.bracket_mode
@@ -175,7 +181,7 @@ class Lexer:
         for match in islice(_TOKEN_RE.finditer(source, self.start, stop), max(self.budget, 0) + 1):
             kind = match.lastgroup
             start, end = match.span(kind)
-            if at_line_start and not self.brackets:
+            if at_line_start and not brackets:
                 if kind == "newline":  # a blank or comment-only line: no NEWLINE, no INDENT
                     line += 1
                     line_start = end
@@ -189,23 +195,31 @@ class Lexer:
             col = start - line_start + 1
             if kind == "name":
                 text = source[start:end]
-                if text[:2] == "__" and text[-2:] == "__":
-                    self.line, self.line_start = line, line_start
+                if text[0] == "_" and text[:2] == "__" and text[-2:] == "__":
                     raise self.error(f"names that start and end with '__' are not allowed: '{text}'",
                                      start, end - start)
-                append(new_token(text if text in keywords else "NAME", text, line, col,
-                                 col + end - start, start, end))
+                append(new_token(text if text in keywords else "NAME", text,
+                                 _new(Span, (line, col, col + end - start)), start, end))
             elif kind == "op":
                 text = source[start:end]
+                token = new_token(text, text, _new(Span, (line, col, col + end - start)), start, end)
                 if text in _BRACKETS:
-                    self.line, self.line_start = line, line_start
-                    self._bracket(text, start, end)
-                else:
-                    append(new_token(text, text, line, col, col + end - start, start, end))
+                    if text in _OPEN:
+                        brackets.append(token)
+                    elif brackets and brackets[-1].kind == _CLOSE[text]:
+                        brackets.pop()
+                    else:
+                        raise self._unmatched(text, start, line)
+                append(token)
+            elif kind == "float" or kind == "int":
+                value = self._number(source[start:end], kind, start, end)
+                append(new_token("NUMBER", value, _new(Span, (line, col, col + end - start)),
+                                 start, end))
             elif kind == "newline":
-                if not self.brackets and not self.bracket_mode:
+                if not brackets and not self.bracket_mode:
                     if tokens and tokens[-1].kind != "NEWLINE":
-                        append(new_token("NEWLINE", None, line, col, col + end - start, start, end))
+                        append(new_token("NEWLINE", None, _new(Span, (line, col, col + end - start)),
+                                         start, end))
                     at_line_start = True
                 line += 1
                 line_start = end
@@ -218,7 +232,6 @@ class Lexer:
                 self._other(match, kind, start, end)
                 line, line_start = self.line, self.line_start
         else:
-            self.line, self.line_start = line, line_start
             raise self.too_many_tokens(match.start() if match is not None else self.start)
         self.line, self.line_start = line, line_start
         self._charge(stop, len(self.tokens))
@@ -236,9 +249,7 @@ class Lexer:
 
     def _other(self, match, kind: str, start: int, end: int):
         """The token kinds off the hot path."""
-        if kind == "int" or kind == "float":
-            self._number(match.group(kind), kind, start, end)
-        elif kind == "string":
+        if kind == "string":
             self._string(match.group(kind), start, end)
         elif kind == "continuation":
             self._next_line(end)
@@ -308,6 +319,7 @@ class Lexer:
     # --- tokens ----------------------------------------------------------
 
     def _number(self, text, kind, start, end):
+        """The value of the number literal `text` (an int past MAX_INT_BITS becomes a float)."""
         if end < self.stop and (self.source[end].isalnum() or self.source[end] == "_"):
             raise self.error("invalid decimal literal", start, end - start + 1)
         if kind == "float":
@@ -327,22 +339,16 @@ class Lexer:
                     value = float(value)
                 except OverflowError:
                     raise self.error("number too large for a float64", start, end - start) from None
-        self._add("NUMBER", value, start, end)
+        return value
 
-    def _bracket(self, text, start, end):
-        if text in _OPEN:
-            self._add(text, text, start, end)
-            self.brackets.append(self.tokens[-1])
-            return
-        if text in _CLOSE:
-            if not self.brackets:
-                raise self.error(f"unmatched '{text}'", start)
-            opener = self.brackets.pop()
-            if opener.kind != _CLOSE[text]:
-                where = f" on line {opener.line}" if opener.line != self.line else ""
-                raise self.error(f"closing parenthesis '{text}' does not match opening "
-                                 f"parenthesis '{opener.kind}'{where}", start)
-        self._add(text, text, start, end)
+    def _unmatched(self, text: str, start: int, line: int) -> ParseError:
+        """The error for a closing bracket `text` that closes nothing or the wrong bracket."""
+        if not self.brackets:
+            return self.error(f"unmatched '{text}'", start)
+        opener = self.brackets[-1]
+        where = f" on line {opener.line}" if opener.line != line else ""
+        return self.error(f"closing parenthesis '{text}' does not match opening "
+                          f"parenthesis '{opener.kind}'{where}", start)
 
     def _string(self, text: str, start: int, end: int):
         prefix = _PREFIX_RE.match(text).group().lower()
@@ -360,11 +366,11 @@ class Lexer:
             kind = "STRING"
         col = start - self.line_start + 1
         if "\n" in text or "\r" in text:
-            self.tokens.append(Token(kind, value, self.line, col, None, start, end))
+            self.tokens.append(Token(kind, value, Span(self.line, col), start, end))
             self.line = bisect_right(self.starts, end - 1)
             self.line_start = self.starts[self.line - 1]
         else:
-            self.tokens.append(Token(kind, value, self.line, col, col + end - start, start, end))
+            self.tokens.append(Token(kind, value, Span(self.line, col, col + end - start), start, end))
 
     def _unescape(self, text: str, raw: bool, offset: int) -> str:
         if raw or "\\" not in text:

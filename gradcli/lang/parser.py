@@ -20,18 +20,19 @@ from gradcli.lang.limits import MAX_NESTING, MAX_TOKENS
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
 IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
-                      "torch.autograd.functional", "torch.optim")
+                      "torch.autograd.functional", "torch.optim", "torch.linalg")
 
-PREC_OR, PREC_AND, PREC_NOT, PREC_COMPARE, PREC_ARITH, PREC_TERM = 1, 2, 3, 4, 9, 10
+# Precedence of the operators `binary` reads; the arithmetic ones, below comparisons, are
+# `arith`'s: `+ -` (terms), then `* / // % @` (factors), then unary `- +` and `**`.
+PREC_OR, PREC_AND, PREC_NOT, PREC_COMPARE = 1, 2, 3, 4
 _BINARY_PREC = {
     "or": PREC_OR, "and": PREC_AND,
     "<": PREC_COMPARE, ">": PREC_COMPARE, "==": PREC_COMPARE, "!=": PREC_COMPARE,
     "<=": PREC_COMPARE, ">=": PREC_COMPARE, "in": PREC_COMPARE, "is": PREC_COMPARE,
     "not": PREC_COMPARE,
-    "+": PREC_ARITH, "-": PREC_ARITH,
-    "*": PREC_TERM, "/": PREC_TERM, "//": PREC_TERM, "%": PREC_TERM, "@": PREC_TERM,
 }
 _TRAILERS = frozenset({".", "(", "[", "**"})
+_TERM_OPERATORS = frozenset({"*", "/", "//", "%", "@"})
 _UNSUPPORTED_BINARY = frozenset({"&", "|", "^", "<<", ">>"})
 _AUGMENTED = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "@=": "@", "**=": "**",
               "//=": "//", "%=": "%"}
@@ -57,7 +58,6 @@ class Parser:
         self.scopes: list[set] = []  # names bound in each enclosing def body
         self.costs: dict = {}  # id(statement or lambda) -> tokens one execution evaluates
         self.nested: list = []  # tokens taken by the blocks of each statement being parsed
-        self.last_end = 0
 
     # --- token helpers ---------------------------------------------------
 
@@ -70,7 +70,6 @@ class Parser:
         if token.kind != "EOF":
             self.i += 1
             self.tok = self.tokens[self.i]
-            self.last_end = token.end
         return token
 
     def accept(self, kind: str) -> Token | None:
@@ -230,7 +229,7 @@ class Parser:
             return n.AugAssign(expr, _AUGMENTED[kind], value, op.span)
         if kind == ":":
             raise ParseError("annotated assignments are not supported", self.tok.span)
-        text = self.source[first.start:self.last_end].strip()
+        text = self.source[first.start:self.tokens[self.i - 1].end].strip()
         return n.ExprStmt(expr, text, first.span)
 
     def target(self, node: n.Node) -> n.Node:
@@ -476,7 +475,9 @@ class Parser:
         token = self.tok
         if token.kind == "lambda":
             return self.lambda_()
-        self.enter(token)
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.too_deep(token)
         expr = self.binary(PREC_OR)
         if self.tok.kind == "if":
             if_token = self.advance()
@@ -484,7 +485,7 @@ class Parser:
             self.expect("else", "expected 'else' after 'if' expression")
             orelse = self.test()
             expr = n.IfExp(test, expr, orelse, if_token.span)
-        self.leave()
+        self.depth -= 1
         return expr
 
     def lambda_(self) -> n.Lambda:
@@ -500,8 +501,9 @@ class Parser:
         return node
 
     def binary(self, min_prec: int) -> n.Node:
-        """Operators from `or` down to `* / // % @`, by precedence climbing; a run of
-        operators of one level is read by the loop below, not by recursion."""
+        """Operators from `or` down to comparisons, by precedence climbing (the arithmetic
+        ones are `arith`'s); a run of operators of one level is read by the loop below,
+        not by recursion."""
         token = self.tok
         if token.kind == "not" and min_prec <= PREC_NOT:
             self.advance()
@@ -509,14 +511,8 @@ class Parser:
             operand = self.binary(PREC_NOT)
             self.leave()
             left: n.Node = n.UnaryOp("not", operand, token.span)
-        elif (token.kind == "NAME" or token.kind == "NUMBER") \
-                and self.tokens[self.i + 1].kind not in _TRAILERS:
-            # A plain name or number operand: the common case, without the descent.
-            self.advance()
-            left = n.Name(token.value, token.span) if token.kind == "NAME" \
-                else n.Num(token.value, token.span)
         else:
-            left = self.factor()
+            left = self.arith()
         while True:
             token = self.tok
             kind = token.kind
@@ -531,9 +527,9 @@ class Parser:
                     self.advance()
                     values.append(self.binary(prec + 1))
                 left = n.BoolOp(kind, values, token.span)
-            elif prec == PREC_COMPARE:
-                if kind == "not" and self.peek_kind() != "in":
-                    return left
+            elif kind == "not" and self.peek_kind() != "in":
+                return left
+            else:
                 ops, comparators, spans = [], [], []
                 while True:
                     op = self._comparison_operator()
@@ -543,10 +539,49 @@ class Parser:
                     spans.append(op[1])
                     comparators.append(self.binary(PREC_COMPARE + 1))
                 left = n.Compare(left, ops, comparators, spans, spans[0])
+
+    def arith(self) -> n.Node:
+        """`+ - * / // % @`: terms joined by `+ -`, each term factors joined by the others.
+        One loop reads both levels (the sum so far and the term being read), so a chain of
+        10^5 terms costs neither stack nor a call per term; both are left-deep BinOps."""
+        total = None  # the terms read so far, and the `+`/`-` token that adds the next
+        total_op = None
+        term = self.operand()
+        # An operator token is never EOF, so the loop steps over it without advance().
+        while True:
+            token = self.tok
+            kind = token.kind
+            if kind in _TERM_OPERATORS:
+                self.i += 1
+                self.tok = self.tokens[self.i]
+                term = n.BinOp(term, kind, self.operand(), token.span)
+                continue
+            if total_op is not None:
+                total = n.BinOp(total, total_op.kind, term, total_op.span)
             else:
-                self.advance()
-                right = self.binary(prec + 1)
-                left = n.BinOp(left, kind, right, token.span)
+                total = term
+            if kind != "+" and kind != "-":
+                return total
+            self.i += 1
+            self.tok = self.tokens[self.i]
+            total_op = token
+            term = self.operand()
+
+    def operand(self) -> n.Node:
+        """An operand of `arith`: a plain name or number (the common case, read here without
+        the descent), or a factor."""
+        token = self.tok
+        kind = token.kind
+        if kind == "NAME" or kind == "NUMBER":
+            following = self.tokens[self.i + 1]
+            if following.kind not in _TRAILERS:
+                self.i += 1
+                self.tok = following
+                if kind == "NAME":
+                    return n.Name(token.value, token.span)
+                return n.Num(token.value, token.span)
+            return self.power()
+        return self.factor()
 
     def _comparison_operator(self) -> tuple | None:
         token = self.tok
@@ -627,7 +662,7 @@ class Parser:
                 args.append(n.Starred(self.test(), token.span))
             elif token.kind == "**":
                 raise ParseError("'**' argument unpacking is not supported", token.span)
-            elif token.kind == "NAME" and self.peek_kind() == "=":
+            elif token.kind == "NAME" and self.tokens[self.i + 1].kind == "=":
                 self.advance()
                 self.advance()
                 if token.value in names:

@@ -367,3 +367,10 @@ def test_run_accepts_inference_mode():
     result = invoke("run", "-e", "x = torch.ones(2, requires_grad=True)\nwith torch.inference_mode():\n"
                                  "    y = x * 2\nprint(y.requires_grad, (x * 2).requires_grad)\n")
     assert result.exit_code == 0 and result.stdout == "False True\n"
+
+
+def test_run_imports_torch_linalg():
+    result = invoke("run", "-e", "import torch.linalg as LA\nx = torch.tensor([[2., 1.], [1., 3.]])\n"
+                                 "print(LA.det(x), torch.linalg.inv(x)[0])\n")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "tensor(5.) tensor([ 0.6000, -0.2000])\n"

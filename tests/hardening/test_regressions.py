@@ -264,3 +264,16 @@ def test_assigning_a_non_tensor_to_data(value, kind):
     result = invoke("run", "-e", f"b = torch.tensor([0.0, 1.0], requires_grad=True)\nb.data = {value}\n")
     assert result.exit_code == 3
     assert f"error: Variable data has to be a tensor, but got {kind}" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["expand", "1", "None"])
+def test_assigning_a_non_bool_to_requires_grad(value):
+    result = invoke("run", "-e", f"b = torch.tensor([0.0, 1.0])\nb.requires_grad = {value}\n")
+    assert result.exit_code == 3 and "2:3: error: requires_grad must be a bool" in result.stderr
+
+
+def test_requires_grad_of_a_non_leaf_cannot_be_turned_off():
+    result = invoke("run", "-e", "a = torch.tensor([0.0, 1.0], requires_grad=True)\nb = a * 2\n"
+                                 "b.requires_grad = False\n")
+    assert result.exit_code == 4
+    assert "error: you can only change requires_grad flags of leaf variables." in result.stderr

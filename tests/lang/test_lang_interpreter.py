@@ -498,6 +498,77 @@ def test_long_chain_evaluates_without_recursion():
     assert run(source, script=True).output == 1
 
 
+def _chain_source(terms: int, bad: str | None = None, at: int = -1) -> tuple:
+    """`z = <terms>` mixing `+ - * /`, numbers, tensors and calls, and the column of each
+    term's start (the term at index `at` replaced by `bad`)."""
+    forms = ["1.5*x", "x*y", "sin(x)", "cos(y)/2", "3", "x/y*2.0", "y-1", "2*x*x"]
+    parts, cols, col = [], [], len("z = ") + 1
+    for i in range(terms):
+        text = bad if i == at else forms[i % len(forms)]
+        if i:
+            parts.append(" - " if i % 3 == 0 else " + ")
+            col += 3
+        cols.append(col)
+        parts.append(text)
+        col += len(text)
+    return "x = 0.5\ny = 1.5\nz = " + "".join(parts) + "\n", cols
+
+
+def _graph(tensor) -> list:
+    """(name, source) of every node behind `tensor`, in a fixed order, without recursion."""
+    seen, order, stack = set(), [], [tensor.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append((node.name(), node.source))
+        stack.extend(child for child, _ in node.next_functions)
+    return order
+
+
+def test_chain_fast_path_matches_the_generic_path(monkeypatch):
+    """`+ - * /` chains on tensors and numbers skip `binary`'s checks; the value, the
+    gradients, the graph (node names and sources) and the work charged must not change."""
+    from gradcli.lang import interpreter
+
+    source, _ = _chain_source(3000)
+    fast = run(source)
+    monkeypatch.setattr(interpreter, "_PLAIN_OPERATORS", frozenset())
+    generic = run(source)
+    assert fast.output.item() == generic.output.item()
+    assert _graph(fast.output) == _graph(generic.output)
+    assert len(_graph(fast.output)) > 6000
+    assert fast.interpreter.work == generic.interpreter.work
+    fast.output.backward()
+    generic.output.backward()
+    for name in ("x", "y"):
+        assert fast.values[name].grad.item() == generic.values[name].grad.item()
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("2 * 3 + 7 // 2 - 1", 8),                          # ints stay ints
+    ("2 ** 62 * 4 + 1", float(2 ** 64 + 1)),            # an int past 63 bits becomes a float
+    ("1.5 * 2 - 0.25 / 0.5 + 1", 3.5),
+    ("[1] * 2 + [3]", [1, 1, 3]),                       # sequences keep their checks
+    ("'a' + 'b' * 2", "abb"),
+])
+def test_chains_of_python_values(source, expected):
+    assert value(source, script=True) == expected
+
+
+def test_errors_inside_a_long_chain_are_at_their_term():
+    source, cols = _chain_source(5000, "1.0 / 0", at=4321)
+    raises_at(ProgramError, 3, cols[4321] + 4, run, source, script=True, match="division by zero")
+    source, cols = _chain_source(5000, "sine(x)", at=2718)
+    raises_at(NameNotFound, 3, cols[2718], run, source, match="unknown name 'sine'")
+    source, cols = _chain_source(5000, "tensor([1., 2.]) * tensor([1., 2., 3.])", at=1234)
+    raises_at(GradcliError, 3, cols[1234] + 17, run, source)
+    source, cols = _chain_source(5000, "tensor([1., 2., 3.])", at=4000)
+    error = raises_at(GradcliError, 3, cols[4000] - 2, run, source.replace("x = 0.5", "x = [1., 2.]"))
+    assert error.span.end_col == cols[4000] - 1
+
+
 # --- API -----------------------------------------------------------------------------
 
 

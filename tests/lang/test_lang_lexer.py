@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradcli.errors import ParseError
+from gradcli.errors import ParseError, Span
 from gradcli.lang.lexer import Field, tokenize
 from lang_helpers import raises_at
 
@@ -73,6 +73,18 @@ def test_multiline_string_keeps_line_count():
     tokens = tokenize('s = """a\nb\nc"""\nz = 1\n')
     z = [t for t in tokens if t.value == "z"][0]
     assert (z.line, z.col) == (4, 1)
+
+
+def test_tokens_carry_their_span_and_offsets():
+    source = 's = """a\nb"""\nz = (x + 1.5)  # c\n'
+    tokens = tokenize(source)
+    for token in tokens:
+        assert token.span == Span(token.line, token.col, token.end_col)
+    string = tokens[2]
+    assert (string.kind, string.span, source[string.start:string.end]) == \
+        ("STRING", Span(1, 5, None), '"""a\nb"""')
+    plus = [t for t in tokens if t.kind == "+"][0]
+    assert (plus.span, plus.start, plus.end) == (Span(3, 8, 9), 21, 22)
 
 
 def test_indentation_tokens():

@@ -211,6 +211,40 @@ def test_long_chain_parses():
     assert depth == 99_999
 
 
+def test_long_mixed_chain_is_left_deep_with_exact_spans():
+    """10^5 terms of mixed `+ -` over products and quotients: the sum is a left-deep
+    chain whose every operator and operand has its own column."""
+    forms = ["2.5*x", "x*y/z", "sin(x)", "y", "x % 3 // y @ z"]
+    trees = ["(* 2.5 x)", "(/ (* x y) z)", "(call sin [x])", "y", "(@ (// (% x 3) y) z)"]
+    text, ops, col = [], [], 5
+    for i in range(100_000):
+        if i:
+            ops.append(("-" if i % 7 == 0 else "+", col + 1))
+            text.append(f" {ops[-1][0]} ")
+            col += 3
+        text.append(forms[i % len(forms)])
+        col += len(text[-1])
+    tree = parse("y = " + "".join(text) + "\n").body[0].value
+    for i in reversed(range(1, 100_000)):
+        op, op_col = ops[i - 1]
+        assert (tree.op, tree.span) == (op, Span(1, op_col, op_col + 1))
+        assert dump(tree.right) == trees[i % len(forms)]
+        tree = tree.left
+    assert dump(tree) == trees[0]
+    assert (tree.span, tree.left.span, tree.right.span) == (Span(1, 8, 9), Span(1, 5, 8),
+                                                            Span(1, 9, 10))
+
+
+def test_chain_ends_at_what_is_not_arithmetic():
+    assert expr("a - b * c / d + e % f // g @ h - i") == \
+        "(- (+ (- a (/ (* b c) d)) (@ (// (% e f) g) h)) i)"
+    assert expr("a * b < c + d and e") == "(and (cmp (* a b) < (+ c d)) e)"
+    assert expr("-a * -b ** c - d") == "(- (* (- a) (- (** b c))) d)"
+    raises_at(ParseError, 1, 7, parse_expression, "a * b & c", match="operator '&' is not supported")
+    raises_at(ParseError, 1, 7, parse_expression, "a + b | c", match="operator '|' is not supported")
+    raises_at(ParseError, 1, 5, parse_expression, "a + ", match="expected an expression")
+
+
 def test_long_product_and_boolean_chains():
     assert isinstance(parse_expression(" * ".join(["x"] * 20_000)), n.BinOp)
     chain = parse_expression(" and ".join(["x"] * 20_000))
