@@ -16,7 +16,9 @@ def main(argv: list[str] | None = None) -> None:
     # inf and nan flow silently, as in PyTorch; numpy would warn on stderr.
     numpy.seterr(all="ignore")
     from .app import run_app
+    from .common import FREEZE_AFTER_COMPILE
 
+    FREEZE_AFTER_COMPILE[0] = True
     code = run_app(argv)
     try:
         sys.stdout.flush()

@@ -6,6 +6,7 @@ A command supplies one function `answer(run) -> result` and a human renderer;
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -17,6 +18,10 @@ from typing import Annotated
 
 from ..errors import GradcliError, LimitError, UsageError
 from ..render import jsonout
+
+# Set by `cli.main` for a real gradcli process (not for a CliRunner in a test session, where
+# frozen objects would stay for the whole session).
+FREEZE_AFTER_COMPILE = [False]
 from ..render.errors import error_json, error_text
 
 # -- options, declared once ------------------------------------------------------
@@ -234,6 +239,9 @@ def _drive(opts, answer, to_json, human, requires_grad, script, printer) -> None
     try:
         source = read_source(opts.file, opts.expr)
         program = compile_program(source.text, source.filename)
+        if FREEZE_AFTER_COMPILE[0]:
+            # the program's tree lives as long as the process: out of every later collection
+            gc.freeze()
         base = parse_sets(opts.sets)
         for option, value in (("--max-elements", opts.max_elements), ("--max-steps", opts.max_steps)):
             if value < 0:
