@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import AutogradError, ShapeError
+from ..errors import AutogradError, ProgramError, ShapeError
 from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
 from . import graph as _graph
 from .graph import FREED_MESSAGE, Node, _modified_message, edge_to
@@ -117,12 +117,13 @@ class Function(metaclass=_FunctionMeta):
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+        # PyTorch's NotImplementedError, as a user error (a program's class, not gradcli, lacks it)
+        raise ProgramError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
-                                  "autograd.Function to use it with backward mode AD.")
+        raise AutogradError("You must implement either the backward or vjp method for your custom "
+                            "autograd.Function to use it with backward mode AD.")
 
     @classmethod
     def apply(cls, *args, **kwargs):

@@ -7,12 +7,42 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import AutogradError, ProgramTypeError
 from .._tensor import Tensor, check_elements, enable_grad
 from .engine import grad
 
 
 def _as_tuple(x):
     return (tuple(x), True) if isinstance(x, (tuple, list)) else ((x,), False)
+
+
+def _class(value) -> str:
+    from ..lang.values import type_name
+
+    return f"<class '{type_name(value)}'>"
+
+
+def _checked_inputs(inputs, api: str):
+    """PyTorch's check of the inputs: a Tensor or a tuple of Tensors."""
+    given = inputs
+    inputs, multi = _as_tuple(inputs)
+    for k, x in enumerate(inputs):
+        if not isinstance(x, Tensor):
+            which = f"the value at index {k}" if multi else "the given inputs"
+            raise ProgramTypeError(f"The inputs given to {api} must be either a Tensor or a tuple of Tensors "
+                                   f"but {which} has type {_class(x if multi else given)}.")
+    return inputs, multi
+
+
+def _checked_outputs(outputs, api: str):
+    """PyTorch's check of what the function returned: a Tensor or a tuple of Tensors."""
+    if isinstance(outputs, Tensor):
+        return (outputs,), False
+    if isinstance(outputs, tuple) and all(isinstance(o, Tensor) for o in outputs):
+        return outputs, True
+    raise ProgramTypeError(f"The outputs of the user-provided function given to {api} must be either a "
+                           "Tensor or a tuple of Tensors but the given outputs of the user-provided "
+                           f"function has type {_class(outputs)}.")
 
 
 def _rows(output: Tensor, inputs, create_graph: bool):
@@ -46,11 +76,11 @@ def _rows(output: Tensor, inputs, create_graph: bool):
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of `func` at `inputs`: J[i][j] has shape out_i.shape + in_j.shape."""
-    inputs, multi_in = _as_tuple(inputs)
+    inputs, multi_in = _checked_inputs(inputs, "jacobian")
     inputs = tuple(x.detach().requires_grad_() if not x.requires_grad or not create_graph else x
                    for x in inputs)
     with enable_grad():
-        outputs, multi_out = _as_tuple(func(*inputs))
+        outputs, multi_out = _checked_outputs(func(*inputs), "jacobian")
         rows = [_rows(o, inputs, create_graph) for o in outputs]
     if not multi_out:
         return tuple(rows[0]) if multi_in else rows[0][0]
@@ -59,12 +89,16 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar `func`: H[i][j] has shape in_i.shape + in_j.shape."""
-    inputs, multi_in = _as_tuple(inputs)
+    inputs, multi_in = _checked_inputs(inputs, "hessian")
 
     def gradient(*xs):
-        out = func(*xs)
+        outs, _ = _checked_outputs(func(*xs), "hessian")
+        if len(outs) != 1:
+            raise AutogradError("The function given to hessian should return a single Tensor")
+        out = outs[0]
         if out._data.size != 1:
-            raise RuntimeError("The function given to hessian should return a single element Tensor")
+            raise AutogradError("The Tensor returned by the function given to hessian should contain a "
+                                "single element")
         grads = grad(out, xs, create_graph=True, allow_unused=True)
         return tuple(g if g is not None else Tensor._make(np.zeros_like(x._data)) for g, x in zip(grads, xs))
 

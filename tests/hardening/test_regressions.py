@@ -277,3 +277,58 @@ def test_requires_grad_of_a_non_leaf_cannot_be_turned_off():
                                  "b.requires_grad = False\n")
     assert result.exit_code == 4
     assert "error: you can only change requires_grad flags of leaf variables." in result.stderr
+
+
+NO_BACKWARD = """class Func(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+x = torch.tensor([1., 2.], requires_grad=True)
+z = Func.apply(x).sum()
+"""
+
+
+@pytest.mark.parametrize("command", [["backward"], ["jacobian", "--wrt", "x"], ["gradcheck"],
+                                     ["run"]])
+def test_custom_function_without_backward(command):
+    """A Function whose backward was cut off by a mutant (the final 30-minute fuzz run, seed
+    20261124) raised Python's NotImplementedError: exit 70. It is PyTorch's message, exit 4."""
+    program = NO_BACKWARD + ("z.backward()\n" if command == ["run"] else "")
+    result = invoke(*command, "-e", program)
+    assert result.exit_code == 4, result.stderr
+    assert ("error: You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD.") in result.stderr
+
+
+def test_custom_function_without_forward():
+    result = invoke("run", "-e", "class Func(torch.autograd.Function):\n    pass\n"
+                                 "y = Func.apply(torch.ones(2))\n")
+    assert result.exit_code == 3
+    assert "3:10: error: You must implement the forward function for custom autograd.Function." in result.stderr
+
+
+@pytest.mark.parametrize("api, function, message", [
+    ("hessian", "lambda t: t * 2",
+     "The Tensor returned by the function given to hessian should contain a single element"),
+    ("hessian", "lambda t: (t.sum(), t.sum())", "The function given to hessian should return a single Tensor"),
+    ("jacobian", "lambda t: 3.0", "The outputs of the user-provided function given to jacobian must be either "
+     "a Tensor or a tuple of Tensors but the given outputs of the user-provided function has type "
+     "<class 'float'>."),
+    ("hessian", "lambda t: [t]", "The outputs of the user-provided function given to hessian must be either "
+     "a Tensor or a tuple of Tensors but the given outputs of the user-provided function has type "
+     "<class 'list'>."),
+])
+def test_functional_api_checks_what_the_function_returns(api, function, message):
+    """Found beside the fuzz run's NotImplementedError: hessian of a non-scalar raised Python's
+    RuntimeError (exit 70), a non-tensor result an AttributeError. PyTorch's messages now."""
+    result = invoke("run", "-e", f"x = torch.ones(2, requires_grad=True)\n"
+                                 f"print(torch.autograd.functional.{api}({function}, x))\n")
+    assert result.exit_code in (3, 4), result.stderr
+    assert f"error: {message}" in result.stderr
+
+
+def test_functional_api_checks_its_inputs():
+    result = invoke("run", "-e", "print(torch.autograd.functional.jacobian(lambda t: t, 3.0))\n")
+    assert result.exit_code == 3
+    assert ("The inputs given to jacobian must be either a Tensor or a tuple of Tensors but the given "
+            "inputs has type <class 'float'>.") in result.stderr
