@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import AutogradError, ProgramError, ShapeError
+from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
 from . import graph as _graph
 from .graph import FREED_MESSAGE, Node, _modified_message, edge_to
@@ -67,7 +67,7 @@ class FunctionCtx(Node):
             for g, shape in zip(grads, self._output_shapes)
         ]
         with set_grad_enabled(create_graph):
-            result = self._cls.backward(self, *wrapped)
+            result = _callable(self._cls.backward)(self, *wrapped)
         if not isinstance(result, tuple):
             result = (result,)
         n_args = len(self._input_shapes)
@@ -107,6 +107,16 @@ class FunctionCtx(Node):
         return out
 
 
+def _callable(method):
+    """A Function's forward or backward, which a program may have replaced by anything
+    (`@ones_like` as a decorator): Python's TypeError, as a program error."""
+    if not callable(method):
+        from ..lang.values import type_name
+
+        raise ProgramTypeError(f"'{type_name(method)}' object is not callable")
+    return method
+
+
 class _FunctionMeta(type):
     def __repr__(cls):
         return f"<class '{cls.__name__}'>"
@@ -140,7 +150,7 @@ class Function(metaclass=_FunctionMeta):
         ctx._input_shapes = tuple(a._data.shape if isinstance(a, Tensor) else () for a in args)
         record = _grad_enabled[0] and any(ctx.needs_input_grad)
         with no_grad():
-            outputs = cls.forward(ctx, *args, **kwargs)
+            outputs = _callable(cls.forward)(ctx, *args, **kwargs)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         if not record:

@@ -166,9 +166,18 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, out=Non
 export("full", full, method=False)
 
 
+def _like_input(name, input) -> Tensor:
+    """The tensor a `*_like` factory takes its shape from: PyTorch refuses anything else."""
+    if not isinstance(input, Tensor):
+        from ..lang.values import type_name
+
+        raise ProgramTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
+    return input
+
+
 def _like(name, fill):
     def factory(input, dtype=None, device=None, requires_grad=False, memory_format=None):
-        shape = input._data.shape if isinstance(input, Tensor) else np.shape(input)
+        shape = _like_input(name, input)._data.shape
         boolean = _is_bool_dtype(dtype) or (
             dtype is None and isinstance(input, Tensor) and input._data.dtype == np.bool_)
         return _leaf(np.full(shape, fill, dtype=np.bool_ if boolean else np.float64), requires_grad)
@@ -184,8 +193,8 @@ empty_like = export("empty_like", _like("empty_like", 0.0), method=False)
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
     """A new leaf of `input`'s shape filled with `fill_value`."""
-    return full(tuple(np.shape(input._data if isinstance(input, Tensor) else input)), fill_value,
-                dtype=dtype, requires_grad=requires_grad)
+    return full(_like_input("full_like", input)._data.shape, fill_value, dtype=dtype,
+                requires_grad=requires_grad)
 
 
 export("full_like", full_like, method=False)
@@ -294,9 +303,9 @@ export("manual_seed", manual_seed, method=False)
 export("rand", rand, method=False)
 export("randn", randn, method=False)
 export("rand_like", lambda input, seed=None, requires_grad=False, **_: rand(
-    input.shape, seed=seed, requires_grad=requires_grad), method=False)
+    _like_input("rand_like", input).shape, seed=seed, requires_grad=requires_grad), method=False)
 export("randn_like", lambda input, seed=None, requires_grad=False, **_: randn(
-    input.shape, seed=seed, requires_grad=requires_grad), method=False)
+    _like_input("randn_like", input).shape, seed=seed, requires_grad=requires_grad), method=False)
 
 
 # -- ops: clone, zero_ -----------------------------------------------------------------

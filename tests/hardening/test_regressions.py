@@ -170,7 +170,9 @@ def test_python_list_where_a_tensor_is_required(call):
     gradcli/ops/shape.py and factories.py."""
     result = invoke("run", "-e", f"a = [[1.0, 2.0]]\nb = {call}\n")
     assert result.exit_code == 3, result.stderr
-    assert "argument 1 must be Tensor, not list" in result.stderr
+    expected = ("argument 'input' (position 1) must be Tensor, not list" if "like" in call
+                else "argument 1 must be Tensor, not list")
+    assert expected in result.stderr
 
 
 def test_gradient_of_the_zero_norm_is_zero():
@@ -332,3 +334,22 @@ def test_functional_api_checks_its_inputs():
     assert result.exit_code == 3
     assert ("The inputs given to jacobian must be either a Tensor or a tuple of Tensors but the given "
             "inputs has type <class 'float'>.") in result.stderr
+
+
+@pytest.mark.parametrize("factory", ["ones_like", "zeros_like", "empty_like", "rand_like", "randn_like"])
+def test_a_like_factory_of_a_non_tensor(factory):
+    """`@ones_like` as a decorator of a Function's backward (the final fuzz run, seed 20261125)
+    made a tensor of a function, and calling it gave exit 70. PyTorch's TypeError now."""
+    result = invoke("run", "-e", f"def f(t):\n    return t\nprint({factory}(f))\n")
+    assert result.exit_code == 3
+    assert f"error: {factory}(): argument 'input' (position 1) must be Tensor, not function" in result.stderr
+
+
+def test_a_function_whose_backward_is_not_callable():
+    """`@print` returns None: the backward is None, and calling it is Python's TypeError."""
+    program = ("class Func(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+               "        return x * 2\n    @print\n    def backward(ctx, g):\n        return g\n"
+               "x = torch.tensor([1., 2.], requires_grad=True)\nFunc.apply(x).sum().backward()\n")
+    result = invoke("run", "-e", program)
+    assert result.exit_code == 3, result.stderr
+    assert "9:21: error: 'NoneType' object is not callable" in result.stderr
