@@ -98,24 +98,18 @@ def test_broken_pipe_is_quiet(command):
 
 
 def test_ctrl_c_exits_130_without_a_traceback():
+    # A process started in the background by a non-interactive shell (`cmd &`, as a CI
+    # runner may start the suite) inherits SIGINT ignored, and Python keeps it so: the child
+    # gets the default action back, as a program run in the foreground of a terminal has it.
     proc = subprocess.Popen(GRADCLI + ["run", "-e", "print('go')\n"
                                        "while True:\n    pass\n", "--max-steps", "1000000000000"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stdout.readline() == "go\n"  # the loop is running
         time.sleep(0.2)
-        # Once in a full CI run under heavy load (a fuzz run beside it) the process went on
-        # after one SIGINT, not reproduced in 25 runs since: a second Ctrl-C, as a person
-        # would press, is allowed; the exit must still be 130 without a traceback.
-        for _ in range(3):
-            proc.send_signal(signal.SIGINT)
-            try:
-                out, err = proc.communicate(timeout=10)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        else:
-            raise AssertionError("gradcli did not stop on Ctrl-C")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
     finally:
         proc.kill()
     assert proc.returncode == 130
