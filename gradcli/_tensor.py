@@ -563,6 +563,17 @@ def _dim(dim, ndim: int) -> int:
     return dim % n
 
 
+def _dims(dims, ndim: int) -> tuple:
+    """A list of dims, each normalized, with PyTorch's error for one given twice."""
+    out = []
+    for d in dims:
+        a = _dim(d, ndim)
+        if a in out:
+            raise ShapeError(f"dim {a} appears multiple times in the list of dims")
+        out.append(a)
+    return tuple(out)
+
+
 def as_int(value, what: str = "an integer") -> int:
     """An integer where one is needed: an integral float or one-element tensor is accepted."""
     if isinstance(value, bool):

@@ -27,7 +27,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
-from .._tensor import Tensor, _dim, as_int
+from .._tensor import Tensor, _dim, _dims, as_int
 from .domains import SHAPES, _sample, cases
 from .registry import ARRAYS, apply, defop, export
 from .select import maximum, minimum
@@ -44,12 +44,7 @@ def _axes(dim, ndim):
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     if not dims:
         return tuple(range(ndim))
-    axes = []
-    for d in dims:
-        a = _dim(d, ndim)
-        if a in axes:
-            raise ShapeError(f"dim {a} appears multiple times in the list of dims")
-        axes.append(a)
+    axes = _dims(dims, ndim)   # checked even for a 0-d tensor
     return tuple(sorted(axes)) if ndim else ()
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 
 from ..errors import AutogradError, ProgramError, ProgramTypeError, ProgramValueError, ShapeError
-from .._tensor import Tensor, _dim, _grad_enabled, as_int, check_elements, shape_str
+from .._tensor import Tensor, _dim, _dims, _grad_enabled, as_int, check_elements, shape_str
 from . import broadcast
 from .domains import cases
 from .registry import METHODS, OPS, TENSORS, Op, apply, defop, export
@@ -652,13 +652,7 @@ def _dims_list(name, dims, ndim, position=2):
     if not isinstance(dims, (tuple, list)):
         raise ProgramTypeError(f"{name}(): argument 'dims' (position {position}) must be tuple of ints, "
                                f"not {type(dims).__name__}")
-    out = []
-    for d in dims:
-        a = _dim(d, ndim)
-        if a in out:
-            raise ShapeError(f"dim {a} appears multiple times in the list of dims")
-        out.append(a)
-    return tuple(out)
+    return _dims(dims, ndim)
 
 
 def _flip(self, dims):
