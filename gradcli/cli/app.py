@@ -16,6 +16,7 @@ from .common import Failed, PipeClosed, guard, report
 
 from .gradcheck import gradcheck_cmd
 from .graph import graph_cmd
+from .plot import plot_cmd
 
 COMMANDS = {
     "eval": commands.eval_cmd,
@@ -25,6 +26,7 @@ COMMANDS = {
     "hessian": commands.hessian_cmd,
     "gradcheck": gradcheck_cmd,
     "graph": graph_cmd,
+    "plot": plot_cmd,
     "run": commands.run_cmd,
     "ops": commands.ops_cmd,
 }

@@ -1,0 +1,294 @@
+"""Sampling a program over a range of one input (or a grid of two) for `gradcli plot`.
+
+Each sample is one run of the program with the input set, as `--points` runs it,
+and its derivatives are the ones `grad --order k` computes (`queries.derivatives`:
+autograd.grad, with create_graph below the top order), so a plotted number is the
+number `grad` prints at that point. A sample where the output or a derivative is
+NaN or infinite, or where the derivative is undefined because the function before
+it has a kink or a jump there, holds NaN: a gap on the plot, null in the JSON.
+
+Kinks are found by the gradient checker's own test (`check.core`): the one-sided
+differences disagree and the engine's value lies between them (relu or abs at 0,
+a max tie, a clamp bound), or the central difference grows as the step shrinks (a
+jump). At a smooth point with a large second derivative the one-sided differences
+also disagree, by eps * f''; a kink's gap does not shrink with the step, so the
+test must hold at eps and at eps / 4 with the gap kept.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from . import queries
+from .errors import GradcliError, LimitError, ProgramError, UsageError
+
+MAX_ORDER = 4
+DEFAULT_SAMPLES = 400
+DEFAULT_GRID = 40       # per axis of a 2-D plot: 1,600 runs
+MAX_SAMPLES = 100_000   # one run each
+
+
+@dataclass
+class Curve:
+    """f and its derivatives d1..dK of one scalar input over a range."""
+
+    output_name: str
+    wrt: str
+    order: int
+    xs: np.ndarray
+    values: list                 # [f, d1, ..., dK], float arrays, NaN where undefined
+    kinks: list = field(default_factory=list)   # (x, k): d_k undefined there, d_(k-1) has a kink
+    failures: list = field(default_factory=list)  # (x, GradcliError) of samples whose run failed
+
+
+@dataclass
+class Surface:
+    """A scalar output and its gradient on a grid of two inputs: z[j, i] is at (xs[i], ys[j])."""
+
+    output_name: str
+    wrt: tuple
+    xs: np.ndarray
+    ys: np.ndarray
+    z: np.ndarray
+    grads: tuple                 # (dz/dx, dz/dy), arrays shaped like z
+    failures: list = field(default_factory=list)
+
+    @property
+    def norm(self) -> np.ndarray:
+        return np.hypot(self.grads[0], self.grads[1])
+
+
+def parse_range(text: str, option: str = "--range") -> tuple[float, float]:
+    """'A:B' as two finite numbers with A < B."""
+    lo, colon, hi = text.partition(":")
+    try:
+        a, b = float(lo), float(hi)
+    except ValueError:
+        raise UsageError(f"{option} {text!r}: expected A:B, two numbers such as -3:3") from None
+    if not colon or not (math.isfinite(a) and math.isfinite(b)) or a >= b:
+        raise UsageError(f"{option} {text!r}: expected A:B with finite numbers and A < B")
+    return a, b
+
+
+def default_range(value: float) -> tuple[float, float]:
+    """The input's value plus and minus 3 max(1, |value|)."""
+    half = 3.0 * max(1.0, abs(value))
+    return value - half, value + half
+
+
+def grid(a: float, b: float, n: int) -> np.ndarray:
+    """n points from a to b; with n odd the middle one is exactly (a + b) / 2."""
+    return a + (b - a) * (np.arange(n) / (n - 1))
+
+
+# -- one sample ----------------------------------------------------------------------
+
+
+class Sampler:
+    """Runs a compiled program with one or two inputs set and returns f and its derivatives."""
+
+    def __init__(self, program, overrides: dict, wrt: list, of, limits):
+        self.program = program
+        self.overrides = dict(overrides)
+        self.wrt = list(wrt)
+        self.of = of
+        self.limits = limits
+
+    def chain(self, point: dict, order: int) -> list:
+        """[f, d1, ..., d_order] at `point` (1-D), as floats."""
+        from .lang.program import answer_limits
+
+        run = self.program.run({**self.overrides, **point}, requires_grad=self.wrt,
+                               stdout=_silent, limits=self.limits)
+        with answer_limits(self.limits):
+            name, out = scalar_output(run, self.of)
+            x = run.values[self.wrt[0]]
+            values = [out.reshape(())]
+            for k in range(1, order + 1):
+                values.append(queries.derivatives(values[-1], [x], 1, create_graph=k < order)[0])
+            return [float(v._data) for v in values]
+
+    def gradient(self, point: dict) -> tuple:
+        """(f, df/dx, df/dy) at `point` (2-D), as `grad --wrt x,y` computes them."""
+        from .lang.program import answer_limits
+
+        run = self.program.run({**self.overrides, **point}, requires_grad=self.wrt,
+                               stdout=_silent, limits=self.limits)
+        with answer_limits(self.limits):
+            name, out = scalar_output(run, self.of)
+            result = queries.run_grad(run, self.wrt, self.of, 1, allow_unused=True)
+            return (float(out._data.reshape(())),
+                    *(float(g._data) if g is not None else 0.0 for g in result.grads.values()))
+
+
+def _silent(line: str) -> None:
+    """What the program prints at the samples (its first run has printed it once)."""
+
+
+def scalar_output(run, of) -> tuple:
+    """The output, refused unless it has one element."""
+    name, out = queries.tensor_output(run, of)
+    if out._data.size != 1:
+        raise ProgramError(
+            f"plot needs a scalar output, and {name!r} has shape {list(out._data.shape)}",
+            hint=f"pick a scalar with --of NAME, or reduce it: {name}.sum()")
+    return name, out
+
+
+def scalar_input(run, program, name: str) -> float:
+    """The value of the input `name`, refused unless it is an input holding one number."""
+    if name not in program.input_names:
+        inputs = ", ".join(program.input_names) or "none"
+        raise UsageError(f"--wrt {name}: plot varies an input (a name assigned a number at the top "
+                         f"level), and {name!r} is not one", hint=f"the inputs are: {inputs}")
+    value = run.values.get(name)
+    data = getattr(value, "_data", None)
+    if data is None or data.size != 1:
+        shape = list(data.shape) if data is not None else None
+        raise ProgramError(f"--wrt {name}: plot needs a scalar input, and {name!r} has shape {shape}",
+                           hint=f"set a number with --set {name}=VALUE")
+    return float(data.reshape(()))
+
+
+# -- 1-D --------------------------------------------------------------------------------
+
+
+def sample_curve(run, limits, wrt: str, of=None, order: int = 1, span=None,
+                 samples: int = DEFAULT_SAMPLES) -> Curve:
+    """f and d1..d_order of the run's program along `wrt`, the other inputs as in `run`."""
+    if not 1 <= order <= MAX_ORDER:
+        raise UsageError(f"--order {order}: plot draws orders 1 to {MAX_ORDER}")
+    _check_samples(samples)
+    program = run.interpreter.program
+    name, _ = scalar_output(run, of)
+    value = scalar_input(run, program, wrt)
+    a, b = span if span is not None else default_range(value)
+    xs = grid(a, b, samples)
+    sampler = Sampler(program, run.interpreter.overrides, [wrt], of, limits)
+    values, failures = _evaluate(lambda x: sampler.chain({wrt: x}, order), xs, order + 1)
+    curve = Curve(name, wrt, order, xs, values, failures=failures)
+    _mark_kinks(curve, sampler)
+    for v in curve.values:
+        v[~np.isfinite(v)] = np.nan
+    return curve
+
+
+def _evaluate(at: Callable, points, width: int) -> tuple:
+    """`at(point)` for every point as `width` arrays; a failing run leaves NaN and is noted."""
+    out = np.full((width, len(points)), np.nan)
+    failures = []
+    for i, p in enumerate(points):
+        try:
+            out[:, i] = at(p)
+        except LimitError:
+            raise
+        except GradcliError as err:
+            failures.append((p, err))
+    if failures and len(failures) == len(points):
+        raise failures[0][1]
+    return list(out), failures
+
+
+def _check_samples(samples: int) -> None:
+    if not 2 <= samples <= MAX_SAMPLES:
+        raise UsageError(f"--samples {samples}: give 2 to {MAX_SAMPLES}")
+
+
+def _mark_kinks(curve: Curve, sampler: Sampler) -> None:
+    """NaN for d_k where d_(k-1) has a kink or a jump (the checker's test); note where."""
+    from .check.core import Options, _jumps, _kinks, _mismatch
+
+    opts = Options()
+    eps, atol, rtol = opts.eps, opts.atol, opts.rtol
+    order = curve.order
+    below = order - 1  # the derivatives whose smoothness is tested
+
+    def at(step, where):
+        shifted = curve.xs[where] + step
+        values, _ = _evaluate(lambda x: sampler.chain({curve.wrt: x}, below), shifted, order)
+        return values
+
+    everywhere = np.flatnonzero(np.isfinite(curve.values[0]))
+    plus, minus = at(eps, everywhere), at(-eps, everywhere)
+    for k in range(1, order + 1):
+        g, a = curve.values[k - 1][everywhere], curve.values[k][everywhere]
+        fwd, bwd = (plus[k - 1] - g) / eps, (g - minus[k - 1]) / eps
+        central = (plus[k - 1] - minus[k - 1]) / (2 * eps)
+        kinked = _kinks(a, central, fwd, bwd, atol, rtol)
+        jumped = _mismatch(a, central, atol, rtol)
+        suspects = np.flatnonzero(kinked | jumped)
+        bad = np.zeros(len(everywhere), dtype=bool)
+        if suspects.size:
+            idx = everywhere[suspects]
+            p4, m4 = at(eps / 4, idx), at(-eps / 4, idx)
+            gs, as_ = g[suspects], a[suspects]
+            f4, b4 = (p4[k - 1] - gs) * 4 / eps, (gs - m4[k - 1]) * 4 / eps
+            finer = (p4[k - 1] - m4[k - 1]) * 2 / eps
+            kink = (kinked[suspects] & _kinks(as_, finer, f4, b4, atol, rtol)
+                    & (np.abs(f4 - b4) > 0.5 * np.abs(fwd[suspects] - bwd[suspects])))
+            jump = jumped[suspects] & _jumps(central[suspects], finer, atol, rtol)
+            bad[suspects] = kink | jump
+        for i in everywhere[bad]:
+            if np.isfinite(curve.values[k][i]):
+                curve.kinks.append((float(curve.xs[i]), k))
+            for j in range(k, order + 1):
+                curve.values[j][i] = np.nan
+
+
+# -- 2-D --------------------------------------------------------------------------------
+
+
+def sample_surface(run, limits, wrt: list, of=None, spans=None, samples: int = DEFAULT_GRID) -> Surface:
+    """The output and its gradient over a samples x samples grid of two inputs."""
+    _check_samples(samples)
+    if samples * samples > MAX_SAMPLES:
+        raise UsageError(f"--samples {samples}: a 2-D grid has samples^2 points; give at most "
+                         f"{math.isqrt(MAX_SAMPLES)}")
+    program = run.interpreter.program
+    name, _ = scalar_output(run, of)
+    axes = []
+    for k, w in enumerate(wrt):
+        value = scalar_input(run, program, w)
+        a, b = spans[k] if spans and spans[k] is not None else default_range(value)
+        axes.append(grid(a, b, samples))
+    sampler = Sampler(program, run.interpreter.overrides, wrt, of, limits)
+    points = [(x, y) for y in axes[1] for x in axes[0]]
+    values, failures = _evaluate(lambda p: sampler.gradient({wrt[0]: p[0], wrt[1]: p[1]}), points, 3)
+    shape = (samples, samples)
+    z, gx, gy = (np.where(np.isfinite(v), v, np.nan).reshape(shape) for v in values)
+    return Surface(name, tuple(wrt), axes[0], axes[1], z, (gx, gy), failures)
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+
+def _number(v):
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def curve_json(c: Curve) -> dict:
+    keys = ["y"] + [f"d{k}" for k in range(1, c.order + 1)]
+    rows = [{"x": float(x), **{key: _number(v[i]) for key, v in zip(keys, c.values)}}
+            for i, x in enumerate(c.xs)]
+    return {"output": c.output_name, "wrt": [c.wrt], "order": c.order,
+            "range": [float(c.xs[0]), float(c.xs[-1])],
+            "kinks": [{"x": x, "order": k} for x, k in c.kinks],
+            "samples": rows}
+
+
+def surface_json(s: Surface) -> dict:
+    norm = s.norm
+    rows = []
+    for j, y in enumerate(s.ys):
+        for i, x in enumerate(s.xs):
+            rows.append({"x": float(x), "y": float(y), "z": _number(s.z[j, i]),
+                         "dx": _number(s.grads[0][j, i]), "dy": _number(s.grads[1][j, i]),
+                         "norm": _number(norm[j, i])})
+    return {"output": s.output_name, "wrt": list(s.wrt),
+            "range": {s.wrt[0]: [float(s.xs[0]), float(s.xs[-1])],
+                      s.wrt[1]: [float(s.ys[0]), float(s.ys[-1])]},
+            "samples": rows}
