@@ -13,6 +13,11 @@ a max tie, a clamp bound), or the central difference grows as the step shrinks (
 jump). At a smooth point with a large second derivative the one-sided differences
 also disagree, by eps * f''; a kink's gap does not shrink with the step, so the
 test must hold at eps and at eps / 4 with the gap kept.
+
+A program made only of assignments of elementwise arithmetic on scalars (no
+reductions, indexing, calls other than elementwise functions, or control flow)
+is run once on the vector of all samples instead (`vectorizable`): each element
+then goes through the same ops, with the same numbers, as its own run would.
 """
 from __future__ import annotations
 
@@ -90,12 +95,46 @@ def grid(a: float, b: float, n: int) -> np.ndarray:
 class Sampler:
     """Runs a compiled program with one or two inputs set and returns f and its derivatives."""
 
-    def __init__(self, program, overrides: dict, wrt: list, of, limits):
+    def __init__(self, program, overrides: dict, wrt: list, of, limits, vectorize: bool = True):
         self.program = program
         self.overrides = dict(overrides)
         self.wrt = list(wrt)
         self.of = of
         self.limits = limits
+        self.vectorized = vectorize and len(wrt) == 1 and vectorizable(program, wrt[0], of)
+
+    def chains(self, xs: np.ndarray, order: int) -> tuple:
+        """([f, d1, ..., d_order] as arrays over `xs`, failed samples): one run, or one per sample."""
+        if self.vectorized:
+            try:
+                return self._vector_chain(xs, order), []
+            except LimitError:
+                raise
+            except GradcliError:
+                self.vectorized = False  # e.g. a value error at one sample: find it sample by sample
+        return _evaluate(lambda x: self.chain({self.wrt[0]: x}, order), xs, order + 1)
+
+    def _vector_chain(self, xs: np.ndarray, order: int) -> list:
+        """The chain of `chain` for every sample at once: the same elementwise ops on a vector,
+        each derivative autograd.grad with create_graph below the top order, as `_rows` takes it."""
+        from .autograd.engine import grad
+        from .lang.program import answer_limits
+        from ._tensor import Tensor
+
+        run = self.program.run({**self.overrides, self.wrt[0]: xs.tolist()}, requires_grad=self.wrt,
+                               stdout=_silent, limits=self.limits)
+        with answer_limits(self.limits):
+            _, out = queries.tensor_output(run, self.of)
+            x = run.values[self.wrt[0]]
+            values = [out]
+            for k in range(1, order + 1):
+                f = values[-1]
+                d = None
+                if f.requires_grad:
+                    seed = Tensor._make(np.ones(f._data.shape))
+                    d = grad(f, [x], seed, retain_graph=True, create_graph=k < order, allow_unused=True)[0]
+                values.append(d if d is not None else Tensor._make(np.zeros(x._data.shape)))
+            return [np.broadcast_to(np.asarray(v._data, dtype=np.float64), xs.shape).copy() for v in values]
 
     def chain(self, point: dict, order: int) -> list:
         """[f, d1, ..., d_order] at `point` (1-D), as floats."""
@@ -122,6 +161,74 @@ class Sampler:
             result = queries.run_grad(run, self.wrt, self.of, 1, allow_unused=True)
             return (float(out._data.reshape(())),
                     *(float(g._data) if g is not None else 0.0 for g in result.grads.values()))
+
+
+# Elementwise functions and methods: on a vector, element i is what it is on that element alone.
+ELEMENTWISE = frozenset("""exp log sin cos tan tanh sigmoid relu abs sqrt rsqrt reciprocal log1p expm1
+    erf atan sinh cosh asin acos square neg softplus""".split())
+ARITHMETIC = frozenset("+-*/") | {"**"}
+
+
+def vectorizable(program, wrt: str, of) -> bool:
+    """Whether one run on a vector of `wrt` values gives each sample what its own run gives.
+
+    True for straight-line code: each statement assigns a name once (the last may be a bare
+    expression), from number literals, earlier names, + - * / ** and the ELEMENTWISE
+    functions; no reductions, indexing, lists, loops, conditions or calls of anything
+    else, so no value of x decides what runs and no element meets another."""
+    from .lang import nodes as n
+    from .lang.builtins import CONSTANTS
+
+    body = program.module.body
+    assigned = set()
+    for k, stmt in enumerate(body):
+        if stmt.__class__ is n.Assign and len(stmt.targets) == 1 and stmt.targets[0].__class__ is n.Name:
+            target = stmt.targets[0].id
+            if target in assigned or not _elementwise(stmt.value, assigned, CONSTANTS, n):
+                return False
+            assigned.add(target)
+        elif stmt.__class__ is n.ExprStmt and k == len(body) - 1:
+            if not _elementwise(stmt.value, assigned, CONSTANTS, n):
+                return False
+        else:
+            return False
+    return wrt in assigned and (of is None or of in assigned)
+
+
+def _elementwise(node, assigned, constants, n) -> bool:
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is n.Num:
+            continue
+        if cls is n.Name:
+            if node.id not in assigned and node.id not in constants:
+                return False
+        elif cls is n.BinOp and node.op in ARITHMETIC:
+            stack += [node.left, node.right]
+        elif cls is n.UnaryOp and node.op in ("-", "+"):
+            stack.append(node.operand)
+        elif cls is n.Call and not node.keywords and all(a.__class__ is not n.Starred for a in node.args):
+            func = node.func
+            if func.__class__ is n.Name and func.id in ELEMENTWISE and func.id not in assigned \
+                    and len(node.args) == 1:
+                stack.append(node.args[0])
+            elif func.__class__ is n.Attribute and func.attr in ELEMENTWISE:
+                base = func.value
+                if base.__class__ is n.Name and base.id == "torch" and "torch" not in assigned:
+                    if len(node.args) != 1:
+                        return False
+                    stack.append(node.args[0])
+                elif not node.args:  # a method: x.tanh()
+                    stack.append(base)
+                else:
+                    return False
+            else:
+                return False
+        else:
+            return False
+    return True
 
 
 def _silent(line: str) -> None:
@@ -168,7 +275,7 @@ def sample_curve(run, limits, wrt: str, of=None, order: int = 1, span=None,
     a, b = span if span is not None else default_range(value)
     xs = grid(a, b, samples)
     sampler = Sampler(program, run.interpreter.overrides, [wrt], of, limits)
-    values, failures = _evaluate(lambda x: sampler.chain({wrt: x}, order), xs, order + 1)
+    values, failures = sampler.chains(xs, order)
     curve = Curve(name, wrt, order, xs, values, failures=failures)
     _mark_kinks(curve, sampler)
     for v in curve.values:
@@ -207,9 +314,7 @@ def _mark_kinks(curve: Curve, sampler: Sampler) -> None:
     below = order - 1  # the derivatives whose smoothness is tested
 
     def at(step, where):
-        shifted = curve.xs[where] + step
-        values, _ = _evaluate(lambda x: sampler.chain({curve.wrt: x}, below), shifted, order)
-        return values
+        return sampler.chains(curve.xs[where] + step, below)[0]
 
     everywhere = np.flatnonzero(np.isfinite(curve.values[0]))
     plus, minus = at(eps, everywhere), at(-eps, everywhere)
