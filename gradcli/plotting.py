@@ -85,8 +85,10 @@ def default_range(value: float) -> tuple[float, float]:
 
 
 def grid(a: float, b: float, n: int) -> np.ndarray:
-    """n points from a to b; with n odd the middle one is exactly (a + b) / 2."""
-    return a + (b - a) * (np.arange(n) / (n - 1))
+    """n points from a to b, both exactly; with n odd the middle one is exactly (a + b) / 2."""
+    xs = a + (b - a) * (np.arange(n) / (n - 1))
+    xs[-1] = b
+    return xs
 
 
 # -- one sample ----------------------------------------------------------------------
@@ -101,7 +103,7 @@ class Sampler:
         self.wrt = list(wrt)
         self.of = of
         self.limits = limits
-        self.vectorized = vectorize and len(wrt) == 1 and vectorizable(program, wrt[0], of)
+        self.vectorized = vectorize and vectorizable(program, self.wrt, of)
 
     def chains(self, xs: np.ndarray, order: int) -> tuple:
         """([f, d1, ..., d_order] as arrays over `xs`, failed samples): one run, or one per sample."""
@@ -150,6 +152,36 @@ class Sampler:
                 values.append(queries.derivatives(values[-1], [x], 1, create_graph=k < order)[0])
             return [float(v._data) for v in values]
 
+    def gradients(self, xs: np.ndarray, ys: np.ndarray) -> tuple:
+        """([f, df/dx, df/dy] as arrays over the points (xs[i], ys[i]), failed points)."""
+        if self.vectorized:
+            try:
+                return self._vector_gradient(xs, ys), []
+            except LimitError:
+                raise
+            except GradcliError:
+                self.vectorized = False
+        x, y = self.wrt
+        return _evaluate(lambda p: self.gradient({x: p[0], y: p[1]}), list(zip(xs, ys)), 3)
+
+    def _vector_gradient(self, xs: np.ndarray, ys: np.ndarray) -> list:
+        """`gradient` at every point at once: one run on two vectors, one autograd.grad."""
+        from .autograd.engine import grad
+        from .lang.program import answer_limits
+        from ._tensor import Tensor
+
+        x, y = self.wrt
+        run = self.program.run({**self.overrides, x: xs.tolist(), y: ys.tolist()},
+                               requires_grad=self.wrt, stdout=_silent, limits=self.limits)
+        with answer_limits(self.limits):
+            _, out = queries.tensor_output(run, self.of)
+            grads = [None, None]
+            if out.requires_grad:
+                seed = Tensor._make(np.ones(out._data.shape))
+                grads = grad(out, [run.values[x], run.values[y]], seed, allow_unused=True)
+            values = [out] + [g if g is not None else Tensor._make(np.zeros(())) for g in grads]
+            return [np.broadcast_to(np.asarray(v._data, dtype=np.float64), xs.shape).copy() for v in values]
+
     def gradient(self, point: dict) -> tuple:
         """(f, df/dx, df/dy) at `point` (2-D), as `grad --wrt x,y` computes them."""
         from .lang.program import answer_limits
@@ -169,8 +201,8 @@ ELEMENTWISE = frozenset("""exp log sin cos tan tanh sigmoid relu abs sqrt rsqrt 
 ARITHMETIC = frozenset("+-*/") | {"**"}
 
 
-def vectorizable(program, wrt: str, of) -> bool:
-    """Whether one run on a vector of `wrt` values gives each sample what its own run gives.
+def vectorizable(program, wrt: list, of) -> bool:
+    """Whether one run on vectors of the `wrt` inputs gives each sample what its own run gives.
 
     True for straight-line code: each statement assigns a name once (the last may be a bare
     expression), from number literals, earlier names, + - * / ** and the ELEMENTWISE
@@ -192,7 +224,7 @@ def vectorizable(program, wrt: str, of) -> bool:
                 return False
         else:
             return False
-    return wrt in assigned and (of is None or of in assigned)
+    return all(w in assigned for w in wrt) and (of is None or of in assigned)
 
 
 def _elementwise(node, assigned, constants, n) -> bool:
@@ -360,8 +392,8 @@ def sample_surface(run, limits, wrt: list, of=None, spans=None, samples: int = D
         a, b = spans[k] if spans and spans[k] is not None else default_range(value)
         axes.append(grid(a, b, samples))
     sampler = Sampler(program, run.interpreter.overrides, wrt, of, limits)
-    points = [(x, y) for y in axes[1] for x in axes[0]]
-    values, failures = _evaluate(lambda p: sampler.gradient({wrt[0]: p[0], wrt[1]: p[1]}), points, 3)
+    xs, ys = np.meshgrid(axes[0], axes[1])
+    values, failures = sampler.gradients(xs.ravel(), ys.ravel())
     shape = (samples, samples)
     z, gx, gy = (np.where(np.isfinite(v), v, np.nan).reshape(shape) for v in values)
     return Surface(name, tuple(wrt), axes[0], axes[1], z, (gx, gy), failures)

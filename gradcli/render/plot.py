@@ -12,6 +12,8 @@ import numpy as np
 
 INSTALL = "pip install 'gradcli[pictures]'  (or: pip install plotext matplotlib)"
 SHADES = " .:-=+*#%@"   # a heat map without colour: darker is larger
+# f and d1..d4: braille in colour; without colour the derivatives get their own marks
+PLAIN_MARKERS = ("braille", "•", "+", "°", "*")
 WIDTH, HEIGHT = 80, 24  # when standard output is not a terminal
 
 
@@ -50,7 +52,7 @@ def _sup(n: int) -> str:
 def _log_scaled(z: np.ndarray) -> tuple[np.ndarray, bool]:
     """Colour by log10(1 + z) when z >= 0 spans several decades (Rosenbrock's valley)."""
     finite = z[np.isfinite(z)]
-    if finite.size and finite.min() >= 0 and finite.max() > 1000 * (np.percentile(finite, 10) + 1e-12):
+    if finite.size and finite.min() >= 0 and finite.max() > 100 * (np.percentile(finite, 10) + 1e-12):
         with np.errstate(all="ignore"):
             return np.log10(1 + z), True
     return z, False
@@ -71,12 +73,13 @@ def _surface_panels(s) -> list:
 def terminal(result, width: int = WIDTH, height: int = HEIGHT, color: bool = False) -> str:
     """The plot as text of `width` x `height` characters (ANSI colours only with `color`)."""
     plt = load("plotext")
+    plt.terminal.limit(False, False)   # the size given, not the one $COLUMNS/$LINES claim
     fig = plt.figure
     fig.clear.all()
     fig.theme("simple")
     fig.plot_size(width, height)
     if hasattr(result, "values"):
-        _terminal_curve(fig, result)
+        _terminal_curve(fig, result, color)
     else:
         _terminal_surface(fig, result, width, height)
     text = fig.build().string(colorless=not color)
@@ -84,12 +87,13 @@ def terminal(result, width: int = WIDTH, height: int = HEIGHT, color: bool = Fal
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
-def _terminal_curve(fig, c) -> None:
-    for label, v in zip(labels(c), c.values):
+def _terminal_curve(fig, c, color: bool) -> None:
+    for k, (label, v) in enumerate(zip(labels(c), c.values)):
         keep = np.flatnonzero(np.isfinite(v))
         if not keep.size:
             continue
-        signal = fig.signal(c.xs[keep].tolist(), v[keep].tolist(), marker="braille")
+        marker = "braille" if color else PLAIN_MARKERS[k]
+        signal = fig.signal(c.xs[keep].tolist(), v[keep].tolist(), marker=marker)
         signal.label(label).lines()
         for j in np.flatnonzero(np.diff(keep) > 1):   # a gap: no line across missing samples
             signal.line(int(j) + 1, False)
@@ -115,24 +119,23 @@ def _kink_points(c) -> tuple[list, list]:
 
 def _terminal_surface(fig, s, width: int, height: int) -> None:
     fig.subplots(1, 2)
-    cols = max(4, width // 2 - 10)
-    rows = max(4, height - 6)
-    xi = np.rint(np.linspace(0, len(s.xs) - 1, cols)).astype(int)
-    yi = np.rint(np.linspace(0, len(s.ys) - 1, rows)).astype(int)
-    xs = s.xs[xi].tolist()
+    # a mark at more places than the panel has cells, so that every cell gets one
+    cols, rows = max(4, width // 2), max(4, height)
+    px = np.linspace(s.xs[0], s.xs[-1], cols)
+    py = np.linspace(s.ys[0], s.ys[-1], rows)
+    xi = np.abs(s.xs[None, :] - px[:, None]).argmin(axis=1)   # the nearest sample
+    yi = np.abs(s.ys[None, :] - py[:, None]).argmin(axis=1)
     for col, (title, z) in enumerate(_surface_panels(s), start=1):
         panel = fig.subplot(1, col)
         cells = z[np.ix_(yi, xi)]
         finite = cells[np.isfinite(cells)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         scale = (len(SHADES) - 1) / (hi - lo) if hi > lo else 0.0
-        for r, y in enumerate(s.ys[yi]):
-            row = cells[r]
-            marks = [SHADES[int(round((v - lo) * scale))] if math.isfinite(v) else " " for v in row]
-            panel.draw(panel.signal(xs, [float(y)] * len(xs), marker=marks))
+        for r, y in enumerate(py):
+            marks = [SHADES[int(round((v - lo) * scale))] if math.isfinite(v) else " " for v in cells[r]]
+            panel.draw(panel.signal(px.tolist(), [float(y)] * cols, marker=marks))
         panel.title(title)
-        panel.label(s.wrt[0], axis=0)
-        panel.label(s.wrt[1], axis=1)
+        panel.label(f"{s.wrt[0]} across, {s.wrt[1]} up", axis=0)
 
 
 # -- files -------------------------------------------------------------------------------------
@@ -143,7 +146,7 @@ FORMATS = ("svg", "png")
 
 def save(result, path: str, fmt: str) -> None:
     """Write the plot to `path` as SVG or PNG with matplotlib's Agg canvas (no display needed)."""
-    load("matplotlib")
+    matplotlib = load("matplotlib")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -156,9 +159,10 @@ def save(result, path: str, fmt: str) -> None:
         FigureCanvasAgg(fig)
         _file_surface(fig, result)
     fig.tight_layout()
-    # no date or version in the file: the same plot gives the same bytes
+    # no date, version or random ids in the file: the same plot gives the same bytes
     metadata = {"Date": None, "Creator": None} if fmt == "svg" else {"Software": None}
-    fig.savefig(path, format=fmt, metadata=metadata)
+    with matplotlib.rc_context({"svg.hashsalt": "gradcli"}):
+        fig.savefig(path, format=fmt, metadata=metadata)
 
 
 def _file_curve(fig, c) -> None:

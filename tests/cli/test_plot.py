@@ -1,0 +1,307 @@
+"""`gradcli plot` through the CLI: the samples against `grad --order` and closed forms,
+kinks and gaps, the terminal, SVG and PNG, the 2-D heat maps, errors.
+
+Expected derivatives come from formulas written here (tanh' = 1 - tanh², ...) or from
+`gradcli grad` itself at the same points, never from the plot's own code.
+"""
+import json
+import math
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from gradcli.cli.app import app
+
+pytest.importorskip("plotext")
+pytest.importorskip("matplotlib")
+
+ROOT = Path(__file__).resolve().parents[2]
+ROSENBROCK = str(ROOT / "samples" / "rosenbrock.txt")
+TANH = "x = 0.0\ny = tanh(x)\n"
+CUBIC = "x = 0.0\ny = x**3 - x\n"
+ABS = "x = 0.0\ny = abs(x)\n"
+# the same functions through a def: not straight-line code, so run once per sample
+TANH_DEF = "x = 0.0\ndef f(t):\n    return tanh(t)\ny = f(x)\n"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def invoke(*args, input=None, env=None):
+    return CliRunner().invoke(app, list(args), input=input, env=env, catch_exceptions=False)
+
+
+def plot_json(*args):
+    result = invoke("plot", *args, "--json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def column(doc, key):
+    return np.array([np.nan if s[key] is None else s[key] for s in doc["samples"]])
+
+
+# -- the numbers ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("program", [TANH, TANH_DEF], ids=["one-run", "per-sample"])
+def test_tanh_first_derivative_is_one_minus_tanh_squared_at_every_sample(program):
+    doc = plot_json("-e", program, "--wrt", "x", "--order", "2")
+    x, y, d1, d2 = (column(doc, k) for k in ("x", "y", "d1", "d2"))
+    assert len(x) == 400 and x[0] == -3.0 and x[-1] == 3.0   # the default range: 0 ± 3
+    t = np.tanh(x)
+    assert np.all(np.abs(y - t) <= 1e-12)
+    assert np.all(np.abs(d1 - (1 - t ** 2)) <= 1e-12)
+    assert np.all(np.abs(d2 - (-2 * t * (1 - t ** 2))) <= 1e-12)
+    assert doc["kinks"] == []
+
+
+def test_both_ways_of_running_give_the_same_bits():
+    one_run = plot_json("-e", TANH, "--wrt", "x", "--order", "3")
+    per_sample = plot_json("-e", TANH_DEF, "--wrt", "x", "--order", "3")
+    assert one_run["samples"] == per_sample["samples"]
+
+
+def test_cubic_derivatives_and_the_range_option():
+    doc = plot_json("-e", CUBIC, "--wrt", "x", "--order", "3", "--range", "-2:1.5", "--samples", "50")
+    x, y, d1, d2, d3 = (column(doc, k) for k in ("x", "y", "d1", "d2", "d3"))
+    assert len(x) == 50 and (x[0], x[-1]) == (-2.0, 1.5)
+    np.testing.assert_allclose(y, x ** 3 - x, rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(d1, 3 * x ** 2 - 1, rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(d2, 6 * x, rtol=1e-14, atol=1e-14)
+    assert np.all(d3 == 6.0)
+
+
+@pytest.mark.parametrize("program", ["x = 0.5\nz = sin(x**3 - x) * exp(-x * x)\n", TANH_DEF],
+                         ids=["one-run", "per-sample"])
+def test_d1_and_d2_equal_grad_order_1_and_2_at_the_same_points(program):
+    doc = plot_json("-e", program, "--wrt", "x", "--order", "2", "--samples", "25")
+    points = "".join(json.dumps({"x": s["x"]}) + "\n" for s in doc["samples"])
+    for k in (1, 2):
+        result = invoke("grad", "-e", program, "--wrt", "x", "--order", str(k), "--points", "-",
+                        "--json", input=points)
+        assert result.exit_code == 0, result.stderr
+        lines = [json.loads(line) for line in result.stdout.splitlines()]
+        assert len(lines) == len(doc["samples"])
+        for sample, line in zip(doc["samples"], lines):
+            expected = line["grads"]["x"] if k == 1 else line["grads"]["x"]["x"]
+            assert line["point"]["x"] == sample["x"]
+            assert sample[f"d{k}"] == expected
+
+
+def test_abs_has_a_kink_at_zero_a_gap_and_null():
+    doc = plot_json("-e", ABS, "--wrt", "x", "--order", "2", "--samples", "401")
+    x, y, d1 = column(doc, "x"), column(doc, "y"), column(doc, "d1")
+    middle = 200
+    assert x[middle] == 0.0
+    assert doc["samples"][middle]["d1"] is None and doc["samples"][middle]["d2"] is None
+    assert doc["kinks"] == [{"x": 0.0, "order": 1}]
+    others = np.arange(len(x)) != middle
+    assert np.all(d1[others] == np.sign(x[others]))
+    assert np.all(y == np.abs(x))
+
+
+def test_a_kink_of_the_first_derivative_leaves_the_second_undefined():
+    doc = plot_json("-e", "x = 0.0\ny = x * abs(x)\n", "--wrt", "x", "--order", "2", "--samples", "11")
+    assert doc["kinks"] == [{"x": 0.0, "order": 2}]
+    middle = doc["samples"][5]
+    assert middle["d1"] == 0.0 and middle["d2"] is None
+
+
+def test_a_smooth_sharp_minimum_is_not_a_kink():
+    # one-sided differences at x = 0 disagree by 2e-3 (eps * f''), far over atol
+    doc = plot_json("-e", "x = 0.0\ny = 1000 * x**2\n", "--wrt", "x", "--order", "2", "--samples", "11")
+    assert doc["kinks"] == [] and doc["samples"][5]["d1"] == 0.0
+
+
+def test_relu_kink_found_sample_by_sample_too():
+    program = "x = 0.0\ndef f(t):\n    return relu(t)\ny = f(x)\n"
+    doc = plot_json("-e", program, "--wrt", "x", "--samples", "5", "--range", "-1:1")
+    assert doc["kinks"] == [{"x": 0.0, "order": 1}]
+    assert [s["d1"] for s in doc["samples"]] == [0.0, 0.0, None, 1.0, 1.0]
+
+
+def test_nan_and_infinity_are_null():
+    doc = plot_json("-e", "x = 1.0\ny = log(x)\n", "--wrt", "x", "--range", "-1:1", "--samples", "5")
+    assert [s["y"] for s in doc["samples"]][:3] == [None, None, None]   # NaN, NaN, -inf
+    assert doc["samples"][4]["y"] == 0.0 and doc["samples"][4]["d1"] == 1.0
+
+
+def test_other_inputs_keep_their_values_and_set_changes_them():
+    program = "a = 2.0\nx = 1.0\ny = a * x\n"
+    assert column(plot_json("-e", program, "--wrt", "x", "--samples", "3"), "d1").tolist() == [2.0] * 3
+    doc = plot_json("-e", program, "--wrt", "x", "--samples", "3", "--set", "a=5", "--set", "x=10")
+    assert column(doc, "d1").tolist() == [5.0] * 3
+    assert column(doc, "x").tolist() == [-20.0, 10.0, 40.0]   # 10 ± 3·10
+
+
+# -- 2-D ----------------------------------------------------------------------------------
+
+
+def test_rosenbrock_2d_values_and_gradient_on_the_grid():
+    doc = plot_json(ROSENBROCK, "--wrt", "x,y", "--samples", "9")
+    assert doc["wrt"] == ["x", "y"] and len(doc["samples"]) == 81
+    half = 3 * 1.2
+    assert doc["range"] == {"x": [-1.2 - half, -1.2 + half], "y": [-2.0, 4.0]}
+    for s in doc["samples"]:
+        x, y = s["x"], s["y"]
+        assert s["z"] == pytest.approx((1 - x) ** 2 + 100 * (y - x ** 2) ** 2, rel=1e-12)
+        dx = -2 * (1 - x) - 400 * x * (y - x ** 2)
+        dy = 200 * (y - x ** 2)
+        assert s["dx"] == pytest.approx(dx, rel=1e-12, abs=1e-9)
+        assert s["dy"] == pytest.approx(dy, rel=1e-12, abs=1e-9)
+        assert s["norm"] == pytest.approx(math.hypot(dx, dy), rel=1e-12, abs=1e-9)
+
+
+def test_rosenbrock_2d_one_run_equals_one_run_per_point():
+    as_def = "x = -1.2\ny = 1.0\ndef rosen(a, b):\n    return (1 - a) ** 2 + 100 * (b - a ** 2) ** 2\nf = rosen(x, y)\n"
+    one_run = plot_json(ROSENBROCK, "--wrt", "x,y", "--samples", "7")
+    per_point = plot_json("-e", as_def, "--wrt", "x,y", "--samples", "7")
+    assert one_run["samples"] == per_point["samples"]
+
+
+def test_rosenbrock_2d_in_the_terminal():
+    result = invoke("plot", ROSENBROCK, "--wrt", "x,y", "--samples", "12")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
+    assert "log10(1 + f)" in result.stdout and "|∇f|" in result.stdout
+    assert "@" in result.stdout and "\x1b[" not in result.stdout
+
+
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_rosenbrock_2d_to_a_file(tmp_path, fmt):
+    out = tmp_path / f"rosenbrock.{fmt}"
+    result = invoke("plot", ROSENBROCK, "--wrt", "x,y", "--samples", "12", "-o", str(out))
+    assert result.exit_code == 0, result.stderr
+    _check_file(out, fmt)
+
+
+# -- drawing ------------------------------------------------------------------------------
+
+
+def _check_file(path: Path, fmt: str) -> None:
+    data = path.read_bytes()
+    if fmt == "png":
+        assert data.startswith(PNG_SIGNATURE) and len(data) > 1000
+    else:
+        root = ET.fromstring(data)
+        assert root.tag.endswith("svg")
+
+
+@pytest.mark.parametrize("program, name", [(TANH, "tanh"), (CUBIC, "cubic"), (ABS, "abs")])
+def test_terminal_plot_piped_is_80_by_24_without_colour(program, name):
+    result = invoke("plot", "-e", program, "--wrt", "x", "--order", "2", "--samples", "401")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
+    assert "\x1b[" not in result.stdout
+    assert re.search("[\u2801-\u28ff]", result.stdout)            # braille
+    for label in ("y", "dy/dx", "d²y/dx²"):
+        assert f" {label}" in result.stdout
+    assert ("kink" in result.stdout) == (name == "abs")
+
+
+def test_piped_output_does_not_depend_on_columns():
+    args = ("plot", "-e", CUBIC, "--wrt", "x", "--samples", "50")
+    narrow = invoke(*args, env={"COLUMNS": "40", "LINES": "10"})
+    wide = invoke(*args, env={"COLUMNS": "200", "LINES": "60"})
+    assert narrow.exit_code == wide.exit_code == 0
+    assert narrow.stdout == wide.stdout
+
+
+@pytest.mark.parametrize("program", [TANH, CUBIC, ABS], ids=["tanh", "cubic", "abs"])
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_to_a_file(tmp_path, program, fmt):
+    out = tmp_path / f"plot.{fmt}"
+    result = invoke("plot", "-e", program, "--wrt", "x", "--order", "2", "--samples", "101", "-o", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    _check_file(out, fmt)
+
+
+def test_svg_marks_the_kink_and_is_reproducible(tmp_path):
+    paths = [tmp_path / "a.svg", tmp_path / "b.svg"]
+    for p in paths:
+        invoke("plot", "-e", ABS, "--wrt", "x", "--samples", "101", "-o", str(p))
+    text = paths[0].read_text()
+    assert "kink" in text
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+def test_a_real_pipe():
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "plot", "-e", TANH, "--wrt", "x"],
+                          cwd=ROOT, capture_output=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "COLUMNS": "300"})
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode().splitlines()
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def test_non_scalar_output_is_refused_with_a_hint():
+    result = invoke("plot", "-e", "x = 1.0\nv = [1.0, 2.0] * x\n", "--wrt", "x")
+    assert result.exit_code == 3
+    assert "scalar" in result.stderr and "--of" in result.stderr and "v.sum()" in result.stderr
+
+
+def test_of_picks_a_scalar():
+    doc = plot_json("-e", "x = 1.0\ns = x * x\nv = [1.0, 2.0] * x\n", "--wrt", "x", "--of", "s",
+                    "--samples", "3")
+    assert doc["output"] == "s" and column(doc, "d1").tolist() == [-4.0, 2.0, 8.0]
+
+
+@pytest.mark.parametrize("args", [
+    ("--wrt", "z"),                         # not an input
+    ("--wrt", "x", "--order", "5"),
+    ("--wrt", "x", "--range", "3:1"),
+    ("--wrt", "x", "--range", "a:b"),
+    ("--wrt", "x", "--samples", "1"),
+    ("--wrt", "x", "-o", "plot.pdf"),
+    ("--wrt", "x,x"),
+    ("--wrt", "x,y", "--order", "2"),
+])
+def test_usage_errors_exit_2(args):
+    result = invoke("plot", "-e", "x = 1.0\ny = 2.0\nz = x * y\n", *args)
+    assert result.exit_code == 2, result.stdout
+    assert "error" in result.stderr
+
+
+def test_without_plotext_exit_2_with_the_install_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, "plotext", None)   # import plotext raises ImportError
+    result = invoke("plot", "-e", TANH, "--wrt", "x")
+    assert result.exit_code == 2
+    assert "pip install" in result.stderr and "plotext" in result.stderr
+    # --json needs neither library
+    assert invoke("plot", "-e", TANH, "--wrt", "x", "--json", "--samples", "3").exit_code == 0
+
+
+def test_without_matplotlib_o_exits_2(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    result = invoke("plot", "-e", TANH, "--wrt", "x", "-o", str(tmp_path / "p.png"))
+    assert result.exit_code == 2 and "pip install" in result.stderr
+
+
+# -- the README's example -------------------------------------------------------------------
+
+
+def test_readme_plot_example_runs_and_matches():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("### plot:", 1)[1].split("\n### ", 1)[0]
+    block = re.search(r"```console\n\$ gradcli (plot [^\n]*)\n(.*?)```", section, re.S)
+    assert block, "the README's plot section shows a terminal plot"
+    import shlex
+
+    args = shlex.split(block.group(1))
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    shown = [line.rstrip() for line in block.group(2).splitlines()]
+    assert [line.rstrip() for line in result.stdout.splitlines()] == shown
+    png = re.search(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", section)
+    assert png and (ROOT / png.group(1)).read_bytes().startswith(PNG_SIGNATURE)
