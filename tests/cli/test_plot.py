@@ -305,3 +305,63 @@ def test_readme_plot_example_runs_and_matches():
     assert [line.rstrip() for line in result.stdout.splitlines()] == shown
     png = re.search(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", section)
     assert png and (ROOT / png.group(1)).read_bytes().startswith(PNG_SIGNATURE)
+
+
+# -- one run over all samples -----------------------------------------------------------------
+
+from gradcli import plotting  # noqa: E402
+from gradcli.lang import Limits, compile_program  # noqa: E402
+
+
+@pytest.mark.parametrize("source", [
+    "x = 1.0\ny = tanh(x)",
+    "x = 1.0\na = 2.0\nb = x * a\ny = b ** 3 - torch.sin(b) / (1 + x.exp())",
+    "x = 1.0\n-x + pi * x",
+])
+def test_straight_line_elementwise_programs_run_once(source):
+    assert plotting.vectorizable(compile_program(source), ["x"], None)
+
+
+@pytest.mark.parametrize("source", [
+    "x = 1.0\ny = x.sum()",                          # a reduction over the samples
+    "x = 1.0\ny = x[0]",                             # indexing
+    "x = 1.0\nif x > 0:\n    y = x\nelse:\n    y = -x",   # control flow on x's value
+    "x = 1.0\ny = x * 2 if x > 0 else x",
+    "x = 1.0\ny = x\nfor i in range(3):\n    y = y * x",
+    "x = 1.0\ny = max(x, 0.5)",                      # not in the elementwise table
+    "x = 1.0\ny = x * 2\ny = y + 1",                 # a name assigned twice
+    "x = 1.0\nsin = 2.0\ny = sin(x)",                # the name means something else
+    "x = 1.0\ny = [1.0, 2.0] * x",
+    "x = 1.0\ny = x.clamp(min=0.0)",                 # keywords
+    "x = 1.0\ny = tanh(x)\nprint(y)",
+    "x = torch.tensor(1.0, requires_grad=True)\ny = tanh(x)",
+])
+def test_anything_else_runs_once_per_sample(source):
+    assert not plotting.vectorizable(compile_program(source), ["x"], None)
+
+
+@pytest.mark.parametrize("fn", sorted(plotting.ELEMENTWISE))
+def test_one_run_gives_the_bits_of_one_run_per_sample(fn):
+    source = f"x = 0.5\na = 1.5\ny = {fn}(x * a + 0.25) * x ** 2 / (1 + x) + x.{fn}()\n"
+    program = compile_program(source)
+    assert plotting.vectorizable(program, ["x"], None)
+    xs = plotting.grid(-0.95, 0.95, 41)   # inside every function's domain but sqrt's/log's
+    limits = Limits()
+    with np.errstate(all="ignore"):
+        one = plotting.Sampler(program, {}, ["x"], None, limits)
+        each = plotting.Sampler(program, {}, ["x"], None, limits, vectorize=False)
+        vector, _ = one.chains(xs, 3)
+        scalar, _ = each.chains(xs, 3)
+    assert one.vectorized
+    for a, b in zip(vector, scalar):
+        assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_plot_imports_no_plotting_library_for_other_commands_or_json():
+    code = ("import sys\nfrom gradcli.cli.app import run_app\n"
+            "run_app(['grad', '-e', 'x = 1.0; y = x * x', '--wrt', 'x', '--json'])\n"
+            "run_app(['plot', '-e', 'x = 1.0; y = x * x', '--wrt', 'x', '--json', '--samples', '3'])\n"
+            "print('plotext' in sys.modules, 'matplotlib' in sys.modules, file=sys.stderr)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.decode().strip().splitlines()[-1] == "False False"
