@@ -22,6 +22,7 @@ then goes through the same ops, with the same numbers, as its own run would.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -107,44 +108,39 @@ class Sampler:
 
     def chains(self, xs: np.ndarray, order: int) -> tuple:
         """([f, d1, ..., d_order] as arrays over `xs`, failed samples): one run, or one per sample."""
+        wrt = self.wrt[0]
+        return self._all_or_each(lambda: self._vector_chain(xs, order),
+                                 lambda x: self.chain({wrt: x}, order), xs, order + 1)
+
+    def gradients(self, xs: np.ndarray, ys: np.ndarray) -> tuple:
+        """([f, df/dx, df/dy] as arrays over the points (xs[i], ys[i]), failed points)."""
+        x, y = self.wrt
+        return self._all_or_each(lambda: self._vector_gradient(xs, ys),
+                                 lambda p: self.gradient({x: p[0], y: p[1]}), list(zip(xs, ys)), 3)
+
+    def _all_or_each(self, all_at_once: Callable, one: Callable, points, width: int) -> tuple:
         if self.vectorized:
             try:
-                return self._vector_chain(xs, order), []
+                return all_at_once(), []
             except LimitError:
                 raise
             except GradcliError:
                 self.vectorized = False  # e.g. a value error at one sample: find it sample by sample
-        return _evaluate(lambda x: self.chain({self.wrt[0]: x}, order), xs, order + 1)
+        return _evaluate(one, points, width)
 
-    def _vector_chain(self, xs: np.ndarray, order: int) -> list:
-        """The chain of `chain` for every sample at once: the same elementwise ops on a vector,
-        each derivative autograd.grad with create_graph below the top order, as `_rows` takes it."""
-        from .autograd.engine import grad
+    @contextmanager
+    def _run(self, values: dict):
+        """The program run with `values` for inputs, inside the answer limits of one --points line."""
         from .lang.program import answer_limits
-        from ._tensor import Tensor
 
-        run = self.program.run({**self.overrides, self.wrt[0]: xs.tolist()}, requires_grad=self.wrt,
+        run = self.program.run({**self.overrides, **values}, requires_grad=self.wrt,
                                stdout=_silent, limits=self.limits)
         with answer_limits(self.limits):
-            _, out = queries.tensor_output(run, self.of)
-            x = run.values[self.wrt[0]]
-            values = [out]
-            for k in range(1, order + 1):
-                f = values[-1]
-                d = None
-                if f.requires_grad:
-                    seed = Tensor._make(np.ones(f._data.shape))
-                    d = grad(f, [x], seed, retain_graph=True, create_graph=k < order, allow_unused=True)[0]
-                values.append(d if d is not None else Tensor._make(np.zeros(x._data.shape)))
-            return [np.broadcast_to(np.asarray(v._data, dtype=np.float64), xs.shape).copy() for v in values]
+            yield run
 
     def chain(self, point: dict, order: int) -> list:
-        """[f, d1, ..., d_order] at `point` (1-D), as floats."""
-        from .lang.program import answer_limits
-
-        run = self.program.run({**self.overrides, **point}, requires_grad=self.wrt,
-                               stdout=_silent, limits=self.limits)
-        with answer_limits(self.limits):
+        """[f, d1, ..., d_order] at `point` (1-D), as floats: `grad --order k`'s chain."""
+        with self._run(point) as run:
             name, out = scalar_output(run, self.of)
             x = run.values[self.wrt[0]]
             values = [out.reshape(())]
@@ -152,47 +148,49 @@ class Sampler:
                 values.append(queries.derivatives(values[-1], [x], 1, create_graph=k < order)[0])
             return [float(v._data) for v in values]
 
-    def gradients(self, xs: np.ndarray, ys: np.ndarray) -> tuple:
-        """([f, df/dx, df/dy] as arrays over the points (xs[i], ys[i]), failed points)."""
-        if self.vectorized:
-            try:
-                return self._vector_gradient(xs, ys), []
-            except LimitError:
-                raise
-            except GradcliError:
-                self.vectorized = False
-        x, y = self.wrt
-        return _evaluate(lambda p: self.gradient({x: p[0], y: p[1]}), list(zip(xs, ys)), 3)
-
-    def _vector_gradient(self, xs: np.ndarray, ys: np.ndarray) -> list:
-        """`gradient` at every point at once: one run on two vectors, one autograd.grad."""
-        from .autograd.engine import grad
-        from .lang.program import answer_limits
-        from ._tensor import Tensor
-
-        x, y = self.wrt
-        run = self.program.run({**self.overrides, x: xs.tolist(), y: ys.tolist()},
-                               requires_grad=self.wrt, stdout=_silent, limits=self.limits)
-        with answer_limits(self.limits):
-            _, out = queries.tensor_output(run, self.of)
-            grads = [None, None]
-            if out.requires_grad:
-                seed = Tensor._make(np.ones(out._data.shape))
-                grads = grad(out, [run.values[x], run.values[y]], seed, allow_unused=True)
-            values = [out] + [g if g is not None else Tensor._make(np.zeros(())) for g in grads]
-            return [np.broadcast_to(np.asarray(v._data, dtype=np.float64), xs.shape).copy() for v in values]
-
     def gradient(self, point: dict) -> tuple:
         """(f, df/dx, df/dy) at `point` (2-D), as `grad --wrt x,y` computes them."""
-        from .lang.program import answer_limits
-
-        run = self.program.run({**self.overrides, **point}, requires_grad=self.wrt,
-                               stdout=_silent, limits=self.limits)
-        with answer_limits(self.limits):
+        with self._run(point) as run:
             name, out = scalar_output(run, self.of)
             result = queries.run_grad(run, self.wrt, self.of, 1, allow_unused=True)
             return (float(out._data.reshape(())),
                     *(float(g._data) if g is not None else 0.0 for g in result.grads.values()))
+
+    def _vector_chain(self, xs: np.ndarray, order: int) -> list:
+        """`chain` for every sample at once: the same elementwise ops on a vector, each
+        derivative autograd.grad of the one before (ones as the seed, as `_rows` seeds 1)."""
+        with self._run({self.wrt[0]: xs.tolist()}) as run:
+            _, out = queries.tensor_output(run, self.of)
+            x = run.values[self.wrt[0]]
+            values = [out]
+            for k in range(1, order + 1):
+                values.append(_vector_grad(values[-1], [x], create_graph=k < order)[0])
+            return _arrays(values, xs.shape)
+
+    def _vector_gradient(self, xs: np.ndarray, ys: np.ndarray) -> list:
+        """`gradient` at every point at once: one run on two vectors, one autograd.grad."""
+        x, y = self.wrt
+        with self._run({x: xs.tolist(), y: ys.tolist()}) as run:
+            _, out = queries.tensor_output(run, self.of)
+            return _arrays([out] + _vector_grad(out, [run.values[x], run.values[y]]), xs.shape)
+
+
+def _vector_grad(f, inputs: list, create_graph: bool = False) -> list:
+    """d f_i / d x_i for each input, elementwise: autograd.grad with a seed of ones; zeros for
+    an input f does not depend on."""
+    from .autograd.engine import grad
+    from ._tensor import Tensor
+
+    grads = [None] * len(inputs)
+    if f.requires_grad:
+        seed = Tensor._make(np.ones(f._data.shape))
+        grads = grad(f, inputs, seed, retain_graph=True, create_graph=create_graph, allow_unused=True)
+    return [g if g is not None else Tensor._make(np.zeros(x._data.shape)) for g, x in zip(grads, inputs)]
+
+
+def _arrays(tensors: list, shape: tuple) -> list:
+    """Each tensor's numbers as a float array of `shape` (a value x does not reach is 0-d)."""
+    return [np.broadcast_to(np.asarray(t._data, dtype=np.float64), shape).copy() for t in tensors]
 
 
 # Elementwise functions and methods: on a vector, element i is what it is on that element alone.
