@@ -12,7 +12,9 @@ differences disagree and the engine's value lies between them (relu or abs at 0,
 a max tie, a clamp bound), or the central difference grows as the step shrinks (a
 jump). At a smooth point with a large second derivative the one-sided differences
 also disagree, by eps * f''; a kink's gap does not shrink with the step, so the
-test must hold at eps and at eps / 4 with the gap kept.
+test must hold at eps and at eps / 4 with the gap kept. A kink between two samples
+shows as a step in the next derivative far larger than its neighbours; bisection
+narrows it down, the same test confirms it, and it becomes a sample of its own.
 
 A program made only of assignments of elementwise arithmetic on scalars (no
 reductions, indexing, calls other than elementwise functions, or control flow)
@@ -308,6 +310,8 @@ def sample_curve(run, limits, wrt: str, of=None, order: int = 1, span=None,
     values, failures = sampler.chains(xs, order)
     curve = Curve(name, wrt, order, xs, values, failures=failures)
     _mark_kinks(curve, sampler)
+    _kinks_between(curve, sampler)
+    curve.kinks.sort()
     for v in curve.values:
         v[~np.isfinite(v)] = np.nan
     return curve
@@ -334,31 +338,30 @@ def _check_samples(samples: int) -> None:
         raise UsageError(f"--samples {samples}: give 2 to {MAX_SAMPLES}")
 
 
-def _mark_kinks(curve: Curve, sampler: Sampler) -> None:
-    """NaN for d_k where d_(k-1) has a kink or a jump (the checker's test); note where."""
+def _nonsmooth(sampler: Sampler, xs: np.ndarray, values: list, order: int) -> list:
+    """For k = 1..order, where d_(k-1) has a kink or a jump at xs (so d_k is undefined there):
+    the gradient checker's test (check.core), d_k against differences of d_(k-1)."""
     from .check.core import Options, _jumps, _kinks, _mismatch
 
     opts = Options()
     eps, atol, rtol = opts.eps, opts.atol, opts.rtol
-    order = curve.order
-    below = order - 1  # the derivatives whose smoothness is tested
 
     def at(step, where):
-        return sampler.chains(curve.xs[where] + step, below)[0]
+        return sampler.chains(xs[where] + step, order - 1)[0]
 
-    everywhere = np.flatnonzero(np.isfinite(curve.values[0]))
+    everywhere = np.arange(len(xs))
     plus, minus = at(eps, everywhere), at(-eps, everywhere)
+    masks = []
     for k in range(1, order + 1):
-        g, a = curve.values[k - 1][everywhere], curve.values[k][everywhere]
+        g, a = values[k - 1], values[k]
         fwd, bwd = (plus[k - 1] - g) / eps, (g - minus[k - 1]) / eps
         central = (plus[k - 1] - minus[k - 1]) / (2 * eps)
         kinked = _kinks(a, central, fwd, bwd, atol, rtol)
         jumped = _mismatch(a, central, atol, rtol)
         suspects = np.flatnonzero(kinked | jumped)
-        bad = np.zeros(len(everywhere), dtype=bool)
+        bad = np.zeros(len(xs), dtype=bool)
         if suspects.size:
-            idx = everywhere[suspects]
-            p4, m4 = at(eps / 4, idx), at(-eps / 4, idx)
+            p4, m4 = at(eps / 4, suspects), at(-eps / 4, suspects)
             gs, as_ = g[suspects], a[suspects]
             f4, b4 = (p4[k - 1] - gs) * 4 / eps, (gs - m4[k - 1]) * 4 / eps
             finer = (p4[k - 1] - m4[k - 1]) * 2 / eps
@@ -366,11 +369,82 @@ def _mark_kinks(curve: Curve, sampler: Sampler) -> None:
                     & (np.abs(f4 - b4) > 0.5 * np.abs(fwd[suspects] - bwd[suspects])))
             jump = jumped[suspects] & _jumps(central[suspects], finer, atol, rtol)
             bad[suspects] = kink | jump
-        for i in everywhere[bad]:
-            if np.isfinite(curve.values[k][i]):
-                curve.kinks.append((float(curve.xs[i]), k))
-            for j in range(k, order + 1):
-                curve.values[j][i] = np.nan
+        masks.append(bad)
+    return masks
+
+
+def _mark_kinks(curve: Curve, sampler: Sampler) -> None:
+    """NaN for d_k..d_K at a sample where d_(k-1) has a kink or a jump; note where."""
+    finite = np.flatnonzero(np.isfinite(curve.values[0]))
+    masks = _nonsmooth(sampler, curve.xs[finite], [v[finite] for v in curve.values], curve.order)
+    for k, bad in enumerate(masks, start=1):
+        for i in finite[bad]:
+            _undefine(curve, i, k)
+
+
+def _undefine(curve: Curve, i: int, k: int) -> None:
+    if np.isfinite(curve.values[k][i]):
+        curve.kinks.append((float(curve.xs[i]), k))
+    for j in range(k, curve.order + 1):
+        curve.values[j][i] = np.nan
+
+
+# Between two samples a kink or a jump shows as a step in f or a derivative, far larger
+# than the steps beside it; at most MAX_BETWEEN such places are narrowed down by bisection
+# to WIDTH of the range (well inside the checker's step), and kept where its test finds
+# a kink or a jump there.
+STEP_RATIO = 8.0
+MAX_BETWEEN = 32
+WIDTH = 1e-12
+
+
+def _kinks_between(curve: Curve, sampler: Sampler) -> None:
+    """Add a sample at each kink or jump that lies between two samples, undefined from there on."""
+    from .check.core import Options
+
+    opts = Options()
+    order, xs = curve.order, curve.xs
+    found = {}  # interval -> the derivative that steps there (0: f)
+    for m in range(order + 1):
+        v = curve.values[m]
+        step = np.abs(np.diff(v))
+        beside = np.maximum(np.concatenate(([0.0], step[:-1])), np.concatenate((step[1:], [0.0])))
+        with np.errstate(invalid="ignore"):
+            big = (step > STEP_RATIO * beside) & (step > opts.atol + opts.rtol * np.abs(v[1:]))
+        for i in np.flatnonzero(big & np.isfinite(beside)):
+            found.setdefault(int(i), m)
+    if not found:
+        return
+    intervals = sorted(found, key=lambda i: -abs(curve.values[found[i]][i + 1] - curve.values[found[i]][i]))
+    intervals = np.array(sorted(intervals[:MAX_BETWEEN]))
+    which = np.array([found[i] for i in intervals])
+    lo, hi = xs[intervals].copy(), xs[intervals + 1].copy()
+    left = np.array([curve.values[m][i] for i, m in zip(intervals, which)])
+    right = np.array([curve.values[m][i + 1] for i, m in zip(intervals, which)])
+    width = min(opts.eps / 4, WIDTH * (xs[-1] - xs[0]))
+    for _ in range(200):  # each halves the intervals; past float resolution mid stops moving
+        mid = (lo + hi) / 2
+        open_ = (hi - lo > width) & (mid > lo) & (mid < hi)
+        if not open_.any():
+            break
+        at_mid = sampler.chains(mid[open_], order)[0]
+        v = np.array([at_mid[m][j] for j, m in enumerate(which[open_])])
+        go_right = np.abs(v - left[open_]) <= np.abs(v - right[open_])  # mid is on the left side
+        idx = np.flatnonzero(open_)
+        lo[idx[go_right]] = mid[open_][go_right]
+        hi[idx[~go_right]] = mid[open_][~go_right]
+    points = (lo + hi) / 2
+    values = sampler.chains(points, order)[0]
+    masks = _nonsmooth(sampler, points, values, order)
+    keep = [(j, next(k for k in range(1, order + 1) if masks[k - 1][j]))
+            for j in range(len(points)) if any(mask[j] for mask in masks)]
+    if not keep:
+        return
+    at = intervals[[j for j, _ in keep]] + 1
+    curve.xs = np.insert(xs, at, points[[j for j, _ in keep]])
+    curve.values = [np.insert(v, at, w[[j for j, _ in keep]]) for v, w in zip(curve.values, values)]
+    for n, (j, k) in enumerate(keep):
+        _undefine(curve, int(at[n] + n), k)
 
 
 # -- 2-D --------------------------------------------------------------------------------

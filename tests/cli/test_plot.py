@@ -105,6 +105,35 @@ def test_abs_has_a_kink_at_zero_a_gap_and_null():
     assert np.all(y == np.abs(x))
 
 
+def test_a_kink_between_samples_gets_a_sample_of_its_own():
+    doc = plot_json("-e", ABS, "--wrt", "x", "--order", "2")   # 400 samples: none at 0
+    assert len(doc["samples"]) == 401
+    [kink] = doc["kinks"]
+    assert kink["order"] == 1 and abs(kink["x"]) < 1e-9
+    [at] = [s for s in doc["samples"] if s["x"] == kink["x"]]
+    assert at["y"] == abs(kink["x"]) and at["d1"] is None and at["d2"] is None
+    others = [s for s in doc["samples"] if s is not at]
+    assert all(s["d1"] == math.copysign(1.0, s["x"]) for s in others)
+
+
+@pytest.mark.parametrize("program, where", [
+    ("x = 0.3\ny = clamp(x, -1.0, 1.0)\n", [-1.0, 1.0]),    # clamp: run once per sample
+    ("x = 0.0\ny = sign(x) + x\n", [0.0]),                  # a jump: f' is 1 on both sides
+    ("x = 0.0\ndef f(t):\n    return relu(t) - t / 2\ny = f(x)\n", [0.0]),
+])
+def test_kinks_and_jumps_between_samples(program, where):
+    doc = plot_json("-e", program, "--wrt", "x", "--samples", "100")
+    assert [k["order"] for k in doc["kinks"]] == [1] * len(where)
+    assert [k["x"] for k in doc["kinks"]] == pytest.approx(where, abs=1e-9)
+
+
+@pytest.mark.parametrize("program", ["x = 0.0\ny = tanh(50 * x)\n", "x = 0.0\ny = sin(20 * x)\n",
+                                     "x = 0.0\ny = exp(x) * x ** 4\n"])
+def test_steep_smooth_functions_have_no_kinks(program):
+    doc = plot_json("-e", program, "--wrt", "x", "--order", "3")
+    assert doc["kinks"] == [] and len(doc["samples"]) == 400
+
+
 def test_a_kink_of_the_first_derivative_leaves_the_second_undefined():
     doc = plot_json("-e", "x = 0.0\ny = x * abs(x)\n", "--wrt", "x", "--order", "2", "--samples", "11")
     assert doc["kinks"] == [{"x": 0.0, "order": 2}]
