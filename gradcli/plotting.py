@@ -76,7 +76,7 @@ def parse_range(text: str, option: str = "--range") -> tuple[float, float]:
         a, b = float(lo), float(hi)
     except ValueError:
         raise UsageError(f"{option} {text!r}: expected A:B, two numbers such as -3:3") from None
-    if not colon or not (math.isfinite(a) and math.isfinite(b)) or a >= b:
+    if not colon or not math.isfinite(b - a) or a >= b:
         raise UsageError(f"{option} {text!r}: expected A:B with finite numbers and A < B")
     return a, b
 
@@ -292,6 +292,16 @@ def scalar_input(run, program, name: str) -> float:
     return float(data.reshape(()))
 
 
+def span_of(value: float, name: str, given=None) -> tuple[float, float]:
+    """The --range given, else the default one around the input's value (which must be finite)."""
+    if given is not None:
+        return given
+    if not math.isfinite(value):
+        raise UsageError(f"--wrt {name}: the input's value is {value}, so there is no default range",
+                         hint="give one with --range A:B")
+    return default_range(value)
+
+
 # -- 1-D --------------------------------------------------------------------------------
 
 
@@ -303,9 +313,7 @@ def sample_curve(run, limits, wrt: str, of=None, order: int = 1, span=None,
     _check_samples(samples)
     program = run.interpreter.program
     name, _ = scalar_output(run, of)
-    value = scalar_input(run, program, wrt)
-    a, b = span if span is not None else default_range(value)
-    xs = grid(a, b, samples)
+    xs = grid(*span_of(scalar_input(run, program, wrt), wrt, span), samples)
     sampler = Sampler(program, run.interpreter.overrides, [wrt], of, limits)
     values, failures = sampler.chains(xs, order)
     curve = Curve(name, wrt, order, xs, values, failures=failures)
@@ -460,9 +468,8 @@ def sample_surface(run, limits, wrt: list, of=None, spans=None, samples: int = D
     name, _ = scalar_output(run, of)
     axes = []
     for k, w in enumerate(wrt):
-        value = scalar_input(run, program, w)
-        a, b = spans[k] if spans and spans[k] is not None else default_range(value)
-        axes.append(grid(a, b, samples))
+        given = spans[k] if spans else None
+        axes.append(grid(*span_of(scalar_input(run, program, w), w, given), samples))
     sampler = Sampler(program, run.interpreter.overrides, wrt, of, limits)
     xs, ys = np.meshgrid(axes[0], axes[1])
     values, failures = sampler.gradients(xs.ravel(), ys.ravel())
