@@ -132,11 +132,14 @@ class Sampler:
 
     @contextmanager
     def _run(self, values: dict):
-        """The program run with `values` for inputs, inside the answer limits of one --points line."""
+        """The program run with `values` for inputs, then the answer limits of one --points line:
+        each sample has the budgets of a run of its own (as drive gives its first run)."""
+        from .autograd.graph import observe_nodes
         from .lang.program import answer_limits
 
-        run = self.program.run({**self.overrides, **values}, requires_grad=self.wrt,
-                               stdout=_silent, limits=self.limits)
+        with observe_nodes(None):  # a run's nodes count against its steps, not the answer's
+            run = self.program.run({**self.overrides, **values}, requires_grad=self.wrt,
+                                   stdout=_silent, limits=self.limits)
         with answer_limits(self.limits):
             yield run
 
