@@ -104,9 +104,18 @@ def plot_cmd(
             sys.stderr.write(f"wrote {output}\n")
             return
         width, height, color = _terminal_size()
-        sys.stdout.write(render.terminal(result, width, height, color) + "\n")
+        _write(render.terminal(result, width, height, color) + "\n")
 
     drive(opts, answer, to_json, human, requires_grad=tuple(wrt_names))
+
+
+def _write(text: str) -> None:
+    """Braille and box drawing, or '?' for them where standard output cannot encode them."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        encoding = sys.stdout.encoding or "ascii"
+        sys.stdout.write(text.encode(encoding, "replace").decode(encoding))
 
 
 def _warn(result) -> None:
