@@ -271,6 +271,14 @@ def test_a_real_pipe():
     assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
 
 
+def test_an_ascii_only_standard_output_gets_question_marks_not_a_traceback():
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "plot", "-e", TANH, "--wrt", "x"],
+                          cwd=ROOT, capture_output=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "ascii"})
+    assert proc.returncode == 0, proc.stderr
+    assert b"?" in proc.stdout and b"y and its derivatives in x" in proc.stdout
+
+
 # -- errors ----------------------------------------------------------------------------------
 
 
