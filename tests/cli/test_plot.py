@@ -394,6 +394,21 @@ def test_one_run_gives_the_bits_of_one_run_per_sample(fn):
         assert np.array_equal(a, b, equal_nan=True)
 
 
+@pytest.mark.parametrize("form", ["x ** 0.5", "x ** 3", "x ** -2.5", "2 ** x", "x ** x", "-x ** 4",
+                                  "(x + 2) ** 1.5 / (x - 7)", "pi * x - e", "x ** 0"])
+def test_one_run_gives_the_bits_of_one_run_per_sample_for_arithmetic(form):
+    program = compile_program(f"x = 1.0\ny = {form}\n")
+    xs = plotting.grid(0.05, 2.95, 59)
+    limits = Limits()
+    with np.errstate(all="ignore"):
+        one = plotting.Sampler(program, {}, ["x"], None, limits)
+        vector, _ = one.chains(xs, 4)
+        scalar, _ = plotting.Sampler(program, {}, ["x"], None, limits, vectorize=False).chains(xs, 4)
+    assert one.vectorized
+    for a, b in zip(vector, scalar):
+        assert np.array_equal(a, b, equal_nan=True)
+
+
 def test_plot_imports_no_plotting_library_for_other_commands_or_json():
     code = ("import sys\nfrom gradcli.cli.app import run_app\n"
             "run_app(['grad', '-e', 'x = 1.0; y = x * x', '--wrt', 'x', '--json'])\n"
