@@ -161,8 +161,13 @@ def save(result, path: str, fmt: str) -> None:
     fig.tight_layout()
     # no date, version or random ids in the file: the same plot gives the same bytes
     metadata = {"Date": None, "Creator": None} if fmt == "svg" else {"Software": None}
-    with matplotlib.rc_context({"svg.hashsalt": "gradcli"}):
-        fig.savefig(path, format=fmt, metadata=metadata)
+    try:
+        with matplotlib.rc_context({"svg.hashsalt": "gradcli"}):
+            fig.savefig(path, format=fmt, metadata=metadata)
+    except OSError as exc:
+        from ..errors import UsageError
+
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _file_curve(fig, c) -> None:

@@ -310,6 +310,11 @@ def test_usage_errors_exit_2(args):
     assert "error" in result.stderr
 
 
+def test_an_unwritable_output_file_exits_2(tmp_path):
+    result = invoke("plot", "-e", TANH, "--wrt", "x", "--samples", "5", "-o", str(tmp_path / "no" / "p.png"))
+    assert result.exit_code == 2 and "cannot write" in result.stderr
+
+
 def test_without_plotext_exit_2_with_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "plotext", None)   # import plotext raises ImportError
     result = invoke("plot", "-e", TANH, "--wrt", "x")
