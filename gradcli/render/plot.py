@@ -36,12 +36,13 @@ def load(module: str):
 
 
 def labels(c) -> list[str]:
-    """y, dy/dx, d²y/dx², ... for a curve's output and input."""
+    """y, dy/dx, d²y/dx², ... for a curve's output and input (`d(x ** 3)/dx` for an expression)."""
+    name = c.output_name if c.output_name.isidentifier() else f"({c.output_name})"
     out = [c.output_name]
     for k in range(1, c.order + 1):
         top = "d" if k == 1 else f"d{_sup(k)}"
         bottom = f"d{c.wrt}" if k == 1 else f"d{c.wrt}{_sup(k)}"
-        out.append(f"{top}{c.output_name}/{bottom}")
+        out.append(f"{top}{name}/{bottom}")
     return out
 
 
