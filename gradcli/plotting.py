@@ -48,7 +48,7 @@ class Curve:
     order: int
     xs: np.ndarray
     values: list                 # [f, d1, ..., dK], float arrays, NaN where undefined
-    kinks: list = field(default_factory=list)   # (x, k): d_k undefined there, d_(k-1) has a kink
+    kinks: list = field(default_factory=list)   # (x, k): d_k undefined, d_(k-1) has a kink or jump
     failures: list = field(default_factory=list)  # (x, GradcliError) of samples whose run failed
 
 
@@ -113,6 +113,15 @@ class Sampler:
         wrt = self.wrt[0]
         return self._all_or_each(lambda: self._vector_chain(xs, order),
                                  lambda x: self.chain({wrt: x}, order), xs, order + 1)
+
+    def probe(self, xs: np.ndarray, order: int) -> list:
+        """`chains` at points off the grid (the kink test's), NaN where a run fails, even all."""
+        try:
+            return self.chains(xs, order)[0]
+        except LimitError:
+            raise
+        except GradcliError:
+            return list(np.full((order + 1, len(xs)), np.nan))
 
     def gradients(self, xs: np.ndarray, ys: np.ndarray) -> tuple:
         """([f, df/dx, df/dy] as arrays over the points (xs[i], ys[i]), failed points)."""
@@ -358,7 +367,7 @@ def _nonsmooth(sampler: Sampler, xs: np.ndarray, values: list, order: int) -> li
     eps, atol, rtol = opts.eps, opts.atol, opts.rtol
 
     def at(step, where):
-        return sampler.chains(xs[where] + step, order - 1)[0]
+        return sampler.probe(xs[where] + step, order - 1)
 
     everywhere = np.arange(len(xs))
     plus, minus = at(eps, everywhere), at(-eps, everywhere)
@@ -438,14 +447,14 @@ def _kinks_between(curve: Curve, sampler: Sampler) -> None:
         open_ = (hi - lo > width) & (mid > lo) & (mid < hi)
         if not open_.any():
             break
-        at_mid = sampler.chains(mid[open_], order)[0]
+        at_mid = sampler.probe(mid[open_], order)
         v = np.array([at_mid[m][j] for j, m in enumerate(which[open_])])
         go_right = np.abs(v - left[open_]) <= np.abs(v - right[open_])  # mid is on the left side
         idx = np.flatnonzero(open_)
         lo[idx[go_right]] = mid[open_][go_right]
         hi[idx[~go_right]] = mid[open_][~go_right]
     points = (lo + hi) / 2
-    values = sampler.chains(points, order)[0]
+    values = sampler.probe(points, order)
     masks = _nonsmooth(sampler, points, values, order)
     keep = [(j, next(k for k in range(1, order + 1) if masks[k - 1][j]))
             for j in range(len(points)) if any(mask[j] for mask in masks)]
