@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ..errors import ProgramTypeError, ProgramValueError
+from ..errors import ProgramTypeError, ProgramValueError, type_name
 from .._tensor import Tensor, as_int, check_elements
 from .domains import cases
 from .registry import METHODS, apply, defop, export
@@ -169,8 +169,6 @@ export("full", full, method=False)
 def _like_input(name, input) -> Tensor:
     """The tensor a `*_like` factory takes its shape from: PyTorch refuses anything else."""
     if not isinstance(input, Tensor):
-        from ..lang.values import type_name
-
         raise ProgramTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
     return input
 
