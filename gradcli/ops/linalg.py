@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, as_int, check_elements
-from .broadcast import _expand_shape
+from .broadcast import _expand_shape, broadcast_shapes
 from .domains import cases
 from .registry import FUNCTIONS, apply, defop, export
 
@@ -236,7 +236,7 @@ def matmul(input, other):
     a = _fn("unsqueeze")(input, 0) if da == 1 else input
     b = _fn("unsqueeze")(other, -1) if db == 1 else other
     sa2, sb2 = _shape(a), _shape(b)
-    batch = _broadcast_batch(sa2[:-2], sb2[:-2])
+    batch = broadcast_shapes(sa2[:-2], sb2[:-2])
     n, m, k, p = sa2[-2], sa2[-1], sb2[-2], sb2[-1]
     count = _size(batch)
     a3 = _fn("reshape")(_fn("expand")(a, batch + (n, m)), (count, n, m))
@@ -246,24 +246,7 @@ def matmul(input, other):
     return apply(unsafe_view, (out,), {"shape": shape})
 
 
-def _broadcast_batch(sa, sb):
-    """The broadcast of two batch shapes, with PyTorch's message when they do not fit."""
-    try:
-        return tuple(np.broadcast_shapes(sa, sb))
-    except ValueError:
-        n = max(len(sa), len(sb))
-        for i in range(1, min(len(sa), len(sb)) + 1):
-            if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
-                raise ShapeError(
-                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
-                    f"at non-singleton dimension {n - i}"
-                ) from None
-        raise
-
-
 export("matmul", matmul, array=np.matmul)
-Tensor.__matmul__ = matmul
-Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
 
 
 def outer(input, vec2):
@@ -831,7 +814,7 @@ def solve(A, B, *, left=True, out=None):
         raise ShapeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                          f"({sa[-2]}x{sa[-1]} and {rows}x{cols})")
     core = 1 if vector else 2
-    batch = _broadcast_batch(sa[:-2], sb[:-core])
+    batch = broadcast_shapes(sa[:-2], sb[:-core])
     if sa[:-2] != batch:
         A = _fn("expand")(A, batch + sa[-2:])
     if sb[:-core] != batch:

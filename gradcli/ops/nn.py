@@ -20,6 +20,7 @@ import math
 
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, as_int, check_elements
+from .broadcast import broadcast_shapes
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
 from .registry import FUNCTIONS, NN_FUNCTIONS, apply, defop, export
@@ -188,17 +189,7 @@ def _broadcast_tensors(a, b):
     sa, sb = _shape(a), _shape(b)
     if sa == sb:
         return a, b
-    try:
-        shape = tuple(np.broadcast_shapes(sa, sb))
-    except ValueError:
-        n = max(len(sa), len(sb))
-        for i in range(1, min(len(sa), len(sb)) + 1):
-            if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
-                raise ShapeError(
-                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
-                    f"at non-singleton dimension {n - i}"
-                ) from None
-        raise
+    shape = broadcast_shapes(sa, sb)
     expand = _fn("expand")
     return (a if sa == shape else expand(a, shape)), (b if sb == shape else expand(b, shape))
 
