@@ -7,6 +7,7 @@ the in-place machinery (`ops/views.py`: `_inplace`, `zero_`, ...).
 """
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
@@ -141,10 +142,7 @@ class Size(tuple):
     __str__ = __repr__
 
     def numel(self) -> int:
-        n = 1
-        for d in self:
-            n *= d
-        return n
+        return math.prod(self)
 
 
 def shape_str(shape) -> str:

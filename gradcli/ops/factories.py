@@ -48,10 +48,7 @@ def _size(sizes, name: str) -> tuple:
     for s in shape:
         if s < 0:
             raise ProgramValueError(f"{name}: Dimension size must be non-negative.")
-    count = 1
-    for s in shape:
-        count *= s
-    check_elements(count)
+    check_elements(math.prod(shape))
     return shape
 
 
@@ -114,10 +111,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         shape, flat = data.shape, None
     else:
         shape, flat = _nested(data)
-    count = 1
-    for s in shape:
-        count *= s
-    check_elements(count)
+    check_elements(math.prod(shape))
     if flat is None:
         values = np.array(data)
     else:

@@ -10,6 +10,7 @@ again), so gradients through them stay differentiable at every order.
 from __future__ import annotations
 
 import inspect
+import math
 
 import numpy as np
 
@@ -26,15 +27,10 @@ def _view_shape(shape, size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     size = tuple(as_int(s, "size") for s in size)
-    numel = 1
-    for d in shape:
-        numel *= d
+    numel = math.prod(shape)
     if size.count(-1) > 1:
         raise ShapeError("only one dimension can be inferred")
-    known = 1
-    for s in size:
-        if s != -1:
-            known *= s
+    known = math.prod(s for s in size if s != -1)
     if -1 in size:
         if known == 0 or numel % known:
             raise ShapeError(f"shape '{shape_str(size)}' is invalid for input of size {numel}")
@@ -74,10 +70,7 @@ def flatten(input, start_dim=0, end_dim=-1):
         return reshape(input, (1,))
     s = _dim(start_dim, len(shape))
     e = _dim(end_dim, len(shape))
-    n = 1
-    for d in shape[s:e + 1]:
-        n *= d
-    return reshape(input, shape[:s] + (n,) + shape[e + 1:])
+    return reshape(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
 
 
 export("flatten", flatten)
@@ -500,10 +493,7 @@ def repeat(input, *sizes):
                          "dimensions of tensor")
     if any(r < 0 for r in repeats):
         raise ShapeError(f"Trying to create tensor with negative dimension {min(repeats)}: {shape_str(repeats)}")
-    count = _data(input).size
-    for r in repeats:
-        count *= r
-    check_elements(count)
+    check_elements(_data(input).size * math.prod(repeats))
     return apply(repeat_op, (input,), {"repeats": repeats})
 
 
@@ -984,10 +974,7 @@ def unflatten(input, dim, sizes):
         raise ShapeError("unflatten: sizes must be non-empty")
     if sizes.count(-1) > 1:
         raise ShapeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
-    known = 1
-    for s in sizes:
-        if s != -1:
-            known *= s
+    known = math.prod(s for s in sizes if s != -1)
     if (known != shape[d]) if -1 not in sizes else (known == 0 or shape[d] % known):
         raise ShapeError(f"unflatten: Provided sizes {shape_str(sizes)} don't multiply up to the size of "
                          f"dim {d} ({shape[d]}) in the input tensor")
