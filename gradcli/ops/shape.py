@@ -847,7 +847,7 @@ diag_embed = defop(
 
 # torch.diag of a matrix: a copy of its diagonal, which PyTorch records as
 # DiagonalBackward0_copy. That name has no <Op>Backward<k> form, so the op lives
-# outside the table (tests/ops/test_more_ops.py checks its gradients).
+# outside the table (tests/ops/test_activations_scans_and_gather.py checks its gradients).
 diag_copy = Op(
     "diag_copy", "DiagonalBackward0_copy", lambda self, offset=0: np.diagonal(self, offset).copy(),
     rules=(lambda F, g, self_shape, offset: F.diagonal_backward(g, self_shape, offset, 0, 1),),
