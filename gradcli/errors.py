@@ -105,3 +105,15 @@ class CheckFailed(GradcliError):
     """A gradient check found a mismatch (exit 1)."""
 
     exit_code = ExitCode.CHECK_FAILED
+
+
+def type_name(value) -> str:
+    """The type of a value as a program sees it (for error messages).
+
+    The language's own values name themselves as Python's do (`Closure.__name__` is
+    "function", `Builtin`'s "builtin_function_or_method", `Namespace`'s "module"),
+    so this needs no import of the language.
+    """
+    if isinstance(value, type):
+        return "type"
+    return type(value).__name__
