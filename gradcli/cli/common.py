@@ -20,7 +20,7 @@ import typer
 from ..errors import GradcliError, LimitError, UsageError
 from ..render import jsonout
 from ..render.errors import error_json, error_text
-from .options import Common
+from .options import LIMIT_OPTIONS, Common
 
 # Set by `cli.main` for a real gradcli process (not for a CliRunner in a test session, where
 # frozen objects would stay for the whole session).
@@ -197,9 +197,10 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
         # the program's tree lives as long as the process: out of every later collection
         gc.freeze()
     base = parse_sets(opts.sets)
-    for option, value in (("--max-elements", opts.max_elements), ("--max-steps", opts.max_steps)):
+    for name in LIMIT_OPTIONS:
+        value = getattr(opts, name)
         if value < 0:
-            raise UsageError(f"{option} {value}: a limit cannot be negative")
+            raise UsageError(f"--{name.replace('_', '-')} {value}: a limit cannot be negative")
     limits = opts.limits()
     if opts.points is not None:
         _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script)
