@@ -1,4 +1,5 @@
-"""Human output: Rich tables, tensors written as PyTorch writes them.
+"""Human output: Rich tables, tensors written as PyTorch writes them, and the
+printed answer of each value and derivative command (`print_backward`, ...).
 
 Colour only on a terminal and never with NO_COLOR (Rich's own rules); the
 tables fall back to ASCII when the output cannot show box characters.
@@ -83,6 +84,8 @@ def nested_rows(grads: dict, path=()):
 
 
 def stdout_console():
+    """Rich's console on standard output; a reader that closes the pipe ends the command
+    at the CLI's boundary, not with Rich's own exit 1."""
     from rich.console import Console
 
     class StdoutConsole(Console):
