@@ -28,6 +28,7 @@ from ..autograd.function import FunctionCtx
 from ..autograd import graph as _graph
 from ..autograd.graph import AccumulateGrad, OpNode, edge_to, observe_nodes
 from ..ops import registry
+from .symbolic import OverBudget
 
 
 class ReplayError(AutogradError):
@@ -191,7 +192,7 @@ class Tape:
         try:
             for node in self.order:
                 # a node made again keeps the program position of the one it replays
-                _graph.set_current_source(getattr(node, "source", None))
+                _graph.set_current_source(node.source)
                 if isinstance(node, OpNode):
                     args = self._inputs(node, given, values)
                     values[node] = registry.apply(node.op, tuple(args), node.params)
@@ -279,8 +280,6 @@ class Tape:
 
 def _translate(op, sp, args, params):
     """An op's SymPy counterpart on these inputs; a counterpart that fails is no reference."""
-    from .symbolic import OverBudget
-
     try:
         return op.sympy(sp, *args, **(params or {}))
     except OverBudget:
