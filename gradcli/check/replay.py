@@ -31,6 +31,18 @@ from ..ops import registry
 from .symbolic import OverBudget
 
 
+def edge_value(edge, given: dict, values: dict, leaf):
+    """The value flowing along `edge` (node, output_nr): a given one, a node's output
+    from `values`, or `leaf(tensor)` for a leaf's."""
+    if edge in given:
+        return given[edge]
+    node, nr = edge
+    if isinstance(node, AccumulateGrad):
+        return leaf(node.variable)
+    out = values[node]
+    return out[nr] if isinstance(out, tuple) else out
+
+
 class ReplayError(AutogradError):
     """A graph that cannot be evaluated again (a node whose inputs were not recorded)."""
 
@@ -145,14 +157,7 @@ class Tape:
     # -- evaluation ---------------------------------------------------------------
 
     def _value(self, edge, given: dict, values: dict):
-        """The value flowing along `edge`: a given tensor, a node's output, or a leaf's data."""
-        if edge in given:
-            return given[edge]
-        node, nr = edge
-        if isinstance(node, AccumulateGrad):
-            return Tensor._make(node.variable._data)
-        out = values[node]
-        return out[nr] if isinstance(out, tuple) else out
+        return edge_value(edge, given, values, lambda leaf: Tensor._make(leaf._data))
 
     def _constant(self, note):
         if isinstance(note, tuple) and len(note) == 3 and isinstance(note[0], np.ndarray):
@@ -220,13 +225,7 @@ class Tape:
         values = {}
 
         def value(edge):
-            if edge in given:
-                return given[edge]
-            node, nr = edge
-            if isinstance(node, AccumulateGrad):
-                return node.variable._data
-            out = values[node]
-            return out[nr] if isinstance(out, tuple) else out
+            return edge_value(edge, given, values, lambda leaf: leaf._data)
 
         for node in self.order:
             budget.check()
