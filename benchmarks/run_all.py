@@ -40,13 +40,18 @@ def run(name: str, env: dict, echo: bool = True, label: str = "") -> dict | None
     proc = subprocess.Popen([sys.executable, str(HERE / f"{name}.py")], stdout=subprocess.PIPE,
                             env=env, text=True)
     last = None
-    for line in proc.stdout:
-        if echo:
-            sys.stdout.write(line)
-            sys.stdout.flush()
-        if line.startswith("{"):
-            last = line
-    proc.wait()
+    try:
+        for line in proc.stdout:
+            if echo:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+            if line.startswith("{"):
+                last = line
+        proc.wait()
+    finally:
+        if proc.poll() is None:   # interrupted: the benchmark goes too
+            proc.kill()
+            proc.wait()
     print(f"({name}{label}: {time.perf_counter() - t0:.0f} s, exit {proc.returncode})", flush=True)
     if proc.returncode != 0 or last is None:
         return None
@@ -74,17 +79,17 @@ def checkout(rev: str):
     """REV checked out in a temporary git worktree (detached), removed afterwards."""
     tmp = Path(tempfile.mkdtemp(prefix="gradcli-compare-"))
     path = tmp / "tree"
-    done = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(path), rev],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise SystemExit(f"--compare {rev}: git worktree add failed: {done.stderr.strip()}")
     try:
+        done = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(path),
+                               rev], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"--compare {rev}: git worktree add failed: {done.stderr.strip()}")
         yield path
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)],
                        capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"], capture_output=True)
 
 
 # A figure's leading quantity: "232.0 ms = 1.73x" -> (0.232, "s"), "5,319 points/s" -> (5319, "points/s").
