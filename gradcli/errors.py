@@ -42,6 +42,7 @@ class GradcliError(Exception):
     """Base of every error gradcli reports to a user."""
 
     exit_code = ExitCode.INTERNAL
+    node = None   # the backward node whose rule raised it (set by the engine): its source is the place
 
     def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
         super().__init__(message)

@@ -171,6 +171,7 @@ class GradResult:
     order: int
     grads: dict  # name -> Tensor/None, nested `order` deep
     symbolic: dict | None = None  # the SymPy formulas, nested the same way (`grad --symbolic`)
+    grad_outputs: Tensor | None = None  # order 1: the seed given (--grad-outputs)
 
 
 def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = False) -> list:
@@ -190,7 +191,7 @@ def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
     if order == 1:
         seed = as_gradient(grad_outputs, out)
         grads = engine.grad(out, xs, seed, create_graph=create_graph, allow_unused=allow_unused)
-        return GradResult(name, out, list(wrt), 1, dict(zip(wrt, grads)))
+        return GradResult(name, out, list(wrt), 1, dict(zip(wrt, grads)), grad_outputs=seed)
     if out._data.size != 1:
         raise ProgramError(f"--order {order} needs a scalar output, and {name!r} has shape "
                            f"{list(out._data.shape)}", hint="reduce it (e.g. .sum()) or use jacobian")

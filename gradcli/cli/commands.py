@@ -77,7 +77,7 @@ def grad_cmd(
     def answer(run):
         result = queries.run_grad(run, wrt_list, opts.of, order, seed, allow_unused)
         if symbolic:
-            from ..check.symbolic import symbolic_derivatives
+            from ..check.program import symbolic_derivatives
 
             result.symbolic = symbolic_derivatives(run, result)
         return result
