@@ -327,10 +327,11 @@ def sample_curve(run, limits, wrt: str, of=None, order: int = 1, span=None,
     name, _ = scalar_output(run, of)
     xs = grid(*span_of(scalar_input(run, program, wrt), wrt, span), samples)
     sampler = Sampler(program, run.interpreter.overrides, [wrt], of, limits)
-    values, failures = sampler.chains(xs, order)
-    curve = Curve(name, wrt, order, xs, values, failures=failures)
-    _mark_kinks(curve, sampler)
-    _kinks_between(curve, sampler)
+    with np.errstate(all="ignore"):  # NaN and inf are gaps in a plot, not warnings
+        values, failures = sampler.chains(xs, order)
+        curve = Curve(name, wrt, order, xs, values, failures=failures)
+        _mark_kinks(curve, sampler)
+        _kinks_between(curve, sampler)
     curve.kinks.sort()
     for v in curve.values:
         v[~np.isfinite(v)] = np.nan
@@ -361,7 +362,8 @@ def _check_samples(samples: int) -> None:
 def _nonsmooth(sampler: Sampler, xs: np.ndarray, values: list, order: int) -> list:
     """For k = 1..order, where d_(k-1) has a kink or a jump at xs (so d_k is undefined there):
     the gradient checker's test (check.core), d_k against differences of d_(k-1)."""
-    from .check.core import Options, _jumps, _kinks, _mismatch
+    from .autograd.gradcheck import mismatch
+    from .check.core import Options, _jumps, _kinks
 
     opts = Options()
     eps, atol, rtol = opts.eps, opts.atol, opts.rtol
@@ -377,7 +379,7 @@ def _nonsmooth(sampler: Sampler, xs: np.ndarray, values: list, order: int) -> li
         fwd, bwd = (plus[k - 1] - g) / eps, (g - minus[k - 1]) / eps
         central = (plus[k - 1] - minus[k - 1]) / (2 * eps)
         kinked = _kinks(a, central, fwd, bwd, atol, rtol)
-        jumped = _mismatch(a, central, atol, rtol)
+        jumped = mismatch(a, central, atol, rtol)
         suspects = np.flatnonzero(kinked | jumped)
         bad = np.zeros(len(xs), dtype=bool)
         if suspects.size:
@@ -484,7 +486,8 @@ def sample_surface(run, limits, wrt: list, of=None, spans=None, samples: int = D
         axes.append(grid(*span_of(scalar_input(run, program, w), w, given), samples))
     sampler = Sampler(program, run.interpreter.overrides, wrt, of, limits)
     xs, ys = np.meshgrid(axes[0], axes[1])
-    values, failures = sampler.gradients(xs.ravel(), ys.ravel())
+    with np.errstate(all="ignore"):
+        values, failures = sampler.gradients(xs.ravel(), ys.ravel())
     shape = (samples, samples)
     z, gx, gy = (np.where(np.isfinite(v), v, np.nan).reshape(shape) for v in values)
     return Surface(name, tuple(wrt), axes[0], axes[1], z, (gx, gy), failures)

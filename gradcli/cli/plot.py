@@ -12,7 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import Common, Expr, File, Json, MaxElements, MaxSteps, Of, Set, Wrt, drive, names
+from .common import drive, wrt_names
+from .options import LIMIT_OPTIONS, Common, Wrt, common_options
 
 
 def _terminal_size() -> tuple[int, int, bool]:
@@ -32,9 +33,9 @@ def _terminal_size() -> tuple[int, int, bool]:
     return max(size.columns, 40), max(size.lines - 1, 12), color
 
 
+@common_options("file", "expr", "of", "sets", "json", *LIMIT_OPTIONS)
 def plot_cmd(
-    file: File = None, expr: Expr = None, of: Of = None, set: Set = None, json: Json = False,
-    max_elements: MaxElements = 10**8, max_steps: MaxSteps = 10**6,
+    opts: Common,
     wrt: Wrt = None,
     range_: Annotated[Optional[str], typer.Option(
         "--range", help="A:B, the interval to plot (default: the input's value ± 3·max(1, |value|)); "
@@ -58,37 +59,32 @@ def plot_cmd(
     from ..errors import UsageError
     from ..render import plot as render
 
-    if wrt is None:
-        raise typer.BadParameter("Missing option '--wrt'.", param_hint="--wrt")
-    wrt_names = names(wrt, "--wrt")
-    if len(wrt_names) > 2 or len(dict.fromkeys(wrt_names)) != len(wrt_names):
+    wrt_list = wrt_names(wrt)
+    if len(wrt_list) > 2 or len(dict.fromkeys(wrt_list)) != len(wrt_list):
         raise UsageError(f"--wrt {wrt}: plot takes one input, or two different ones for a heat map")
     spans = [plotting.parse_range(part) for part in range_.split(",")] if range_ is not None else None
-    if spans is not None and len(spans) != len(wrt_names):
-        raise UsageError(f"--range {range_}: give one A:B per --wrt name ({len(wrt_names)})")
+    if spans is not None and len(spans) != len(wrt_list):
+        raise UsageError(f"--range {range_}: give one A:B per --wrt name ({len(wrt_list)})")
     fmt = None
     if output is not None:
         fmt = os.path.splitext(output)[1].lower().lstrip(".")
         if fmt not in render.FORMATS:
             raise UsageError(f"-o {output}: plot writes .svg or .png files")
         render.load("matplotlib")
-    elif not json:
+    elif not opts.json:
         render.load("plotext")
-    two = len(wrt_names) == 2
+    two = len(wrt_list) == 2
     if two and order != 1:
         raise UsageError("--order: a 2-D plot shows the output and its gradient norm; "
                          "--order applies to one --wrt input")
 
-    opts = Common(file, expr, of, set, json, None, max_elements, max_steps)
-    from ..lang import Limits
-
-    limits = Limits(max_elements=max_elements, max_steps=max_steps)
+    limits = opts.limits()
 
     def answer(run):
         if two:
-            return plotting.sample_surface(run, limits, wrt_names, of, spans,
+            return plotting.sample_surface(run, limits, wrt_list, opts.of, spans,
                                            samples or plotting.DEFAULT_GRID)
-        return plotting.sample_curve(run, limits, wrt_names[0], of, order,
+        return plotting.sample_curve(run, limits, wrt_list[0], opts.of, order,
                                      spans[0] if spans else None, samples or plotting.DEFAULT_SAMPLES)
 
     def to_json(result):
@@ -106,7 +102,7 @@ def plot_cmd(
         width, height, color = _terminal_size()
         _write(render.terminal(result, width, height, color) + "\n")
 
-    drive(opts, answer, to_json, human, requires_grad=tuple(wrt_names))
+    drive(opts, answer, to_json, human, requires_grad=tuple(wrt_list))
 
 
 def _write(text: str) -> None:
