@@ -19,7 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import SAMPLES, best, fmt_s, median, python_exe, report, run_process, summary
+from _common import (SAMPLES, best, fmt_s, gradcli_cmd, median, python_exe, repeats, report, run_process,
+                     summary)
 
 REPEAT = 7
 TARGET_S = 1.0
@@ -58,8 +59,7 @@ def timed(cmd) -> tuple[float, float]:
 
 def main() -> None:
     out = Path(tempfile.mkdtemp()) / "plot.png"
-    # `-m` from the repository root: this checkout's gradcli, whatever is installed
-    base = [python_exe(), "-m", "gradcli", "plot"]
+    base = gradcli_cmd() + ["plot"]   # the tree measured comes first on PYTHONPATH (_common.TREE)
     order2 = ["--wrt", "x", "--order", "2"]
     commands = {
         TERMINAL: base + [ROSENBROCK] + order2,
@@ -77,7 +77,7 @@ def main() -> None:
             raise SystemExit(f"{name} failed: {proc.stderr.decode()[-2000:]}")
     times = {k: [] for k in commands}
     cpus = {k: [] for k in commands}
-    for _ in range(REPEAT):
+    for _ in range(repeats(REPEAT)):
         for name, cmd in commands.items():
             wall, cpu = timed(cmd)
             times[name].append(wall)
@@ -101,7 +101,7 @@ def main() -> None:
     ]
     report("plot", ["process", "median", "best", "CPU (median)"], rows, summaries,
            details={"median_s": med, "best_s": low, "cpu_s": cpu, "png_less_matplotlib_s": png_less_mpl,
-                    "repeat": REPEAT}, notes=notes)
+                    "repeat": repeats(REPEAT)}, notes=notes)
 
 
 if __name__ == "__main__":
