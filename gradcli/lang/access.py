@@ -10,9 +10,11 @@ four doors here:
   a namespace's are its members; the others are listed below.
 - `Access.setattr`: `obj.attr = v` on a Tensor (SETTABLE_ATTRIBUTES) and on a
   custom Function's ctx (the program's own names), nothing else.
-- `Access.setitem`: `obj[i] = v` on a Tensor, a list or a dict.
+- `Access.setitem`: `obj[i] = v` on a Tensor, a list, a dict or a numpy array
+  (numpy refuses a read-only one: `x.numpy()`).
 - `Access.callable_types`: the engine objects a program may call besides
-  Builtins and Closures (grad-mode switches and loss modules).
+  Builtins and Closures (grad-mode switches and loss modules), and
+  CALLABLE_CLASSES, the classes it may call (exceptions, np.float32/64).
 
 Anything callable that a reader hands out is wrapped in a `Builtin`, so the
 program can call it but not look inside it.
@@ -28,6 +30,8 @@ from gradcli import _tensor, ops as _ops
 from gradcli.autograd import graph as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
 from gradcli.lang.builtins import materialize, check_length
+from gradcli.lang.exceptions import EXCEPTION_CLASSES
+from gradcli.lang.pymodules import NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator
 from gradcli.lang.values import Builtin, Namespace, type_name
 
 Tensor = _tensor.Tensor
@@ -46,6 +50,13 @@ LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count",
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 HANDLE_ATTRIBUTES = frozenset({"remove"})
 OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
+EXCEPTION_ATTRIBUTES = frozenset({"args"})
+ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "tolist", "item", "sum",
+                              "mean", "max", "min", "reshape", "flatten", "copy"})
+NUMPY_SCALAR_ATTRIBUTES = frozenset({"item", "dtype", "tolist"})
+DEVICE_ATTRIBUTES = frozenset({"type", "index"})
+GENERATOR_ATTRIBUTES = frozenset({"initial_seed", "manual_seed"})
+CALLABLE_CLASSES = EXCEPTION_CLASSES | frozenset(NUMPY_CLASSES)
 
 _MISSING = object()
 _MAX_RESOLVED = 256  # types resolved through their bases, remembered (a bound on the cache)
@@ -208,6 +219,11 @@ class Access:
             FunctionCtx: _read_ctx,
             list: _read_list,
             dict: _read_dict,
+            BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
+            np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
+            np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),
+            Device: _named_reader(DEVICE_ATTRIBUTES),
+            Generator: _named_reader(GENERATOR_ATTRIBUTES),
         }
         self.readers.update((cls, _named_reader(names)) for cls, names in _attribute_tables(modules))
         self.resolved: dict = {}
@@ -234,11 +250,16 @@ class Access:
         return reader
 
     def _read_tensor(self, obj, attr, span):
+        member = TENSOR_MEMBERS.get(attr)
+        if member is not None:  # the language's own: numpy, cpu, cuda, to, device
+            value = member(obj)
+            return Builtin(attr, value) if callable(value) else value
         if attr in self.tensor_attributes:
             return _read(obj, attr, span)
         if attr in self.tensor_methods:
             return Builtin(attr, _read(obj, attr, span))
-        raise _no_attribute(obj, attr, span, self.tensor_attributes | self.tensor_methods)
+        raise _no_attribute(obj, attr, span,
+                            self.tensor_attributes | self.tensor_methods | TENSOR_MEMBERS.keys())
 
     def setattr(self, obj, attr: str, value) -> None:
         """`obj.attr = value`: a Tensor's settable attributes and a ctx's own names."""
@@ -260,11 +281,15 @@ class Access:
 
     @staticmethod
     def setitem(obj, index, value, span) -> None:
-        """`obj[index] = value` on a Tensor, a list or a dict."""
+        """`obj[index] = value` on a Tensor, a list, a dict or a numpy array."""
         if obj.__class__ is list:
             index = sequence_index(index, span)
             if isinstance(index, slice):
                 value = materialize(value)
+        elif obj.__class__ is np.ndarray:
+            if isinstance(value, Tensor):
+                raise ProgramTypeError("assign a number or a numpy array into a numpy array, "
+                                       "not a Tensor")
         elif not (isinstance(obj, Tensor) or obj.__class__ is dict):
             raise ProgramTypeError(f"'{type_name(obj)}' object does not support item assignment")
         obj[index] = value
