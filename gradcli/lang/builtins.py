@@ -263,7 +263,8 @@ def _make_builtins(modules: dict, print_fn) -> dict:
     def _set(iterable=()):
         return set(materialize(iterable, "a set"))
 
-    def _callable_or_none(value, what: str):
+    def _callable_or_none(value):
+        """A key= function: a program's own or a builtin, never a class or engine object."""
         from gradcli.lang.values import Closure
 
         if value is not None and value.__class__ not in (Builtin, Closure):
@@ -271,7 +272,7 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         return value
 
     def _sorted(iterable, *, key=None, reverse=False):
-        return sorted(materialize(iterable), key=_callable_or_none(key, "key"),
+        return sorted(materialize(iterable), key=_callable_or_none(key),
                       reverse=bool(reverse))
 
     def _reversed(sequence):

@@ -284,6 +284,13 @@ class Parser:
 
     def _for(self) -> n.For:
         token = self.advance()
+        target = self._loop_target()
+        iterable = self.testlist()
+        body = self._loop_body(token, "'for' statement")
+        return n.For(target, iterable, body, self._loop_else(), token.span)
+
+    def _loop_target(self) -> n.Node:
+        """`a` or `a, b` up to `in` (of a for loop or a comprehension clause), and the `in`."""
         first = self.tok
         targets = [self.binary(PREC_COMPARE + 1)]
         trailing_comma = False
@@ -295,9 +302,7 @@ class Parser:
         target = targets[0] if len(targets) == 1 and not trailing_comma else n.TupleExpr(targets, first.span)
         self.target(target)
         self.expect("in", "expected 'in'")
-        iterable = self.testlist()
-        body = self._loop_body(token, "'for' statement")
-        return n.For(target, iterable, body, self._loop_else(), token.span)
+        return target
 
     def _with(self) -> n.With:
         token = self.advance()
@@ -752,18 +757,7 @@ class Parser:
         generators = []
         while self.tok.kind == "for":
             token = self.advance()
-            first = self.tok
-            targets = [self.binary(PREC_COMPARE + 1)]
-            trailing_comma = False
-            while self.accept(","):
-                trailing_comma = True
-                if self.tok.kind == "in":
-                    break
-                targets.append(self.binary(PREC_COMPARE + 1))
-            target = targets[0] if len(targets) == 1 and not trailing_comma \
-                else n.TupleExpr(targets, first.span)
-            self.target(target)
-            self.expect("in", "expected 'in'")
+            target = self._loop_target()
             iterable = self.binary(PREC_OR)
             ifs = []
             while self.accept("if"):

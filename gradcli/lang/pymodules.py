@@ -41,22 +41,22 @@ def _bounded(value):
     return value
 
 
-def _integral(value, name: str) -> int:
+def _integral(value) -> int:
     if isinstance(value, float) or not isinstance(value, int):
         raise ProgramTypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
     return value
 
 
 def _factorial(n):
-    n = _integral(n, "factorial")
+    n = _integral(n)
     return math.inf if n > _LAST_FINITE_FACTORIAL else _bounded(math.factorial(n))
 
 
 def _comb_or_perm(exact, log_value, factors):
     """math.comb / math.perm: exact while that is quick (few factors), else from lgamma."""
     def fn(n, k=None):
-        n = _integral(n, exact.__name__)
-        k = n if k is None else _integral(k, exact.__name__)
+        n = _integral(n)
+        k = n if k is None else _integral(k)
         if n <= _EXACT_COMB or k < 0 or k > n or factors(n, k) <= 64:
             return _bounded(exact(n, k))
         try:
@@ -85,7 +85,7 @@ def _prod(iterable, *, start=1):
 def _lcm(*integers):
     result = 1
     for value in integers:
-        result = math.lcm(result, _integral(value, "lcm"))
+        result = math.lcm(result, _integral(value))
         if result.bit_length() > MAX_INT_BITS:
             raise ProgramError(f"lcm(): the result needs more than {MAX_INT_BITS} bits")
     return result
