@@ -48,6 +48,7 @@ FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply", "forward", "backward"})
 FUNCTION_METHODS = frozenset({"forward", "backward"})
 LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
+SET_METHODS = frozenset({"add", "discard", "remove"})
 HANDLE_ATTRIBUTES = frozenset({"remove"})
 OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
 EXCEPTION_ATTRIBUTES = frozenset({"args"})
@@ -125,6 +126,15 @@ def _dict_method(obj: dict, attr: str):
     return lambda: list(getattr(obj, attr)())
 
 
+def _set_method(obj: set, attr: str):
+    if attr == "add":
+        def add(value):
+            check_length(len(obj) + 1, "a set")
+            obj.add(value)
+        return add
+    return getattr(obj, attr)
+
+
 def _no_attribute(obj, attr: str, span, allowed) -> ProgramError:
     close = get_close_matches(attr, sorted(allowed), n=1) if allowed else []
     if close:
@@ -190,11 +200,46 @@ def _read_dict(obj, attr, span):
     raise _no_attribute(obj, attr, span, DICT_METHODS)
 
 
+def _read_set(obj, attr, span):
+    if attr in SET_METHODS:
+        return Builtin(attr, _set_method(obj, attr))
+    raise _no_attribute(obj, attr, span, SET_METHODS)
+
+
 def _read_named_tuple(obj, attr, span):
     fields = type(obj)._fields
     if attr in fields:
         return getattr(obj, attr)
     raise _no_attribute(obj, attr, span, frozenset(fields))
+
+
+_ATTRIBUTE, _METHOD = object(), object()
+
+
+def _tensor_reader(attributes: frozenset, methods: frozenset):
+    """A Tensor's reader: one lookup says what `attr` is, an attribute, a method (a Builtin),
+    or the language's own member (numpy, cpu, cuda, to, device: `pymodules.TENSOR_MEMBERS`).
+    The hottest reader, so it reads the attribute itself."""
+    kinds = dict.fromkeys(methods, _METHOD)
+    kinds.update(dict.fromkeys(attributes, _ATTRIBUTE))
+    kinds.update(TENSOR_MEMBERS)
+    allowed = frozenset(kinds)
+
+    def read(obj, attr, span):
+        kind = kinds.get(attr)
+        try:
+            if kind is _ATTRIBUTE:
+                return getattr(obj, attr)
+            if kind is _METHOD:
+                return Builtin(attr, getattr(obj, attr))
+        except GradcliError as error:
+            raise error.at(span)
+        if kind is None:
+            raise _no_attribute(obj, attr, span, allowed)
+        value = kind(obj)
+        return Builtin(attr, value) if callable(value) else value
+
+    return read
 
 
 def _read_nothing(obj, attr, span):
@@ -211,7 +256,7 @@ class Access:
         self.callable_types = _callable_types(modules)
         # exact types; a subclass is resolved through its bases (`_resolve`)
         self.readers = {
-            Tensor: self._read_tensor,
+            Tensor: _tensor_reader(self.tensor_attributes, self.tensor_methods),
             Namespace: _read_namespace,
             _graph.Node: _named_reader(GRAPH_NODE_ATTRIBUTES),
             _graph.OpNode: _named_reader(GRAPH_NODE_ATTRIBUTES),
@@ -219,6 +264,7 @@ class Access:
             FunctionCtx: _read_ctx,
             list: _read_list,
             dict: _read_dict,
+            set: _read_set,
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
             np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
             np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),
@@ -243,23 +289,11 @@ class Access:
             reader = _read_named_tuple
         else:
             reader = next((self.readers[base] for base in cls.__mro__[1:]
-                           if base in self.readers and base not in (list, dict, Namespace)),
+                           if base in self.readers and base not in (list, dict, set, Namespace)),
                           _read_nothing)
         if len(self.resolved) < _MAX_RESOLVED:
             self.resolved[cls] = reader
         return reader
-
-    def _read_tensor(self, obj, attr, span):
-        member = TENSOR_MEMBERS.get(attr)
-        if member is not None:  # the language's own: numpy, cpu, cuda, to, device
-            value = member(obj)
-            return Builtin(attr, value) if callable(value) else value
-        if attr in self.tensor_attributes:
-            return _read(obj, attr, span)
-        if attr in self.tensor_methods:
-            return Builtin(attr, _read(obj, attr, span))
-        raise _no_attribute(obj, attr, span,
-                            self.tensor_attributes | self.tensor_methods | TENSOR_MEMBERS.keys())
 
     def setattr(self, obj, attr: str, value) -> None:
         """`obj.attr = value`: a Tensor's settable attributes and a ctx's own names."""

@@ -149,6 +149,7 @@ class Interpreter:
         self.last_assigned: str | None = None
         self.access = _access.policy(self.modules)
         self.getattr = self.access.getattr
+        self.readers = self.access.readers
         self.callable_types = self.access.callable_types
         self._eval = {
             n.Num: self._num, n.Str: self._str, n.Constant: self._constant,
@@ -280,7 +281,11 @@ class Interpreter:
                             hint=f"did you mean '{close[0]}'?" if close else None)
 
     def _attribute(self, node):
-        return self.getattr(self.eval(node.value), node.attr, node.span)
+        obj = self.eval(node.value)
+        reader = self.readers.get(obj.__class__)  # the access policy's table (exact types)
+        if reader is not None:
+            return reader(obj, node.attr, node.span)
+        return self.getattr(obj, node.attr, node.span)
 
     def _subscript(self, node):
         obj = self.eval(node.value)

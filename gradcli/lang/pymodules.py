@@ -121,7 +121,8 @@ def math_namespace() -> Namespace:
 # --- numpy ---------------------------------------------------------------------------
 
 NUMPY_CLASSES = (np.float32, np.float64)  # callable as np.float32(x), usable as dtype=
-NUMPY_TYPES = NUMPY_CLASSES + (np.ndarray,)  # for isinstance
+NUMPY_TYPES = NUMPY_CLASSES  # held as classes, for isinstance (np.ndarray is not: a program
+# could hand a class to the engine as a hook, and np.ndarray(n) allocates)
 _DTYPES = {"float32": np.float32, "float64": np.float64, "float": np.float64,
            "double": np.float64, "int32": np.int32, "int64": np.int64, "int": np.int64,
            "bool": np.bool_}
@@ -161,6 +162,9 @@ def _plain(value, depth: int = 0):
         return value
     if isinstance(value, Tensor):
         return tensor_array(value)
+    if cls is range:
+        value = materialize(value)
+        cls = list
     if cls in (list, tuple):
         if depth > 64:
             raise ProgramTypeError("the list is nested too deeply for an array")
@@ -301,7 +305,7 @@ def _close(fn):
 
 def numpy_namespace() -> Namespace:
     members = {"pi": np.pi, "e": np.e, "inf": np.inf, "nan": np.nan,
-               "float32": np.float32, "float64": np.float64, "ndarray": np.ndarray}
+               "float32": np.float32, "float64": np.float64}
     functions = {"array": array, "asarray": array,
                  "zeros": _sized("zeros", np.zeros), "ones": _sized("ones", np.ones),
                  "arange": _arange, "linspace": _linspace,

@@ -166,6 +166,13 @@ def test_reversed_tensor_and_any_all_of_tensors():
     assert run(source) == ["tensor([2., 0., 1.]) tensor(True) tensor(False) {1, 2}"]
 
 
+def test_set_methods():
+    assert run("s = set()\nfor k in [3, 1, 3]:\n    s.add(k)\ns.discard(7)\ns.remove(3)\n"
+               "print(s, 1 in s, len(s), sorted({x for x in 'aba'}))") == ["{1} True 1 ['a', 'b']"]
+    assert run("try:\n    {1}.remove(2)\nexcept KeyError as e:\n    print(repr(e))") == \
+        ["KeyError(2)"]
+
+
 def test_sorted_takes_only_a_function_as_key():
     assert "'type' object is not callable" in str(error_of("sorted([1], key=ValueError)"))
 
@@ -218,6 +225,11 @@ def test_tensor_numpy_and_tolist():
               "print(n, repr(x.numpy()), x.tolist(), n[0, 1], x[0].tolist(), x.sum().tolist())")
     assert "\n".join(run(source)) == ("[[1. 2.]\n [3. 4.]] array([[1., 2.],\n       [3., 4.]]) "
                                      "[[1.0, 2.0], [3.0, 4.0]] 2.0 [1.0, 2.0] 10.0")
+
+
+def test_numpy_array_of_a_range_and_a_list_of_tensors():
+    assert run("import numpy as np\nprint(np.array(range(3)), "
+               "np.array([torch.tensor(1.), torch.tensor(2.)]))") == ["[0 1 2] [1. 2.]"]
 
 
 def test_an_array_of_my_own_can_be_written():
