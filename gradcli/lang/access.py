@@ -144,7 +144,13 @@ def _no_attribute(obj, attr: str, span, allowed) -> ProgramError:
     else:
         hint = None
     kind = obj.name() if isinstance(obj, _graph.Node) else type_name(obj)
-    return ProgramError(f"'{kind}' object has no attribute '{attr}'", span, hint=hint)
+    return _attribute_error(f"'{kind}' object has no attribute '{attr}'", span, hint)
+
+
+def _attribute_error(message: str, span, hint) -> ProgramError:
+    error = ProgramError(message, span, hint=hint)
+    error.__cause__ = AttributeError(message)  # what a program's `except` catches
+    return error
 
 
 # --- readers: (obj, attr, span) -> the value, or a ProgramError -----------------
@@ -172,8 +178,8 @@ def _read_namespace(obj, attr, span):
     if value is not _MISSING:
         return value
     close = get_close_matches(attr, sorted(obj.members), n=1)
-    raise ProgramError(f"module '{obj.name}' has no attribute '{attr}'", span,
-                       hint=f"did you mean '{obj.name}.{close[0]}'?" if close else None)
+    raise _attribute_error(f"module '{obj.name}' has no attribute '{attr}'", span,
+                           f"did you mean '{obj.name}.{close[0]}'?" if close else None)
 
 
 def _read_class(obj, attr, span):
@@ -188,22 +194,13 @@ def _read_class(obj, attr, span):
     raise _no_attribute(obj, attr, span, None)
 
 
-def _read_list(obj, attr, span):
-    if attr in LIST_METHODS:
-        return Builtin(attr, _list_method(obj, attr))
-    raise _no_attribute(obj, attr, span, LIST_METHODS)
-
-
-def _read_dict(obj, attr, span):
-    if attr in DICT_METHODS:
-        return Builtin(attr, _dict_method(obj, attr))
-    raise _no_attribute(obj, attr, span, DICT_METHODS)
-
-
-def _read_set(obj, attr, span):
-    if attr in SET_METHODS:
-        return Builtin(attr, _set_method(obj, attr))
-    raise _no_attribute(obj, attr, span, SET_METHODS)
+def _methods_reader(names: frozenset, make):
+    """Reads `names` of a list, dict or set: each a Builtin that `make(obj, attr)` gives."""
+    def read(obj, attr, span):
+        if attr in names:
+            return Builtin(attr, make(obj, attr))
+        raise _no_attribute(obj, attr, span, names)
+    return read
 
 
 def _read_named_tuple(obj, attr, span):
@@ -262,9 +259,9 @@ class Access:
             _graph.OpNode: _named_reader(GRAPH_NODE_ATTRIBUTES),
             _graph.AccumulateGrad: _named_reader(ACCUMULATE_GRAD_ATTRIBUTES),
             FunctionCtx: _read_ctx,
-            list: _read_list,
-            dict: _read_dict,
-            set: _read_set,
+            list: _methods_reader(LIST_METHODS, _list_method),
+            dict: _methods_reader(DICT_METHODS, _dict_method),
+            set: _methods_reader(SET_METHODS, _set_method),
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
             np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
             np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),

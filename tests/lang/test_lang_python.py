@@ -50,6 +50,8 @@ def test_an_uncaught_raise_reads_as_pythons_last_traceback_line():
     ("len(3)", "TypeError", "object of type 'int' has no len()"),
     ("int('x')", "ValueError", "invalid literal for int() with base 10: 'x'"),
     ("undefined_name", "NameError", "unknown name 'undefined_name'"),
+    ("torch.ones(1).foo", "AttributeError", "'Tensor' object has no attribute 'foo'"),
+    ("torch.foo", "AttributeError", "module 'torch' has no attribute 'foo'"),
     ("assert 1 == 2, 'nope'", "AssertionError", "nope"),
     ("x = torch.ones(1, requires_grad=True)\n    x.numpy()", "RuntimeError",
      "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."),
