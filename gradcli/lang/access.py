@@ -31,7 +31,8 @@ from gradcli.autograd import graph as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
 from gradcli.lang.builtins import materialize, check_length
 from gradcli.lang.exceptions import EXCEPTION_CLASSES
-from gradcli.lang.pymodules import NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator
+from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
+                                   check_array_index)
 from gradcli.lang.values import Builtin, Namespace, type_name
 
 Tensor = _tensor.Tensor
@@ -318,6 +319,7 @@ class Access:
             if isinstance(index, slice):
                 value = materialize(value)
         elif obj.__class__ is np.ndarray:
+            check_array_index(obj, index)
             if isinstance(value, Tensor):
                 raise ProgramTypeError("assign a number or a numpy array into a numpy array, "
                                        "not a Tensor")

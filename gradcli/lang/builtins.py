@@ -91,10 +91,10 @@ def _is_class_value(value) -> bool:
     from gradcli._tensor import Tensor
     from gradcli.autograd import Function
     from gradcli.lang.exceptions import EXCEPTION_CLASSES
-    from gradcli.lang.pymodules import NUMPY_TYPES
+    from gradcli.lang.pymodules import NUMPY_CLASSES
 
     return isinstance(value, type) and (issubclass(value, Function) or value is Tensor
-                                        or value in EXCEPTION_CLASSES or value in NUMPY_TYPES)
+                                        or value in EXCEPTION_CLASSES or value in NUMPY_CLASSES)
 
 
 _MODULES: dict = {}

@@ -25,7 +25,7 @@ from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError
                             ProgramTypeError, ProgramValueError)
 from gradcli.lang import access as _access, nodes as n
 from gradcli.lang.exceptions import RaisedError, python_exception
-from gradcli.lang.pymodules import check_device, numpy_operands
+from gradcli.lang.pymodules import check_array_index, check_device, numpy_operands
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_builtins,
                                    make_modules, materialize)
 from gradcli.lang.limits import (MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS,
@@ -300,6 +300,8 @@ class Interpreter:
         if not isinstance(obj, (Tensor, dict, _ndarray)):
             index = _access.sequence_index(index, span)
         try:
+            if obj.__class__ is _ndarray:
+                check_array_index(obj, index)
             return obj[index]
         except GradcliError as error:
             raise error.at(span)
@@ -500,11 +502,11 @@ class Interpreter:
                 return _int_arithmetic(op, left, right)
             if op == "**" and left.__class__ in _NUMBERS and right.__class__ in _NUMBERS:
                 return _number_power(left, right)
-            if op in ("*", "+") and (isinstance(left, (list, tuple, str))
-                                     or isinstance(right, (list, tuple, str))):
-                left, right = _check_sequence_arithmetic(op, left, right)
-            elif left.__class__ is _ndarray or right.__class__ is _ndarray:
+            if left.__class__ is _ndarray or right.__class__ is _ndarray:
                 left, right = numpy_operands(op, left, right)
+            elif op in ("*", "+") and (isinstance(left, (list, tuple, str))
+                                       or isinstance(right, (list, tuple, str))):
+                left, right = _check_sequence_arithmetic(op, left, right)
             elif op == "%" and left.__class__ is str:
                 # `"%9999999999d" % 1` would allocate without bound; f-strings are checked.
                 raise ProgramTypeError("'%' string formatting is not supported", span,
@@ -561,9 +563,11 @@ class Interpreter:
             if op == "in" or op == "not in":
                 self.charge(right)
             try:
-                if (left.__class__ is _ndarray or right.__class__ is _ndarray) \
-                        and op in _ORDERING:
-                    left, right = numpy_operands(op, left, right)
+                if left.__class__ is _ndarray or right.__class__ is _ndarray:
+                    if op in _ORDERING:
+                        left, right = numpy_operands(op, left, right)
+                    elif op == "in" or op == "not in":
+                        numpy_operands("==", left, right)  # `x in a` compares x with all of a
                 result = _COMPARE[op](left, right)
             except GradcliError as error:
                 raise error.at(span)

@@ -121,8 +121,8 @@ def math_namespace() -> Namespace:
 # --- numpy ---------------------------------------------------------------------------
 
 NUMPY_CLASSES = (np.float32, np.float64)  # callable as np.float32(x), usable as dtype=
-NUMPY_TYPES = NUMPY_CLASSES  # held as classes, for isinstance (np.ndarray is not: a program
-# could hand a class to the engine as a hook, and np.ndarray(n) allocates)
+# (np.ndarray is not reachable as a class: a program could hand a class to the engine as
+# a hook, and np.ndarray(n) allocates)
 _DTYPES = {"float32": np.float32, "float64": np.float64, "float": np.float64,
            "double": np.float64, "int32": np.int32, "int64": np.int64, "int": np.int64,
            "bool": np.bool_}
@@ -193,11 +193,17 @@ def array(obj, dtype=None):
 
 
 def _operand(value):
-    if value.__class__ in (list, tuple):
+    """An argument of a numpy function: a number, a numeric array or scalar, a list (made an
+    array) or a tensor (its values). Never another object: numpy would call its methods."""
+    cls = value.__class__
+    if cls in (int, float, bool) or (isinstance(value, (ndarray, np.generic))
+                                     and value.dtype.kind in "biuf"):
+        return value
+    if cls in (list, tuple, range):
         return array(value)
     if isinstance(value, Tensor):
         return tensor_array(value)
-    return value
+    raise ProgramTypeError(f"an array holds numbers, not '{type_name(value)}'")
 
 
 def check_broadcast(*operands) -> None:
@@ -223,6 +229,7 @@ def numpy_operands(op: str, left, right):
         if not isinstance(left, Tensor):
             raise ProgramTypeError(f"unsupported operand type(s) for {op}: {names}")
         return left, _tensor_from(right)
+    left, right = _operand(left), _operand(right)  # numbers only: a list becomes an array
     if op == "@":
         a, b = np.shape(left), np.shape(right)
         if len(a) > 2 or len(b) > 2:
@@ -233,6 +240,34 @@ def numpy_operands(op: str, left, right):
     else:
         check_broadcast(left, right)
     return left, right
+
+
+def check_array_index(a: ndarray, index) -> None:
+    """Refuse `a[index]` when advanced indexing could make more elements than the limit
+    (basic indexing makes a view). The bound: the index arrays' broadcast size times the
+    dims they leave, at most a.size over the smallest dims they take."""
+    shapes, taken = [], 0
+    for item in index if isinstance(index, tuple) else (index,):
+        if item is None or item is Ellipsis or isinstance(item, slice):
+            continue
+        if isinstance(item, (int, np.integer)):
+            taken += 1
+            continue
+        item = np.asarray(item._data if isinstance(item, Tensor) else item)
+        if item.dtype == np.bool_:
+            shapes.append((item.size,))
+            taken += max(item.ndim, 1)
+        else:
+            shapes.append(item.shape)
+            taken += 1
+    if not shapes:
+        return
+    try:
+        count = math.prod(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return  # numpy raises its own error
+    smallest = math.prod(sorted(a.shape)[:taken]) or 1
+    check_elements(count * (a.size // smallest))
 
 
 def _numpy_name(value) -> str:
@@ -281,8 +316,6 @@ def _sized(name: str, fn):
 
 def _arange(start, stop=None, step=1, dtype=None):
     span = (stop - start) if stop is not None else start
-    if step == 0:
-        raise ProgramError("Maximum allowed size exceeded")
     count = math.ceil(span / step) if span / step > 0 else 0
     check_elements(count)
     return np.arange(start, stop, step, dtype=_dtype(dtype)) if stop is not None \

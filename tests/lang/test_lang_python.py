@@ -234,6 +234,12 @@ def test_numpy_array_of_a_range_and_a_list_of_tensors():
                "np.array([torch.tensor(1.), torch.tensor(2.)]))") == ["[0 1 2] [1. 2.]"]
 
 
+def test_indexing_arrays():
+    source = ("import numpy as np\na = np.array([[1., 2., 3.], [4., 5., 6.]])\n"
+              "print(a[1], a[:, 0], a[0, [2, 0]], a[a > 2], 5. in a, a[..., None].shape, [1.] + a[0])")
+    assert run(source) == ["[4. 5. 6.] [1. 4.] [3. 1.] [3. 4. 5. 6.] True (2, 3, 1) [2. 3. 4.]"]
+
+
 def test_an_array_of_my_own_can_be_written():
     assert run("import numpy as np\na = np.zeros(3)\na[1] = 5\nprint(a)") == ["[0. 5. 0.]"]
 

@@ -63,6 +63,11 @@ def test_dunders_of_the_new_names_are_refused_before_running(source):
     ("sorted([1], key=torch.Tensor)", "'type' object is not callable"),
     ("import numpy as np\nnp.array([print])", "an array holds numbers"),
     ("import numpy as np\nnp.array(['a'])", "an array holds numbers"),
+    ("import numpy as np\nnp.multiply('ab', 10**9)", "an array holds numbers, not 'str'"),
+    ("import numpy as np\nnp.sin(torch)", "an array holds numbers, not 'module'"),
+    ("import numpy as np\nnp.add(ValueError('x'), 1)", "an array holds numbers, not 'ValueError'"),
+    ("import numpy as np\nnp.array([3]) * 'ab'", "an array holds numbers, not 'str'"),
+    ("import numpy as np\n{} == np.array([3])", "an array holds numbers, not 'dict'"),
     ("import numpy as np\nnp.array([1.], dtype='O')", "data type 'O' not understood"),
 ])
 def test_attributes_and_calls_outside_the_facades_do_not_exist(source, message):
@@ -131,6 +136,11 @@ def test_the_recursion_limit_is_never_caught():
     "import numpy as np\na = np.zeros(100000).reshape(100000, 1)\na < a.T",
     "import numpy as np\na = np.zeros(100000).reshape(100000, 1)\nnp.maximum(a, a.T)",
     "import numpy as np\na = np.zeros(100000).reshape(100000, 1)\na @ a.T",
+    "import numpy as np\na = np.zeros((1, 100000))\na[[0] * 100000]",
+    "import numpy as np\na = np.zeros(100000)\ni = np.zeros(100000, dtype='int64')\n"
+    "a[i.reshape(-1, 1) + i]",
+    "import numpy as np\na = np.zeros((1, 100000))\na[[0] * 100000] = 1.",
+    "import numpy as np\na = np.zeros((100000, 1))\n[1.] * 100000 in a",
 ])
 def test_numpy_results_over_the_element_limit_are_refused_before_they_are_made(source):
     error, _ = attempt(source)
