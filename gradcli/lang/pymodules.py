@@ -145,9 +145,10 @@ _REDUCTIONS = ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "arg
 check_elements = _tensor.check_elements
 
 
-def tensor_array(t: Tensor) -> ndarray:
-    """`x.numpy()`: a read-only view of the tensor's data (writing through it is refused)."""
-    if t.requires_grad:
+def tensor_array(t: Tensor, force: bool = False) -> ndarray:
+    """`x.numpy()`: a read-only view of the tensor's data (writing through it is refused);
+    `force=True` reads a tensor that requires grad, as PyTorch's does."""
+    if t.requires_grad and not force:
         raise AutogradError("Can't call numpy() on Tensor that requires grad. Use "
                             "tensor.detach().numpy() instead.")
     view = t._data.view()
@@ -469,7 +470,7 @@ def _to(t: Tensor):
 
 # Read on a tensor before its own attributes: (name -> fn(tensor) -> value)
 TENSOR_MEMBERS = {
-    "numpy": lambda t: lambda force=False: tensor_array(t),
+    "numpy": lambda t: lambda force=False: tensor_array(t, bool(force)),
     "cpu": _cpu,
     "cuda": _cuda,
     "to": _to,

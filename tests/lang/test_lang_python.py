@@ -240,6 +240,10 @@ def test_indexing_arrays():
     assert run(source) == ["[4. 5. 6.] [1. 4.] [3. 1.] [3. 4. 5. 6.] True (2, 3, 1) [2. 3. 4.]"]
 
 
+def test_numpy_force_reads_a_tensor_that_requires_grad():
+    assert run("x = torch.ones(2, requires_grad=True)\nprint(x.numpy(force=True))") == ["[1. 1.]"]
+
+
 def test_an_array_of_my_own_can_be_written():
     assert run("import numpy as np\na = np.zeros(3)\na[1] = 5\nprint(a)") == ["[0. 5. 0.]"]
 
