@@ -10,9 +10,11 @@ four doors here:
   a namespace's are its members; the others are listed below.
 - `Access.setattr`: `obj.attr = v` on a Tensor (SETTABLE_ATTRIBUTES) and on a
   custom Function's ctx (the program's own names), nothing else.
-- `Access.setitem`: `obj[i] = v` on a Tensor, a list or a dict.
+- `Access.setitem`: `obj[i] = v` on a Tensor, a list, a dict or a numpy array
+  (numpy refuses a read-only one: `x.numpy()`).
 - `Access.callable_types`: the engine objects a program may call besides
-  Builtins and Closures (grad-mode switches and loss modules).
+  Builtins and Closures (grad-mode switches and loss modules), and
+  CALLABLE_CLASSES, the classes it may call (exceptions, np.float32/64).
 
 Anything callable that a reader hands out is wrapped in a `Builtin`, so the
 program can call it but not look inside it.
@@ -28,6 +30,9 @@ from gradcli import _tensor, ops as _ops
 from gradcli.autograd import graph as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
 from gradcli.lang.builtins import materialize, check_length
+from gradcli.lang.exceptions import EXCEPTION_CLASSES
+from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
+                                   check_array_index)
 from gradcli.lang.values import Builtin, Namespace, type_name
 
 Tensor = _tensor.Tensor
@@ -44,8 +49,16 @@ FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply", "forward", "backward"})
 FUNCTION_METHODS = frozenset({"forward", "backward"})
 LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
+SET_METHODS = frozenset({"add", "discard", "remove"})
 HANDLE_ATTRIBUTES = frozenset({"remove"})
 OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
+EXCEPTION_ATTRIBUTES = frozenset({"args"})
+ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "tolist", "item", "sum",
+                              "mean", "max", "min", "reshape", "flatten", "copy"})
+NUMPY_SCALAR_ATTRIBUTES = frozenset({"item", "dtype", "tolist"})
+DEVICE_ATTRIBUTES = frozenset({"type", "index"})
+GENERATOR_ATTRIBUTES = frozenset({"initial_seed", "manual_seed"})
+CALLABLE_CLASSES = EXCEPTION_CLASSES | frozenset(NUMPY_CLASSES)
 
 _MISSING = object()
 _MAX_RESOLVED = 256  # types resolved through their bases, remembered (a bound on the cache)
@@ -114,6 +127,15 @@ def _dict_method(obj: dict, attr: str):
     return lambda: list(getattr(obj, attr)())
 
 
+def _set_method(obj: set, attr: str):
+    if attr == "add":
+        def add(value):
+            check_length(len(obj) + 1, "a set")
+            obj.add(value)
+        return add
+    return getattr(obj, attr)
+
+
 def _no_attribute(obj, attr: str, span, allowed) -> ProgramError:
     close = get_close_matches(attr, sorted(allowed), n=1) if allowed else []
     if close:
@@ -123,7 +145,13 @@ def _no_attribute(obj, attr: str, span, allowed) -> ProgramError:
     else:
         hint = None
     kind = obj.name() if isinstance(obj, _graph.Node) else type_name(obj)
-    return ProgramError(f"'{kind}' object has no attribute '{attr}'", span, hint=hint)
+    return _attribute_error(f"'{kind}' object has no attribute '{attr}'", span, hint)
+
+
+def _attribute_error(message: str, span, hint) -> ProgramError:
+    error = ProgramError(message, span, hint=hint)
+    error.__cause__ = AttributeError(message)  # what a program's `except` catches
+    return error
 
 
 # --- readers: (obj, attr, span) -> the value, or a ProgramError -----------------
@@ -151,8 +179,8 @@ def _read_namespace(obj, attr, span):
     if value is not _MISSING:
         return value
     close = get_close_matches(attr, sorted(obj.members), n=1)
-    raise ProgramError(f"module '{obj.name}' has no attribute '{attr}'", span,
-                       hint=f"did you mean '{obj.name}.{close[0]}'?" if close else None)
+    raise _attribute_error(f"module '{obj.name}' has no attribute '{attr}'", span,
+                           f"did you mean '{obj.name}.{close[0]}'?" if close else None)
 
 
 def _read_class(obj, attr, span):
@@ -167,16 +195,13 @@ def _read_class(obj, attr, span):
     raise _no_attribute(obj, attr, span, None)
 
 
-def _read_list(obj, attr, span):
-    if attr in LIST_METHODS:
-        return Builtin(attr, _list_method(obj, attr))
-    raise _no_attribute(obj, attr, span, LIST_METHODS)
-
-
-def _read_dict(obj, attr, span):
-    if attr in DICT_METHODS:
-        return Builtin(attr, _dict_method(obj, attr))
-    raise _no_attribute(obj, attr, span, DICT_METHODS)
+def _methods_reader(names: frozenset, make):
+    """Reads `names` of a list, dict or set: each a Builtin that `make(obj, attr)` gives."""
+    def read(obj, attr, span):
+        if attr in names:
+            return Builtin(attr, make(obj, attr))
+        raise _no_attribute(obj, attr, span, names)
+    return read
 
 
 def _read_named_tuple(obj, attr, span):
@@ -184,6 +209,35 @@ def _read_named_tuple(obj, attr, span):
     if attr in fields:
         return getattr(obj, attr)
     raise _no_attribute(obj, attr, span, frozenset(fields))
+
+
+_ATTRIBUTE, _METHOD = object(), object()
+
+
+def _tensor_reader(attributes: frozenset, methods: frozenset):
+    """A Tensor's reader: one lookup says what `attr` is, an attribute, a method (a Builtin),
+    or the language's own member (numpy, cpu, cuda, to, device: `pymodules.TENSOR_MEMBERS`).
+    The hottest reader, so it reads the attribute itself."""
+    kinds = dict.fromkeys(methods, _METHOD)
+    kinds.update(dict.fromkeys(attributes, _ATTRIBUTE))
+    kinds.update(TENSOR_MEMBERS)
+    allowed = frozenset(kinds)
+
+    def read(obj, attr, span):
+        kind = kinds.get(attr)
+        try:
+            if kind is _ATTRIBUTE:
+                return getattr(obj, attr)
+            if kind is _METHOD:
+                return Builtin(attr, getattr(obj, attr))
+        except GradcliError as error:
+            raise error.at(span)
+        if kind is None:
+            raise _no_attribute(obj, attr, span, allowed)
+        value = kind(obj)
+        return Builtin(attr, value) if callable(value) else value
+
+    return read
 
 
 def _read_nothing(obj, attr, span):
@@ -200,14 +254,20 @@ class Access:
         self.callable_types = _callable_types(modules)
         # exact types; a subclass is resolved through its bases (`_resolve`)
         self.readers = {
-            Tensor: self._read_tensor,
+            Tensor: _tensor_reader(self.tensor_attributes, self.tensor_methods),
             Namespace: _read_namespace,
             _graph.Node: _named_reader(GRAPH_NODE_ATTRIBUTES),
             _graph.OpNode: _named_reader(GRAPH_NODE_ATTRIBUTES),
             _graph.AccumulateGrad: _named_reader(ACCUMULATE_GRAD_ATTRIBUTES),
             FunctionCtx: _read_ctx,
-            list: _read_list,
-            dict: _read_dict,
+            list: _methods_reader(LIST_METHODS, _list_method),
+            dict: _methods_reader(DICT_METHODS, _dict_method),
+            set: _methods_reader(SET_METHODS, _set_method),
+            BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
+            np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
+            np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),
+            Device: _named_reader(DEVICE_ATTRIBUTES),
+            Generator: _named_reader(GENERATOR_ATTRIBUTES),
         }
         self.readers.update((cls, _named_reader(names)) for cls, names in _attribute_tables(modules))
         self.resolved: dict = {}
@@ -227,18 +287,11 @@ class Access:
             reader = _read_named_tuple
         else:
             reader = next((self.readers[base] for base in cls.__mro__[1:]
-                           if base in self.readers and base not in (list, dict, Namespace)),
+                           if base in self.readers and base not in (list, dict, set, Namespace)),
                           _read_nothing)
         if len(self.resolved) < _MAX_RESOLVED:
             self.resolved[cls] = reader
         return reader
-
-    def _read_tensor(self, obj, attr, span):
-        if attr in self.tensor_attributes:
-            return _read(obj, attr, span)
-        if attr in self.tensor_methods:
-            return Builtin(attr, _read(obj, attr, span))
-        raise _no_attribute(obj, attr, span, self.tensor_attributes | self.tensor_methods)
 
     def setattr(self, obj, attr: str, value) -> None:
         """`obj.attr = value`: a Tensor's settable attributes and a ctx's own names."""
@@ -260,11 +313,16 @@ class Access:
 
     @staticmethod
     def setitem(obj, index, value, span) -> None:
-        """`obj[index] = value` on a Tensor, a list or a dict."""
+        """`obj[index] = value` on a Tensor, a list, a dict or a numpy array."""
         if obj.__class__ is list:
             index = sequence_index(index, span)
             if isinstance(index, slice):
                 value = materialize(value)
+        elif obj.__class__ is np.ndarray:
+            check_array_index(obj, index)
+            if isinstance(value, Tensor):
+                raise ProgramTypeError("assign a number or a numpy array into a numpy array, "
+                                       "not a Tensor")
         elif not (isinstance(obj, Tensor) or obj.__class__ is dict):
             raise ProgramTypeError(f"'{type_name(obj)}' object does not support item assignment")
         obj[index] = value

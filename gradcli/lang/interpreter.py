@@ -24,6 +24,8 @@ from difflib import get_close_matches
 from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError,
                             ProgramTypeError, ProgramValueError)
 from gradcli.lang import access as _access, nodes as n
+from gradcli.lang.exceptions import RaisedError, python_exception
+from gradcli.lang.pymodules import check_array_index, check_device, numpy_operands
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_builtins,
                                    make_modules, materialize)
 from gradcli.lang.limits import (MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS,
@@ -57,6 +59,7 @@ _COMPARE = {
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
 }
 _UNARY = {"-": operator.neg, "+": operator.pos}
+_ORDERING = frozenset({"<", "<=", ">", ">=", "==", "!="})
 _NUMBERS = (int, float, bool)
 # Operands for which `+ - * /` need none of `binary`'s checks (int with int does: a
 # result past MAX_INT_BITS becomes a float).
@@ -64,7 +67,8 @@ _PLAIN_OPERANDS = frozenset({Tensor, float, int})
 _PLAIN_OPERATORS = frozenset({"+", "-", "*", "/"})
 _set_current_source = _graph.set_current_source
 _MAX_TENSOR_DIMS = 64  # numpy's limit
-_SIZED = frozenset({list, tuple, str, dict, range})
+_SIZED = frozenset({list, tuple, str, dict, range, set})
+_ndarray = np.ndarray
 
 
 def _length(value) -> int:
@@ -145,6 +149,7 @@ class Interpreter:
         self.last_assigned: str | None = None
         self.access = _access.policy(self.modules)
         self.getattr = self.access.getattr
+        self.readers = self.access.readers
         self.callable_types = self.access.callable_types
         self._eval = {
             n.Num: self._num, n.Str: self._str, n.Constant: self._constant,
@@ -152,7 +157,8 @@ class Interpreter:
             n.Subscript: self._subscript, n.Call: self._call, n.BinOp: self._binop,
             n.UnaryOp: self._unaryop, n.BoolOp: self._boolop, n.Compare: self._compare,
             n.IfExp: self._ifexp, n.Lambda: self._lambda, n.ListExpr: self._list,
-            n.TupleExpr: self._tuple, n.DictExpr: self._dict,
+            n.TupleExpr: self._tuple, n.DictExpr: self._dict, n.SetExpr: self._set,
+            n.Comprehension: self._comprehension,
         }
         self._exec = {
             n.ExprStmt: self._expr_stmt, n.Assign: self._assign, n.AugAssign: self._augassign,
@@ -160,8 +166,9 @@ class Interpreter:
             n.While: self._while, n.For: self._for, n.With: self._with,
             n.FunctionDef: self._def, n.ClassDef: self._class, n.Return: self._return,
             n.Pass: self._pass, n.Break: self._break, n.Continue: self._continue,
-            n.Assert: self._assert,
+            n.Assert: self._assert, n.Try: self._try, n.Raise: self._raise,
         }
+        self.handling: list = []  # the errors the `except` blocks being run caught (bare `raise`)
 
     # --- running -----------------------------------------------------------
 
@@ -274,7 +281,11 @@ class Interpreter:
                             hint=f"did you mean '{close[0]}'?" if close else None)
 
     def _attribute(self, node):
-        return self.getattr(self.eval(node.value), node.attr, node.span)
+        obj = self.eval(node.value)
+        reader = self.readers.get(obj.__class__)  # the access policy's table (exact types)
+        if reader is not None:
+            return reader(obj, node.attr, node.span)
+        return self.getattr(obj, node.attr, node.span)
 
     def _subscript(self, node):
         obj = self.eval(node.value)
@@ -283,11 +294,14 @@ class Interpreter:
         return self.getitem(obj, index, node.span)
 
     def getitem(self, obj, index, span):
-        if not (isinstance(obj, Tensor) or isinstance(obj, SEQUENCE_TYPES)):
+        if not (isinstance(obj, Tensor) or isinstance(obj, SEQUENCE_TYPES)
+                or obj.__class__ is _ndarray):
             raise ProgramTypeError(f"'{type_name(obj)}' object is not subscriptable", span)
-        if not isinstance(obj, (Tensor, dict)):
+        if not isinstance(obj, (Tensor, dict, _ndarray)):
             index = _access.sequence_index(index, span)
         try:
+            if obj.__class__ is _ndarray:
+                check_array_index(obj, index)
             return obj[index]
         except GradcliError as error:
             raise error.at(span)
@@ -343,6 +357,8 @@ class Interpreter:
             fn, name = func.fn, func.name
         elif isinstance(func, self.callable_types):
             fn, name = func, type(func).__name__
+        elif func.__class__ is type and func in _access.CALLABLE_CLASSES:
+            fn, name = func, func.__name__
         elif isinstance(func, type) and issubclass(func, Function):
             raise ProgramTypeError(f"'{func.__name__}' is a Function class: call it as "
                                    f"{func.__name__}.apply(...)", span)
@@ -350,6 +366,8 @@ class Interpreter:
             raise ProgramTypeError(f"'{type_name(func)}' object is not callable", span)
         self.set_source(span)
         try:
+            if kwargs and "device" in kwargs:
+                check_device(kwargs["device"])
             result = fn(*args, **kwargs)
         except GradcliError as error:
             raise error.at(span)
@@ -484,8 +502,10 @@ class Interpreter:
                 return _int_arithmetic(op, left, right)
             if op == "**" and left.__class__ in _NUMBERS and right.__class__ in _NUMBERS:
                 return _number_power(left, right)
-            if op in ("*", "+") and (isinstance(left, (list, tuple, str))
-                                     or isinstance(right, (list, tuple, str))):
+            if left.__class__ is _ndarray or right.__class__ is _ndarray:
+                left, right = numpy_operands(op, left, right)
+            elif op in ("*", "+") and (isinstance(left, (list, tuple, str))
+                                       or isinstance(right, (list, tuple, str))):
                 left, right = _check_sequence_arithmetic(op, left, right)
             elif op == "%" and left.__class__ is str:
                 # `"%9999999999d" % 1` would allocate without bound; f-strings are checked.
@@ -543,6 +563,11 @@ class Interpreter:
             if op == "in" or op == "not in":
                 self.charge(right)
             try:
+                if left.__class__ is _ndarray or right.__class__ is _ndarray:
+                    if op in _ORDERING:
+                        left, right = numpy_operands(op, left, right)
+                    elif op == "in" or op == "not in":
+                        numpy_operands("==", left, right)  # `x in a` compares x with all of a
                 result = _COMPARE[op](left, right)
             except GradcliError as error:
                 raise error.at(span)
@@ -611,6 +636,77 @@ class Interpreter:
             except TypeError as exc:
                 raise self.fail(exc, key_node.span) from None
         return result
+
+    def _set(self, node):
+        result = set()
+        for element in node.elts:
+            value = self.eval(element)
+            try:
+                result.add(value)
+            except TypeError as exc:
+                raise self.fail(exc, element.span) from None
+        return result
+
+    def _comprehension(self, node):
+        """A comprehension, in its own scope; a generator expression is made a list at once."""
+        first = self.eval_plain(node.generators[0].iter)
+        result = {} if node.kind == "dict" else set() if node.kind == "set" else []
+        saved = self.scope
+        self.scope = Scope({}, saved, node.locals)
+        try:
+            self._clauses(node, 0, first, result)
+        finally:
+            self.scope = saved
+        self.charge(result)
+        return result
+
+    def _clauses(self, node, level: int, iterable, result):
+        clause = node.generators[level]
+        span = clause.iter.span
+        self.set_source(span)
+        try:
+            iterator = iterate(iterable)
+        except GradcliError as error:
+            raise error.at(span)
+        cost = self.costs.get(id(node), 1)
+        innermost = level == len(node.generators) - 1
+        kind = node.kind
+        while True:
+            self.set_source(span)
+            try:
+                item = next(iterator, _MISSING)
+            except GradcliError as error:
+                raise error.at(span)
+            except RuntimeError as exc:  # a dict changed size during iteration
+                raise self.fail(exc, span) from None
+            if item is _MISSING:
+                return
+            self.step(clause.span)
+            self.work += cost
+            self.store(clause.target, item)
+            if not all(self.truth(self.eval(test), test.span) for test in clause.ifs):
+                continue
+            if not innermost:
+                self._clauses(node, level + 1, self.eval_plain(node.generators[level + 1].iter),
+                              result)
+                continue
+            if len(result) >= MAX_SEQUENCE_LENGTH:
+                try:
+                    check_length(len(result) + 1, f"a {'list' if kind == 'generator' else kind}")
+                except GradcliError as error:
+                    raise error.at(node.span)
+            try:
+                if kind == "dict":
+                    key = self.eval(node.key)
+                    result[key] = self.eval(node.elt)
+                elif kind == "set":
+                    result.add(self.eval(node.elt))
+                else:
+                    result.append(self.eval(node.elt))
+            except TypeError as exc:  # an unhashable key
+                if isinstance(exc, GradcliError):
+                    raise
+                raise self.fail(exc, node.elt.span) from None
 
     def _fstring(self, node) -> str:
         out = []
@@ -929,9 +1025,83 @@ class Interpreter:
     def _assert(self, node):
         if not self.truth(self.eval(node.test), node.test.span):
             message = "assertion failed"
+            cause = AssertionError()
             if node.msg is not None:
-                message += f": {self.eval(node.msg)}"
-            raise ProgramError(message, node.span)
+                msg = self.eval(node.msg)
+                message += f": {msg}"
+                cause = AssertionError(msg)
+            error = ProgramError(message, node.span)
+            error.__cause__ = cause  # caught as AssertionError
+            raise error
+
+    def _try(self, node):
+        try:
+            signal = self._try_except(node)
+        except GradcliError as error:
+            if node.finalbody and python_exception(error) is not None:
+                final = self.exec_block(node.finalbody)
+                if final is not None:
+                    return final  # `return` or `break` in `finally` drops the error, as in Python
+            raise
+        if node.finalbody:
+            final = self.exec_block(node.finalbody)
+            if final is not None:
+                return final
+        return signal
+
+    def _try_except(self, node):
+        try:
+            signal = self.exec_block(node.body)
+        except GradcliError as error:
+            value = python_exception(error)
+            if value is None or not node.handlers:
+                raise
+            for handler in node.handlers:
+                if handler.type is None or isinstance(value, self._caught(handler.type)):
+                    break
+            else:
+                raise
+            if handler.name is not None:
+                self.scope.vars[handler.name] = value
+            self.handling.append(error)
+            try:
+                return self.exec_block(handler.body)
+            finally:
+                self.handling.pop()
+        if node.orelse:
+            return self.exec_block(node.orelse)
+        return signal
+
+    def _caught(self, type_node):
+        """The exception class or tuple of classes an `except` clause names."""
+        kinds = self.eval(type_node)
+        for kind in kinds if kinds.__class__ is tuple else (kinds,):
+            if kind.__class__ is not type or not issubclass(kind, BaseException):
+                raise ProgramTypeError("catching classes that do not inherit from BaseException "
+                                       "is not allowed", type_node.span)
+        return kinds
+
+    def _raise(self, node):
+        if node.exc is None:
+            if not self.handling:
+                raise RaisedError(RuntimeError("No active exception to reraise"), node.span)
+            raise self.handling[-1]
+        value = self._exception(node.exc, "exceptions must derive from BaseException")
+        if node.cause is not None:
+            cause = self.eval(node.cause)
+            if cause is not None:
+                value.__cause__ = self._exception(node.cause, "exception causes must derive from "
+                                                              "BaseException")
+        raise RaisedError(value, node.span)
+
+    def _exception(self, node, message: str) -> BaseException:
+        value = self.eval(node)
+        if value.__class__ is type and value in _access.CALLABLE_CLASSES \
+                and issubclass(value, BaseException):
+            value = value()
+        if not isinstance(value, BaseException) or isinstance(value, GradcliError):
+            raise ProgramTypeError(message, node.span)
+        return value
 
 
 # --- helpers ---------------------------------------------------------------
