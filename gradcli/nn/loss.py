@@ -6,8 +6,8 @@ being defined at import time.
 """
 from __future__ import annotations
 
-from .errors import ProgramValueError
-from .ops import FUNCTIONS
+from ..errors import ProgramValueError
+from ..ops import FUNCTIONS
 
 __all__ = ["MSELoss"]
 
