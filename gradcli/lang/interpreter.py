@@ -379,6 +379,8 @@ class Interpreter:
         raise ProgramError(f"'{kind}' object has no attribute '{attr}'", span, hint=hint)
 
     def _read(self, obj, attr, span):
+        if obj.__class__ is Tensor:
+            self.set_source(span)  # an attribute that runs an op (`x.T`) makes its node here
         try:
             return getattr(obj, attr)
         except GradcliError as error:
