@@ -21,7 +21,9 @@ from ..errors import GradcliError, LimitError, UsageError
 from .._tensor import Tensor
 from .graph import shape_text
 
-MAX_NODES = 500  # default of --max-nodes: a larger picture is unreadable, and slow to lay out
+SHARED_LEAF = 4  # a leaf used more often is drawn again beside each further use
+MAX_NODES = 500
+DOT_TIMEOUT = 120  # seconds  # default of --max-nodes: a larger picture is unreadable, and slow to lay out
 WHEEL_PROGRAM = "graphviz-pure"
 INSTALL_HINT = ("install Graphviz (e.g. `apt-get install graphviz`, `brew install graphviz`) or the "
                 "self-contained wheel: pip install 'gradcli[pictures]'")
@@ -147,10 +149,18 @@ def to_dot(model) -> list[str]:
                 out.append(f'  s{n.id}_{s} [id="s{n.id}_{s}", class="saved", label={_quoted(label)}, '
                            f'shape=box, style="filled", fillcolor="{SAVED_FILL}", fontsize=10];')
                 out.append(f'  s{n.id}_{s} -> n{n.id} [style=dotted, arrowhead=none, color="#d08030"];')
+    copies = _leaf_copies(model)
     for n in model.nodes:
         for k, (j, nr) in enumerate(n.edges):
             label = f', label=" {nr}"' if nr != 0 else ""
-            if j is None:
+            if (n.id, k) in copies:
+                leaf = model.nodes[j]
+                copy = f"n{j}_u{n.id}_{k}"
+                out.append(f'  {copy} [id="{copy}", class="gnode leaf copy", label={_quoted(leaf.variable or "(leaf)")}, '
+                           f'tooltip="the leaf #{j} again: it is used {leaf.in_degree} times", '
+                           f'fillcolor="{LEAF_FILL}", style="rounded,filled,dashed", fontsize=10];')
+                out.append(f'  n{n.id} -> {copy} [id="e{n.id}_{k}", class="flow"{label}];')
+            elif j is None:
                 out.append(f'  none{n.id}_{k} [id="none{n.id}_{k}", class="none", label="None", '
                            f'shape=plaintext, style="", fontcolor="{FAINT}", fontsize=10];')
                 out.append(f'  n{n.id} -> none{n.id}_{k} [id="e{n.id}_{k}", class="none", style=dashed, '
@@ -159,6 +169,22 @@ def to_dot(model) -> list[str]:
                 out.append(f'  n{n.id} -> n{j} [id="e{n.id}_{k}", class="flow"{label}];')
     out.append("}")
     return out
+
+
+def _leaf_copies(model) -> set:
+    """The edges (node id, edge index) drawn to a copy of their leaf: every use but the
+    first of a leaf used more than SHARED_LEAF times. Long edges from all over the graph
+    into one leaf make Graphviz's layout quadratic (a 2,000-node graph with one hub took
+    minutes); a leaf has no edges of its own, so its copies change nothing else."""
+    copies = set()
+    for n in model.nodes:
+        for k, (j, _) in enumerate(n.edges):
+            if j is None:
+                continue
+            leaf = model.nodes[j]
+            if leaf.in_degree > SHARED_LEAF and not leaf.edges and leaf.reached_from != (n.id, k):
+                copies.add((n.id, k))
+    return copies
 
 
 # -- running dot --------------------------------------------------------------------------
@@ -192,8 +218,11 @@ def render(dot_lines: list[str], fmt: str, dot: list[str] | None = None) -> byte
     command = (dot or find_dot()) + [f"-T{fmt}"]
     source = ("\n".join(dot_lines) + "\n").encode("utf-8")
     try:
-        proc = subprocess.run(command, input=source, capture_output=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = subprocess.run(command, input=source, capture_output=True, timeout=DOT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise LimitError(f"{command[0]} took more than {DOT_TIMEOUT} s to lay the graph out",
+                         hint="draw part of it (--of NAME) or draw it as text with --tree") from None
+    except OSError as exc:
         raise GradcliError(f"running {command[0]} failed: {exc}") from None
     if proc.returncode != 0 or not proc.stdout:
         message = proc.stderr.decode("utf-8", "replace").strip()[-500:]
