@@ -318,3 +318,16 @@ def test_stepping_backward_in_chromium_gives_backwards_grads(tmp_path, wheel_onl
     for name, value in done.cells.items():
         assert value is not None, name
         np.testing.assert_allclose(json.loads(value), expected["grads"][name], rtol=1e-12, atol=0)
+
+
+def test_no_other_command_imports_the_picture_code():
+    """Rendering code loads only when graph draws: backward and graph --tree do without it."""
+    code = ("import sys\n"
+            "from gradcli.cli.app import run_app\n"
+            "run_app(['backward', '-e', 'x = 2.0; y = x * x'])\n"
+            "run_app(['graph', '-e', 'x = 2.0; y = x * x', '--tree'])\n"
+            "print(sorted(m for m in sys.modules if m in ('gradcli.render.picture', "
+            "'gradcli.render.walkthrough', 'gradcli.cli.graph_output', 'matplotlib', 'plotext')))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "[]"
