@@ -74,10 +74,13 @@ def walk_of(run, of, model) -> Walk:
     scalar = out._data.size == 1
     result = run_backward(run, of, gradient=None if scalar else "ones", steps=True)
     steps = []
+    leaves = {n.variable: n.id for n in model.nodes if n.name == "AccumulateGrad" and n.variable}
     for s in result.steps:
         node = model.ids.get(id(s.fn))
+        if node is None:  # a leaf's AccumulateGrad made anew (the output is the leaf itself)
+            node = leaves.get(s.variable)
         if node is None:
-            continue  # not reached by the graph's walk (cannot happen for one output)
+            continue
         grad_in = _array(s.grad_in)
         edges = []
         for k, (_, nr, g, _) in enumerate(s.edges):
@@ -174,7 +177,7 @@ header p { margin: 0; font-size: 13px; color: #d0dae4; }
 #caption { font-family: monospace; font-size: 13px; color: #333; }
 main { display: flex; align-items: flex-start; }
 #picture { flex: 1 1 auto; overflow: auto; padding: 8px; }
-#picture svg { max-width: 100%; height: auto; }
+#picture svg { max-width: 100%; min-width: min(100%, 520px); height: auto; }
 aside { flex: 0 0 380px; padding: 8px 14px; border-left: 1px solid #ddd; font-size: 13px; }
 aside h2 { font-size: 15px; margin: 10px 0 6px 0; }
 aside pre { background: #f6f6f6; padding: 6px; white-space: pre-wrap; word-break: break-all; max-height: 180px; overflow: auto; margin: 4px 0; }
@@ -258,11 +261,11 @@ Click a node for its details.</p>
     Array.prototype.forEach.call(svg.querySelectorAll("text.gradlabel"), function (t) { t.remove(); });
   }
 
-  function label(edge, text, now) {
+  function label(edge, k, text, now) {
     var path = edge.querySelector("path");
     if (!path || !path.getTotalLength) { return; }
     var length = path.getTotalLength();
-    var p = path.getPointAtLength(length * 0.6);
+    var p = path.getPointAtLength(length * (k % 2 ? 0.4 : 0.6));  // parallel edges: apart
     var left = path.getPointAtLength(length).x < path.getPointAtLength(0).x - 1;
     var t = document.createElementNS("http://www.w3.org/2000/svg", "text");
     t.setAttribute("x", left ? p.x - 4 : p.x + 4);
@@ -290,7 +293,7 @@ Click a node for its details.</p>
         var on = i < position && e.to !== null;
         edge.classList.toggle("carried", on && i < position - 1);
         edge.classList.toggle("carrying", on && i === position - 1);
-        if (on && e.short !== null) { label(edge, "grad " + e.short, i === position - 1); }
+        if (on && e.short !== null) { label(edge, e.k, "grad " + e.short, i === position - 1); }
       });
     });
     var filled = {};
