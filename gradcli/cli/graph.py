@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import nullcontext
 from enum import Enum
 from typing import Annotated, Optional
 
@@ -46,11 +46,6 @@ def _terminal() -> tuple[bool, bool]:
 
 
 PICTURES = ("svg", "png", "html")
-
-
-@contextmanager
-def _no_shapes():
-    yield None
 
 
 def graph_cmd(
@@ -117,5 +112,5 @@ def graph_cmd(
 
     opts = Common(file, expr, of, set, as_json, points, max_elements, max_steps)
     # shapes are only drawn by the tree, dot, mermaid and the pictures
-    with recorded_shapes() if chosen not in ("list", "json") else _no_shapes() as shapes:
+    with recorded_shapes() if chosen not in ("list", "json") else nullcontext() as shapes:
         drive(opts, answer, render.to_json, human)

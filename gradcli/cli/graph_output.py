@@ -22,14 +22,14 @@ def format_of_path(path: str, chosen: str | None, tree: bool, json: bool) -> str
     if by_path is None:
         raise typer.BadParameter(f"{path!r}: the extension does not name a format (use one of "
                                  f"{', '.join(sorted(set(EXTENSIONS) | {'.txt'}))})", param_hint="--output")
-    if chosen is not None and ext != ".txt" and chosen != by_path or (ext == ".txt" and chosen not in
-                                                                      (None, "tree", "list")):
-        raise typer.BadParameter(f"-o {path} writes {by_path}; it cannot be combined with --format {chosen}",
-                                 param_hint="--format")
     if json:
         raise typer.BadParameter("--json prints JSON to standard output; with -o, name a .json file",
                                  param_hint="--json")
-    return chosen if ext == ".txt" and chosen is not None else by_path
+    allowed = (None, "tree", "list") if ext == ".txt" else (None, by_path)
+    if chosen not in allowed:
+        raise typer.BadParameter(f"-o {path} writes {by_path}; it cannot be combined with --format {chosen}",
+                                 param_hint="--format")
+    return chosen or by_path
 
 
 def picture_answer(run, of, fmt: str, saved: bool, values: bool, shapes, max_nodes: int):
