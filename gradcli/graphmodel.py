@@ -119,13 +119,14 @@ def recorded_shapes():
     shapes: dict = {}
 
     def record(node, inputs):
-        stack = [inputs]
+        stack = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         while stack:
             item = stack.pop()
             if isinstance(item, Tensor):
-                if item.grad_fn is not None:
-                    shapes[(id(item.grad_fn), item._output_nr)] = item._data.shape
-            elif isinstance(item, (list, tuple)):
+                fn = item.grad_fn
+                if fn is not None:
+                    shapes[(id(fn), item._output_nr)] = item._data.shape
+            elif isinstance(item, (list, tuple)):  # a custom Function's (args, kwargs), cat's list
                 stack.extend(item)
             elif isinstance(item, dict):
                 stack.extend(item.values())
