@@ -13,7 +13,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import Common, Expr, File, Json, MaxElements, MaxSteps, Of, Points, Set, drive
+from .common import drive
+from .options import Common, common_options
 
 
 class GraphFormat(str, Enum):
@@ -48,9 +49,9 @@ def _terminal() -> tuple[bool, bool]:
 PICTURES = ("svg", "png", "html")
 
 
+@common_options()
 def graph_cmd(
-    file: File = None, expr: Expr = None, of: Of = None, set: Set = None, json: Json = False,
-    points: Points = None, max_elements: MaxElements = 10**8, max_steps: MaxSteps = 10**6,
+    opts: Common,
     tree: Annotated[bool, typer.Option("--tree", help="Draw the nested next_functions as a tree.")] = False,
     format: Annotated[Optional[GraphFormat], typer.Option(
         "--format", help="tree, list (the default without --tree), dot (Graphviz), mermaid, json, "
@@ -74,28 +75,28 @@ def graph_cmd(
     if output is not None:
         from .graph_output import format_of_path
 
-        chosen = format_of_path(output, chosen, tree, json)
-    if points is not None and (chosen in PICTURES or output is not None):
+        chosen = format_of_path(output, chosen, tree, opts.json)
+    if opts.points is not None and (chosen in PICTURES or output is not None):
         raise typer.BadParameter("--points prints one JSON line per point; it cannot draw a picture "
                                  "or write a file", param_hint="--points")
     if tree and chosen not in (None, "tree"):
         raise typer.BadParameter(f"--tree draws a tree; it cannot be combined with --format {chosen}",
                                  param_hint="--format")
-    if json and chosen not in (None, "json"):
+    if opts.json and chosen not in (None, "json"):
         raise typer.BadParameter(f"--json prints JSON; it cannot be combined with --format {chosen}",
                                  param_hint="--format")
     if chosen is None:
-        chosen = "json" if json else "tree" if tree else "list"
-    as_json = json or (chosen == "json" and output is None)
+        chosen = "json" if opts.json else "tree" if tree else "list"
+    opts.json = chosen == "json" and output is None  # the answer, and an error, are JSON
 
     def answer(run):
         from ..graphmodel import graph_of
 
         if chosen not in PICTURES:
-            return graph_of(run, of, saved=saved, values=values, shapes=shapes)
+            return graph_of(run, opts.of, saved=saved, values=values, shapes=shapes)
         from .graph_output import picture_answer
 
-        return picture_answer(run, of, chosen, saved, values, shapes, max_nodes)
+        return picture_answer(run, opts.of, chosen, saved, values, shapes, max_nodes)
 
     def human(model):
         if chosen in PICTURES or output is not None:
@@ -110,7 +111,6 @@ def graph_cmd(
             lines = render.FORMATS[chosen](model)
         sys.stdout.write("\n".join(lines) + "\n")
 
-    opts = Common(file, expr, of, set, as_json, points, max_elements, max_steps)
     # shapes are only drawn by the tree, dot, mermaid and the pictures
     with recorded_shapes() if chosen not in ("list", "json") else nullcontext() as shapes:
         drive(opts, answer, render.to_json, human)
