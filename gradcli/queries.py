@@ -94,6 +94,7 @@ class Step:
     grad_in: object
     edges: list = field(default_factory=list)  # (next node name or None, output_nr, grad, leaf name)
     variable: str | None = None                # for AccumulateGrad: the leaf accumulated into
+    fn: object = field(default=None, repr=False)  # the node itself (the walk-through maps it to the graph)
 
 
 @dataclass
@@ -141,7 +142,7 @@ def _steps(trace, run) -> list[Step]:
     for node, grad_in, grads in trace:
         leaf = getattr(node, "variable", None)
         step = Step(node.name(), node.source, _array(grad_in),
-                    variable=None if leaf is None else names.get(id(leaf), "?"))
+                    variable=None if leaf is None else names.get(id(leaf), "?"), fn=node)
         for (nxt, nr), g in zip(node.next_functions, grads or [None] * len(node.next_functions)):
             variable = getattr(nxt, "variable", None)
             step.edges.append((None if nxt is None else nxt.name(), nr, _array(g),

@@ -282,6 +282,8 @@ class Interpreter:
 
     def _attribute(self, node):
         obj = self.eval(node.value)
+        if obj.__class__ is Tensor:
+            self.set_source(node.span)  # an attribute that runs an op (`x.T`) makes its node here
         reader = self.readers.get(obj.__class__)  # the access policy's table (exact types)
         if reader is not None:
             return reader(obj, node.attr, node.span)
