@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import AutogradError, ProgramTypeError
+from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, check_elements, enable_grad
 from .engine import grad
 
@@ -74,8 +74,23 @@ def _rows(output: Tensor, inputs, create_graph: bool):
     return result
 
 
+def _check_strategy(strategy, api: str, option: str) -> None:
+    """PyTorch's check of the strategy; forward-mode AD is not part of gradcli."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AutogradError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If '
+                            'your function has more outputs than inputs, "forward-mode" tends to be more '
+                            'performant. Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        raise ProgramError(f'torch.autograd.functional.{api}: {option}="forward-mode" is not supported: '
+                           "gradcli has no forward-mode AD",
+                           hint=f'use {option}="reverse-mode" (the default), which gives the same result')
+
+
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
-    """The Jacobian of `func` at `inputs`: J[i][j] has shape out_i.shape + in_j.shape."""
+    """The Jacobian of `func` at `inputs`: J[i][j] has shape out_i.shape + in_j.shape.
+
+    `vectorize` is accepted (the rows are computed one by one either way)."""
+    _check_strategy(strategy, "jacobian", "strategy")
     inputs, multi_in = _checked_inputs(inputs, "jacobian")
     inputs = tuple(x.detach().requires_grad_() if not x.requires_grad or not create_graph else x
                    for x in inputs)
@@ -90,6 +105,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar `func`: H[i][j] has shape in_i.shape + in_j.shape."""
     inputs, multi_in = _checked_inputs(inputs, "hessian")
+    _check_strategy(outer_jacobian_strategy, "hessian", "outer_jacobian_strategy")
 
     def gradient(*xs):
         outs, _ = _checked_outputs(func(*xs), "hessian")

@@ -8,6 +8,7 @@ and a leaf holds its AccumulateGrad node only weakly.
 """
 from __future__ import annotations
 
+import weakref
 from contextlib import contextmanager
 
 from ..errors import AutogradError
@@ -67,11 +68,40 @@ def op_name(node) -> str:
     return stem[:-len("Backward")] if stem.endswith("Backward") and len(stem) > len("Backward") else name
 
 
+class _Extras:
+    """What a program attached to one node: metadata, hooks (most nodes have none)."""
+
+    __slots__ = ("metadata", "pre", "post")
+
+    def __init__(self):
+        self.metadata = {}
+        self.pre = []
+        self.post = []
+
+
+# node -> _Extras: the engine looks a node up here only while this is non-empty
+extras = weakref.WeakKeyDictionary()
+# leaf tensor -> hooks of Tensor.register_post_accumulate_grad_hook
+post_accumulate = weakref.WeakKeyDictionary()
+
+
+def _extras_of(node) -> _Extras:
+    found = extras.get(node)
+    if found is None:
+        found = extras[node] = _Extras()
+    return found
+
+
 # What a node that saved nothing holds (shared: no allocation per node).
 NOTHING_SAVED = (None,) * 8
 
 
-class Node:
+class _NodeClass(type):
+    def __repr__(cls):
+        return "<class 'torch.autograd.graph.Node'>" if cls is Node else f"<class '{cls.__name__}'>"
+
+
+class Node(metaclass=_NodeClass):
     """Base of backward nodes: edges, hooks on the tensors it produced, a source slot."""
 
     __slots__ = ("next_functions", "source", "_tensor_hooks", "__weakref__")
@@ -81,11 +111,33 @@ class Node:
         return type(self).__name__
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object>"
+        return f"<{self.name()} object at {id(self):#x}>"
 
     @property
     def metadata(self) -> dict:
-        return {}
+        """A dict of the program's own, kept as long as the node lives."""
+        return _extras_of(self).metadata
+
+    def register_hook(self, fn) -> RemovableHandle:
+        """`fn(grad_inputs, grad_outputs)` after the node ran; a tuple it returns replaces grad_inputs."""
+        hooks = _extras_of(self).post
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """`fn(grad_outputs)` before the node runs; a tuple it returns replaces grad_outputs."""
+        hooks = _extras_of(self).pre
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
+
+    def saved_value(self, name: str):
+        """What `grad_fn._saved_<name>` reads (PyTorch's name for a saved value)."""
+        for key, value in self.saved_tensors_info():
+            if key == name:
+                return value
+        if getattr(self, "released", False) or getattr(self, "_released", False):
+            raise AutogradError(FREED_MESSAGE)
+        raise KeyError(name)
 
     def _add_tensor_hook(self, output_nr: int, hook, retains: bool = False) -> RemovableHandle:
         if self._tensor_hooks is None:
@@ -109,6 +161,26 @@ def edge_to(t) -> tuple:
             return (t.grad_fn, t._output_nr)
         return (t._accumulate_grad(), 0)
     return (None, 0)
+
+
+class DelayedError(Node):
+    """PyTorch's `Error` node: what a backward marked @once_differentiable returns under
+    create_graph; differentiating through it is the error it carries."""
+
+    __slots__ = ("message", "n_outputs")
+
+    def __init__(self, message: str, n_outputs: int):
+        self.message = message
+        self.n_outputs = n_outputs
+        self.next_functions = ((None, 0),) * n_outputs
+        self.source = _current_source[0]
+        self._tensor_hooks = None
+
+    def name(self) -> str:
+        return "Error"
+
+    def apply(self, grads, create_graph: bool):
+        raise AutogradError(self.message)
 
 
 class AccumulateGrad(Node):
@@ -138,13 +210,18 @@ class OpNode(Node):
         return self.op.node
 
     def saved_tensors_info(self) -> list[tuple[str, object]]:
+        from .saved_hooks import saved_value
+
         info = []
         if self.saved is not None and self.saved is not NOTHING_SAVED:
-            for name, value, version in zip(self.op.inputs, self.saved, self.versions):
-                if version is not None or (value is not None and not isinstance(value, Tensor)):
+            for i, (name, value, version) in enumerate(zip(self.op.inputs, self.saved, self.versions)):
+                if version is not None:
+                    info.append((name, saved_value(self, i)))
+                elif value is not None and not isinstance(value, Tensor):
                     info.append((name, value))
         if self.result is not None:
-            info.append(("result", Tensor._make(self.result)))
+            # PyTorch's saved output: the output of this node itself
+            info.append(("result", Tensor._make(self.result, self, True, 0, self._result_counter)))
         for key, value in (self.params or {}).items():
             info.append((key, value))
         return info

@@ -34,6 +34,7 @@ from gradcli.lang.values import Builtin, Closure, Namespace, Scope, type_name
 import numpy as np
 
 import gradcli.autograd as _autograd
+from gradcli.autograd import api as _autograd_api
 from gradcli import ops as _ops
 from gradcli import _tensor as _tensor
 from gradcli.autograd import graph as _graph
@@ -84,6 +85,11 @@ _CTX_ATTRIBUTES = frozenset({"save_for_backward", "saved_tensors", "needs_input_
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
 _DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 _FUNCTION_METHODS = frozenset({"forward", "backward"})
+# issue 13: torch.autograd's wider API (the names live in gradcli/autograd/api.py)
+_GRAPH_NODE_ATTRIBUTES = _GRAPH_NODE_ATTRIBUTES | _autograd_api.NODE_ATTRIBUTES
+_CTX_ATTRIBUTES = _CTX_ATTRIBUTES | _autograd_api.CTX_ATTRIBUTES
+_FUNCTION_METHODS = _FUNCTION_METHODS | _autograd_api.FUNCTION_METHODS
+_CONTEXT_MANAGERS = (_GradMode,) + _autograd_api.CONTEXT_MANAGERS
 _FORMAT_NUMBER = re.compile(r"\d+")
 
 
@@ -332,6 +338,8 @@ class Interpreter:
             raise ProgramError(f"module '{obj.name}' has no attribute '{attr}'", span,
                                hint=f"did you mean '{obj.name}.{close[0]}'?" if close else None)
         elif isinstance(obj, _graph.Node):
+            if attr.startswith("_saved_"):   # PyTorch's names of what the node saved
+                return self._saved_attribute(obj, attr, span)
             allowed = set(_GRAPH_NODE_ATTRIBUTES)
             if isinstance(obj, _graph.AccumulateGrad):
                 allowed.add("variable")
@@ -389,6 +397,14 @@ class Interpreter:
         if callable(value) and not isinstance(value, (Tensor, tuple, list, dict)):
             return Builtin(attr, value)
         return value
+
+    def _saved_attribute(self, node, attr: str, span):
+        try:
+            return node.saved_value(attr[len("_saved_"):])
+        except KeyError:
+            raise ProgramError(f"'{node.name()}' object has no attribute '{attr}'", span) from None
+        except GradcliError as error:
+            raise error.at(span)
 
     @staticmethod
     def _ctx_attribute_allowed(attr: str) -> bool:
@@ -1035,7 +1051,7 @@ class Interpreter:
         try:
             for item in node.items:
                 manager = self.eval(item.context)
-                if not isinstance(manager, _GradMode):
+                if not isinstance(manager, _CONTEXT_MANAGERS):
                     raise ProgramTypeError(f"'{type_name(manager)}' object does not support the "
                                            "context manager protocol", item.span,
                                            hint="with works with no_grad(), enable_grad() and "

@@ -22,6 +22,8 @@ from ..errors import ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, check_elements, limits
 from ..autograd import graph as _graph
 from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
+from ..autograd import saved_hooks as _saved_hooks
+from ..autograd.saved_hooks import hooks_or_inference as _saving
 
 ndarray = np.ndarray
 OPS: dict[str, "Op"] = {}
@@ -296,6 +298,8 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.shapes = shapes
     node.out_shapes = None
     node.n_outputs = 1
+    if _saving[0] and save_inputs is not None:
+        _saved_hooks.on_save(node)   # saved_tensors_hooks, inference tensors
     observer = _graph._node_observer[0]
     if observer is not None:
         observer(node, inputs)
