@@ -81,8 +81,42 @@ class _Extras:
 
 # node -> _Extras: the engine looks a node up here only while this is non-empty
 extras = weakref.WeakKeyDictionary()
+
+
+class TensorMap:
+    """tensor -> value, held weakly and by identity (a WeakKeyDictionary compares keys
+    with `==`, which is elementwise on tensors)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self):
+        self._data = {}
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, t, default=None):
+        entry = self._data.get(id(t))
+        return entry[1] if entry is not None and entry[0]() is t else default
+
+    def __contains__(self, t) -> bool:
+        entry = self._data.get(id(t))
+        return entry is not None and entry[0]() is t
+
+    def __setitem__(self, t, value) -> None:
+        data = self._data
+        key = id(t)
+
+        def forget(ref):
+            entry = data.get(key)
+            if entry is not None and entry[0] is ref:
+                del data[key]
+
+        data[key] = (weakref.ref(t, forget), value)
+
+
 # leaf tensor -> hooks of Tensor.register_post_accumulate_grad_hook
-post_accumulate = weakref.WeakKeyDictionary()
+post_accumulate = TensorMap()
 
 
 def _extras_of(node) -> _Extras:
@@ -225,6 +259,16 @@ class OpNode(Node):
         for key, value in (self.params or {}).items():
             info.append((key, value))
         return info
+
+    def saved_value(self, name: str):
+        """PyTorch gives None for an input its node did not save (`(x * w).grad_fn._saved_self`
+        when only x requires grad)."""
+        try:
+            return super().saved_value(name)
+        except KeyError:
+            if name in self.op.inputs:
+                return None
+            raise
 
     def release(self) -> None:
         if not self.released and (self.saved is not NOTHING_SAVED or self.result is not None):

@@ -15,9 +15,10 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError
 from .._tensor import Tensor
+from .graph import TensorMap
 
 _stack: list = []                      # (pack, unpack) of the active saved_tensors_hooks, innermost last
-_inference = weakref.WeakSet()         # tensors made under inference_mode
+_inference = TensorMap()               # tensors made under inference_mode (-> True)
 _inference_depth = [0]
 _packed = weakref.WeakKeyDictionary()  # OpNode -> {input index: packed value}
 hooks_or_inference = [False]           # read by ops.registry before calling on_save
@@ -170,7 +171,7 @@ _plain_make = Tensor.__dict__["_make"]
 
 def _marking_make(cls, *args, **kwargs):
     t = _plain_make.__func__(cls, *args, **kwargs)
-    _inference.add(t)
+    _inference[t] = True
     return t
 
 
