@@ -264,6 +264,7 @@ def _rebase_dirty(t: Tensor, ctx, k: int) -> None:
     t.grad_fn = ctx
     t.requires_grad = True
     t._output_nr = k
+    t._counter[0] += 1   # PyTorch bumps the version of a dirty tensor once more
 
 
 def once_differentiable(fn):
