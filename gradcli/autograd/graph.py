@@ -126,6 +126,12 @@ def _extras_of(node) -> _Extras:
     return found
 
 
+# Where PyTorch 2.13 names a saved value otherwise than the op table's input or parameter
+# (checked node by node against `dir(grad_fn)`), and the constants it keeps that gradcli's
+# rules do not need.
+_SAVED_RENAMES = {("LinalgVectorNormBackward0", "p"): "ord", ("PowBackward2", "base"): "self"}
+_SAVED_CONSTANTS = {"AddBackward0": (("_saved_alpha", 1),), "SubBackward0": (("_saved_alpha", 1),)}
+
 # What a node that saved nothing holds (shared: no allocation per node).
 NOTHING_SAVED = (None,) * 8
 
@@ -165,7 +171,7 @@ class Node(metaclass=_NodeClass):
         return RemovableHandle(hooks, fn)
 
     def saved_value(self, name: str):
-        """What `grad_fn._saved_<name>` reads (PyTorch's name for a saved value)."""
+        """What `grad_fn.<name>` reads, `name` PyTorch's name of a saved value (`_saved_self`)."""
         for key, value in self.saved_tensors_info():
             if key == name:
                 return value
@@ -250,15 +256,21 @@ class OpNode(Node):
         if self.saved is not None and self.saved is not NOTHING_SAVED:
             for i, (name, value, version) in enumerate(zip(self.op.inputs, self.saved, self.versions)):
                 if version is not None:
-                    info.append((name, saved_value(self, i)))
+                    info.append((self._pytorch_name(name), saved_value(self, i)))
                 elif value is not None and not isinstance(value, Tensor):
-                    info.append((name, value))
+                    info.append((self._pytorch_name(name), value))
         if self.result is not None:
             # PyTorch's saved output: the output of this node itself
-            info.append(("result", Tensor._make(self.result, self, True, 0, self._result_counter)))
+            info.append(("_saved_result", Tensor._make(self.result, self, True, 0, self._result_counter)))
         for key, value in (self.params or {}).items():
+            info.append((self._pytorch_name(key), value))
+        for key, value in _SAVED_CONSTANTS.get(self.op.node, ()):
             info.append((key, value))
         return info
+
+    def _pytorch_name(self, name: str) -> str:
+        """`self` -> `_saved_self`: PyTorch 2.13's attribute name of a saved value of this node."""
+        return "_saved_" + _SAVED_RENAMES.get((self.op.node, name), name)
 
     def saved_value(self, name: str):
         """PyTorch gives None for an input its node did not save (`(x * w).grad_fn._saved_self`
@@ -266,7 +278,7 @@ class OpNode(Node):
         try:
             return super().saved_value(name)
         except KeyError:
-            if name in self.op.inputs:
+            if any(self._pytorch_name(i) == name for i in self.op.inputs):
                 return None
             raise
 

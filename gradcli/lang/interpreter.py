@@ -400,7 +400,7 @@ class Interpreter:
 
     def _saved_attribute(self, node, attr: str, span):
         try:
-            return node.saved_value(attr[len("_saved_"):])
+            return node.saved_value(attr)
         except KeyError:
             raise ProgramError(f"'{node.name()}' object has no attribute '{attr}'", span) from None
         except GradcliError as error:
