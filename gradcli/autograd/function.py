@@ -101,6 +101,7 @@ class FunctionCtx(Node):
     def release(self) -> None:
         if self._saved:
             self._saved = ()
+            self._packed = None
             self._released = True
 
     def apply(self, grads, create_graph: bool) -> list:

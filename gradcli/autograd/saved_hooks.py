@@ -138,6 +138,9 @@ def unpack_node(node) -> None:
     packed = _packed.get(node)
     if not packed:
         return
+    if node.saved is None:   # freed: the node's own check gives PyTorch's error
+        del _packed[node]
+        return
     saved = list(node.saved)
     versions = list(node.versions)
     for i, value in packed.items():

@@ -605,3 +605,27 @@ u.sqrt().backward()
 """, AutogradError, match="^Function 'SqrtBackward0' returned nan values in its 0th output.$")
     finally:
         anomaly.enabled[0] = False   # a switch for the whole process, as PyTorch's is
+
+
+def test_backward_twice_through_packed_saved_tensors_is_the_freed_error():
+    fails("""
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: p):
+    y = (x * x).sum()
+y.backward()
+y.backward()
+""", AutogradError, match="^Trying to backward through the graph a second time")
+
+
+def test_unpack_runs_at_each_backward_with_retain_graph():
+    assert printed("""
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+def unpack(p):
+    print("unpack")
+    return p
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+    y = (x.sin()).sum()
+y.backward(retain_graph=True)
+y.backward()
+print(x.grad)
+""") == ["unpack", "unpack", "tensor([ 1.0806, -0.8323])"]
