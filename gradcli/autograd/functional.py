@@ -45,8 +45,11 @@ def _checked_outputs(outputs, api: str):
                            f"function has type {_class(outputs)}.")
 
 
-def _rows(output: Tensor, inputs, create_graph: bool):
-    """d output / d inputs as one tensor per input of shape output.shape + input.shape."""
+def _rows(output: Tensor, inputs, create_graph: bool, strict_index=None):
+    """d output / d inputs as one tensor per input of shape output.shape + input.shape.
+
+    With `strict_index` (the output's index), an input the output does not depend on
+    is PyTorch's strict-mode error instead of zeros."""
     from .. import ops
 
     blocks = [[] for _ in inputs]
@@ -62,6 +65,9 @@ def _rows(output: Tensor, inputs, create_graph: bool):
         else:
             grads = (None,) * len(inputs)
         for k, (g, x) in enumerate(zip(grads, inputs)):
+            if g is None and strict_index is not None:
+                raise AutogradError(f"Output {strict_index} of the user-provided function is independent "
+                                    f"of input {k}. This is not allowed in strict mode.")
             blocks[k].append(g if g is not None else Tensor._make(np.zeros_like(x._data)))
     result = []
     for k, x in enumerate(inputs):
@@ -96,7 +102,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                    for x in inputs)
     with enable_grad():
         outputs, multi_out = _checked_outputs(func(*inputs), "jacobian")
-        rows = [_rows(o, inputs, create_graph) for o in outputs]
+        if strict:
+            from .products import check_requires_grad
+
+            check_requires_grad(outputs, "outputs", strict)
+        rows = [_rows(o, inputs, create_graph, i if strict else None) for i, o in enumerate(outputs)]
     if not multi_out:
         return tuple(rows[0]) if multi_in else rows[0][0]
     return tuple(tuple(r) if multi_in else r[0] for r in rows)

@@ -629,3 +629,12 @@ y.backward(retain_graph=True)
 y.backward()
 print(x.grad)
 """) == ["unpack", "unpack", "tensor([ 1.0806, -0.8323])"]
+
+
+def test_jacobian_strict_refuses_an_input_the_output_does_not_use():
+    fails("torch.autograd.functional.jacobian(lambda x, y: x * 2, (torch.ones(2), torch.ones(2)), "
+          "strict=True)\n", AutogradError,
+          match="^Output 0 of the user-provided function is independent of input 1. This is not allowed "
+                "in strict mode.$")
+    fails("torch.autograd.functional.jacobian(lambda x: torch.ones(2), torch.ones(2), strict=True)\n",
+          AutogradError, match="^Output 0 of the user-provided function does not require gradients.")
