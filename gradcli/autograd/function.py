@@ -194,15 +194,19 @@ class Function(metaclass=_FunctionMeta):
         return cls.setup_context is not Function.setup_context
 
     @classmethod
+    def _call_forward(cls, ctx, args, kwargs):
+        """`forward(ctx, ...)`, or `forward(...)` then `setup_context(ctx, inputs, output)`
+        when the class defines setup_context."""
+        if not cls._uses_setup_context():
+            return _callable(cls.forward)(ctx, *args, **kwargs)
+        outputs = _callable(cls.forward)(*args, **kwargs)
+        _callable(cls.setup_context)(ctx, tuple(args), outputs)
+        return outputs
+
+    @classmethod
     def _forward(cls, ctx, args, kwargs):
-        """Run forward (under no_grad): `forward(ctx, ...)`, or `forward(...)` then
-        `setup_context(ctx, inputs, output)` when the class defines setup_context."""
         with no_grad():
-            if not cls._uses_setup_context():
-                return _callable(cls.forward)(ctx, *args, **kwargs)
-            outputs = _callable(cls.forward)(*args, **kwargs)
-            _callable(cls.setup_context)(ctx, tuple(args), outputs)
-            return outputs
+            return cls._call_forward(ctx, args, kwargs)
 
     @classmethod
     def apply(cls, *args, **kwargs):

@@ -638,3 +638,37 @@ def test_jacobian_strict_refuses_an_input_the_output_does_not_use():
                 "in strict mode.$")
     fails("torch.autograd.functional.jacobian(lambda x: torch.ones(2), torch.ones(2), strict=True)\n",
           AutogradError, match="^Output 0 of the user-provided function does not require gradients.")
+
+
+SETUP_CONTEXT_FUNC = '''
+class Func(torch.autograd.Function):
+    @staticmethod
+    def forward(x, y):
+        return 3 * x + 2 * y + torch.exp(x) + torch.exp(y)
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, y = inputs
+        ctx.save_for_backward(torch.exp(x), torch.exp(y))
+    @staticmethod
+    def backward(ctx, grad_output):
+        expx, expy = ctx.saved_tensors
+        return grad_output * (3 + expx), grad_output * ({dy} + expy)
+x = torch.tensor([1., 2.], requires_grad=True)
+y = torch.tensor([3., 4.], requires_grad=True)
+z = Func.apply(x, y).sum()
+'''
+
+
+@pytest.mark.parametrize("dy, exit_code", [(2, 0), (3, 1)])
+def test_gradcheck_command_checks_a_setup_context_function_symbolically_too(dy, exit_code):
+    from typer.testing import CliRunner
+
+    from gradcli.cli.app import app
+
+    result = CliRunner().invoke(app, ["gradcheck", "-e", SETUP_CONTEXT_FUNC.format(dy=dy), "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == exit_code, result.output
+    import json
+
+    references = {(c["input"], c["reference"], c["ok"]) for c in json.loads(result.stdout)["checks"]}
+    assert ("y", "sympy", dy == 2) in references and ("x", "sympy", True) in references
