@@ -225,6 +225,8 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     anomaly.check(node, grads)
             if not retain_graph:
                 node.release()
+                if _saved_hooks._packed:
+                    _saved_hooks.forget(node)
             for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue

@@ -261,7 +261,7 @@ class OpNode(Node):
                     info.append((self._pytorch_name(name), value))
         if self.result is not None:
             # PyTorch's saved output: the output of this node itself
-            info.append(("_saved_result", Tensor._make(self.result, self, True, 0, self._result_counter)))
+            info.append(("_saved_result", saved_value(self, "result")))
         for key, value in (self.params or {}).items():
             info.append((self._pytorch_name(key), value))
         for key, value in _SAVED_CONSTANTS.get(self.op.node, ()):

@@ -133,17 +133,35 @@ def on_save(node) -> None:
         _packed[node] = {i: pack(node.saved[i]) for i in order}
 
 
+def on_save_result(node) -> None:
+    """An OpNode saved its output: pack it (as the output tensor, as PyTorch passes it)."""
+    if _stack:
+        output = Tensor._make(node.result, node, True, 0, node._result_counter)
+        _packed.setdefault(node, {})["result"] = pack(output)
+
+
+def forget(node) -> None:
+    """The node was freed: what was packed for it goes too (a packed output refers to it)."""
+    _packed.pop(node, None)
+
+
 def unpack_node(node) -> None:
     """Before an OpNode's backward: its saved tensors as the unpack hooks give them back."""
     packed = _packed.get(node)
     if not packed:
         return
-    if node.saved is None:   # freed: the node's own check gives PyTorch's error
+    if node.released:   # freed: the node's own check gives PyTorch's error
         del _packed[node]
         return
+    if "result" in packed:
+        node.result = unpack(packed["result"])._data
+        if len(packed) == 1:
+            return
     saved = list(node.saved)
     versions = list(node.versions)
     for i, value in packed.items():
+        if i == "result":
+            continue
         out = unpack(value)
         if out._data.shape != np.shape(saved[i]._data):
             pass  # PyTorch does not check either: the rule's own error says what went wrong
@@ -159,11 +177,16 @@ def versions_nothing():
     return NOTHING_SAVED
 
 
-def saved_value(node, index: int):
-    """Saved input `index` of an OpNode, through the unpack hook if it was packed."""
+def saved_value(node, index):
+    """Saved input `index` (or "result") of an OpNode, through the unpack hook if it was packed."""
     packed = _packed.get(node)
     if packed and index in packed:
-        return unpack(packed[index])
+        out = unpack(packed[index])
+        if index == "result":   # PyTorch gives a saved output back as the node's output
+            out = Tensor._make(out._data, node, True, 0, node._result_counter)
+        return out
+    if index == "result":
+        return Tensor._make(node.result, node, True, 0, node._result_counter)
     return node.saved[index]
 
 

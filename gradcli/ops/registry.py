@@ -247,6 +247,8 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         if node.result is not None:
             node.result = out
             node._result_counter = version
+            if _saving[0]:
+                _saved_hooks.on_save_result(node)
         result = Tensor._make(out, node, True, 0, version)
     if out.base is not None or out is x:
         return link_view[0](result, inputs[0])  # maybe a view of its input (select, reshape...)
