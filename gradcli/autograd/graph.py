@@ -11,6 +11,8 @@ from __future__ import annotations
 import weakref
 from contextlib import contextmanager
 
+import numpy as np
+
 from ..errors import AutogradError
 from .._tensor import Tensor, RemovableHandle, shape_str
 
@@ -131,6 +133,11 @@ def _extras_of(node) -> _Extras:
 # rules do not need.
 _SAVED_RENAMES = {("LinalgVectorNormBackward0", "p"): "ord", ("PowBackward2", "base"): "self"}
 _SAVED_CONSTANTS = {"AddBackward0": (("_saved_alpha", 1),), "SubBackward0": (("_saved_alpha", 1),)}
+_WITH_SIZES = frozenset({"MmBackward0", "BmmBackward0"})
+_WITH_NUMEL = frozenset({"MeanBackward0", "MeanBackward1"})
+# nodes whose `dim` PyTorch keeps as a list of dims (`(0,)` for `sum(dim=0)`)
+_DIM_LISTS = frozenset({"SumBackward1", "MeanBackward1", "AmaxBackward0", "AminBackward0",
+                        "LogsumexpBackward0", "StdBackward0", "VarBackward0", "NansumBackward0"})
 
 # What a node that saved nothing holds (shared: no allocation per node).
 NOTHING_SAVED = (None,) * 8
@@ -192,6 +199,20 @@ class Node(metaclass=_NodeClass):
 
     def release(self) -> None:
         """Free what was saved for backward (after a backward without retain_graph)."""
+
+
+def _as_value(value):
+    """A node's parameter as a value of the language: an array (indices) is a Tensor, a
+    numpy number a Python one; anything else but plain data is its text."""
+    if value is None or isinstance(value, (bool, int, float, str, Tensor)):
+        return value
+    if isinstance(value, np.ndarray):
+        return Tensor._make(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_as_value(v) for v in value)
+    return repr(value)
 
 
 def edge_to(t) -> tuple:
@@ -263,7 +284,27 @@ class OpNode(Node):
             # PyTorch's saved output: the output of this node itself
             info.append(("_saved_result", saved_value(self, "result")))
         for key, value in (self.params or {}).items():
-            info.append((self._pytorch_name(key), value))
+            if key == "dim" and self.op.node in _DIM_LISTS and isinstance(value, int):
+                value = (value,)
+            info.append((self._pytorch_name(key), _as_value(value)))
+        if self.shapes is not None and self.op.reads_shapes:
+            # a rule that reads an input's shape: PyTorch saves it as `_saved_<input>_sym_sizes`
+            for plan in self.op.plans:
+                for kind, key in plan or ():
+                    if kind != 3:
+                        continue
+                    name = self._pytorch_name(self.op.inputs[key]) + "_sym_sizes"
+                    if all(name != k for k, _ in info):
+                        info.append((name, tuple(self.shapes[key])))
+        if self.op.node in _WITH_SIZES:   # sizes (and strides, contiguous) of the saved matrices
+            for name, value in list(info):
+                if isinstance(value, Tensor):
+                    shape = value._data.shape
+                    strides = tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+                    info += [(name + "_sym_sizes", tuple(shape)), (name + "_sym_strides", strides)]
+        for name, value in list(info):
+            if name == "_saved_self_sym_sizes" and self.op.node in _WITH_NUMEL:
+                info.append(("_saved_self_sym_numel", int(np.prod(value))))
         for key, value in _SAVED_CONSTANTS.get(self.op.node, ()):
             info.append((key, value))
         return info

@@ -672,3 +672,31 @@ def test_gradcheck_command_checks_a_setup_context_function_symbolically_too(dy, 
 
     references = {(c["input"], c["reference"], c["ok"]) for c in json.loads(result.stdout)["checks"]}
     assert ("y", "sympy", dy == 2) in references and ("x", "sympy", True) in references
+
+
+def test_saved_names_and_values_of_reductions_and_matmul_are_pytorchs():
+    # checked against PyTorch 2.13's grad_fn attributes
+    assert printed("""
+x = torch.tensor([[0.3, 0.7], [1.2, 1.5]], requires_grad=True)
+w = torch.tensor([[0.5, 0.9], [1.1, 0.4]], requires_grad=True)
+a = x.sum(dim=0)
+print(a.grad_fn._saved_dim, a.grad_fn._saved_keepdim, a.grad_fn._saved_self_sym_sizes)
+b = x.mean()
+print(b.grad_fn._saved_self_sym_numel, b.grad_fn._saved_self_sym_sizes)
+c = x @ w
+print(c.grad_fn._saved_self_sym_sizes, c.grad_fn._saved_mat2_sym_strides)
+e = x[0]
+print(e.grad_fn._saved_dim, e.grad_fn._saved_index)
+g = x.max(dim=0)[0]
+print(g.grad_fn._saved_dim, g.grad_fn._saved_keepdim, g.grad_fn._saved_indices)
+print((x + w).grad_fn._saved_alpha)
+""") == ["(0,) False (2, 2)", "4 (2, 2)", "(2, 2) (2, 1)", "0 0", "0 False tensor([1, 1])", "1"]
+
+
+def test_saved_indices_of_an_index_node_are_the_languages_values():
+    lines = printed("""
+x = torch.tensor([[0.3, 0.7], [1.2, 1.5]], requires_grad=True)
+y = x[[0, 1], 1:]
+print(y.grad_fn._saved_indices)
+""")
+    assert lines == ["(None, (tensor([0, 1]),))"]
