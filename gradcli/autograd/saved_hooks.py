@@ -70,21 +70,13 @@ class save_on_cpu(saved_tensors_hooks):
         return False
 
 
-class disable_saved_tensors_hooks:
-    """`torch.autograd.graph.disable_saved_tensors_hooks(error_message)`."""
+class disable_saved_tensors_hooks(saved_tensors_hooks):
+    """`torch.autograd.graph.disable_saved_tensors_hooks(error_message)`: saving inside is
+    the error (it stands as its own pack hook, which `pack` recognizes)."""
 
     def __init__(self, error_message):
+        super().__init__(self, self)
         self.error_message = str(error_message)
-
-    def __enter__(self):
-        _stack.append((self, self))
-        _refresh()
-        return self
-
-    def __exit__(self, *exc):
-        _stack.pop()
-        _refresh()
-        return False
 
 
 def check_savable(t: Tensor) -> None:
