@@ -116,7 +116,7 @@ class FunctionCtx(Node):
             for g, shape in zip(grads, self._output_shapes)
         ]
         with set_grad_enabled(create_graph):
-            result = _callable(self._cls.backward)(self, *wrapped)
+            result = _callable(self._cls._backward_method())(self, *wrapped)
         if not isinstance(result, tuple):
             result = (result,)
         n_args = len(self._input_shapes)
@@ -183,6 +183,17 @@ class Function(metaclass=_FunctionMeta):
     def backward(ctx, *grad_outputs):
         raise AutogradError("You must implement either the backward or vjp method for your custom "
                             "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def vjp(ctx, *grad_outputs):
+        """PyTorch's other name for backward: a class may define either."""
+        return Function.backward(ctx, *grad_outputs)
+
+    @classmethod
+    def _backward_method(cls):
+        if cls.backward is Function.backward and cls.vjp is not Function.vjp:
+            return cls.vjp
+        return cls.backward
 
     @staticmethod
     def setup_context(ctx, inputs, output):

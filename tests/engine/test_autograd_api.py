@@ -700,3 +700,18 @@ y = x[[0, 1], 1:]
 print(y.grad_fn._saved_indices)
 """)
     assert lines == ["(None, (tensor([0, 1]),))"]
+
+
+def test_vjp_is_pytorchs_other_name_for_backward():
+    assert printed("""
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def vjp(ctx, g):
+        return g * 2
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+Twice.apply(x).sum().backward()
+print(x.grad)
+""") == ["tensor([2., 2.])"]
