@@ -260,7 +260,8 @@ def _run_node(node, g, create_graph, targets, captured, accumulate, owned) -> No
         variable = node.variable
         if variable._hooks:
             g = _run_leaf_hooks(variable, g, create_graph)
-        hooked = _graph.extras.get(node) if _graph.extras else None
+        # the node itself runs only when it accumulates (autograd.grad captures before it)
+        hooked = _graph.extras.get(node) if accumulate and _graph.extras else None
         if hooked is not None and hooked.pre:
             g = _node_hooks.run_prehooks(hooked.pre, node, g, create_graph)
         if targets is not None:

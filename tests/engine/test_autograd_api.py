@@ -715,3 +715,21 @@ x = torch.tensor([1.0, 2.0], requires_grad=True)
 Twice.apply(x).sum().backward()
 print(x.grad)
 """) == ["tensor([2., 2.])"]
+
+
+ACCUMULATE_HOOKS = """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 3
+acc = y.grad_fn.next_functions[0][0]
+acc.register_hook(lambda gi, go: print("post", gi, go))
+acc.register_prehook(lambda go: (go[0] + 1,))
+"""
+
+
+def test_hooks_on_accumulate_grad_run_when_it_accumulates():
+    assert printed(ACCUMULATE_HOOKS + "y.sum().backward()\nprint(x.grad)\n") == [
+        "post () (tensor([4., 4.]),)", "tensor([4., 4.])"]
+
+
+def test_autograd_grad_does_not_run_the_accumulate_grad_node_or_its_hooks():
+    assert printed(ACCUMULATE_HOOKS + "print(torch.autograd.grad(y.sum(), x))\n") == ["(tensor([3., 3.]),)"]
