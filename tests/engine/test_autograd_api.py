@@ -733,3 +733,18 @@ def test_hooks_on_accumulate_grad_run_when_it_accumulates():
 
 def test_autograd_grad_does_not_run_the_accumulate_grad_node_or_its_hooks():
     assert printed(ACCUMULATE_HOOKS + "print(torch.autograd.grad(y.sum(), x))\n") == ["(tensor([3., 3.]),)"]
+
+
+def test_retain_grad_sees_the_gradient_before_the_nodes_prehooks():
+    # PyTorch 2.13: y.grad is the incoming gradient, the prehook's only reaches the node
+    assert printed("""
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 3
+y.retain_grad()
+y.register_hook(lambda g: print("tensor hook", g))
+y.grad_fn.register_prehook(lambda go: (go[0] * 10,))
+y.grad_fn.register_hook(lambda gi, go: print("post", gi, go))
+y.sum().backward()
+print(y.grad, x.grad)
+""") == ["tensor hook tensor([1., 1.])", "post (tensor([30., 30.]), None) (tensor([10., 10.]),)",
+         "tensor([1., 1.]) tensor([30., 30.])"]
