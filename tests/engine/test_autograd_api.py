@@ -748,3 +748,23 @@ y.sum().backward()
 print(y.grad, x.grad)
 """) == ["tensor hook tensor([1., 1.])", "post (tensor([30., 30.]), None) (tensor([10., 10.]),)",
          "tensor([1., 1.]) tensor([30., 30.])"]
+
+
+def test_a_saved_output_changed_in_place_is_pytorchs_version_error():
+    fails("""
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        r = x.exp()
+        ctx.save_for_backward(r)
+        return r
+    @staticmethod
+    def backward(ctx, g):
+        r, = ctx.saved_tensors
+        return g * r
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = Exp.apply(x)
+y.mul_(2)
+y.sum().backward()
+""", AutogradError, match=r"\[torch.DoubleTensor \[2\]\], which is output 0 of Exp, is at version 1; "
+                         "expected version 0 instead.")
