@@ -109,6 +109,9 @@ def unpack(packed):
 def on_save(node) -> None:
     """An OpNode was just made: refuse an inference tensor it saves, pack what it saves
     under saved_tensors_hooks (in the order its rules read them, as PyTorch packs)."""
+    if not _stack and not len(_inference):
+        _refresh()   # the last inference tensor is gone: the op table can stop calling
+        return
     if node.saved is None or node.versions is None:
         return
     order = []
