@@ -40,4 +40,4 @@ CONTEXT_MANAGERS = (saved_hooks.saved_tensors_hooks, saved_hooks.disable_saved_t
 # Attributes a program may read on a backward node (grad_fn), beyond next_functions and name().
 NODE_ATTRIBUTES = frozenset({"register_hook", "register_prehook", "metadata"})
 CTX_ATTRIBUTES = frozenset({"mark_dirty"})
-FUNCTION_METHODS = frozenset({"setup_context", "vjp"})
+FUNCTION_METHODS = frozenset({"setup_context", "vjp", "jvp"})  # jvp: accepted, unused (no forward mode)
