@@ -18,9 +18,9 @@ from __future__ import annotations
 import sys
 
 from _common import (SAMPLES, best, fmt_s, fmt_x, gradcli_cmd, has_torch, median, process_env,
-                     python_exe, report, run_process, summary)
+                     python_exe, repeats, report, run_process, summary)
 
-REPEAT = 11
+REPEAT = repeats(11)
 REPEAT_TORCH = 2
 TORCH = "python -c 'import torch'"
 TARGET = 1.5

@@ -46,16 +46,22 @@ def _checked_outputs(outputs, api: str):
 
 
 def _rows(output: Tensor, inputs, create_graph: bool, strict_index=None):
-    """d output / d inputs as one tensor per input of shape output.shape + input.shape.
+    """d output / d inputs as one tensor per input of shape output.shape + input.shape."""
+    n = output._data.size
+    for x in inputs:  # the block's size, before n backward passes build it
+        check_elements(n * x._data.size)
+    return jacobian_blocks(output, inputs, create_graph, strict_index)
 
-    With `strict_index` (the output's index), an input the output does not depend on
-    is PyTorch's strict-mode error instead of zeros."""
+
+def jacobian_blocks(output: Tensor, inputs, create_graph: bool = False, strict_index=None) -> list:
+    """The one-hot loop of every Jacobian (this API's and gradcheck's): one backward per
+    element of `output`, zeros for an input it does not use; one tensor per input, of
+    shape output.shape + input.shape. With `strict_index` (the output's index), an input
+    the output does not use is PyTorch's strict-mode error instead."""
     from .. import ops
 
     blocks = [[] for _ in inputs]
     n = output._data.size
-    for x in inputs:  # the block's size, before n backward passes build it
-        check_elements(n * x._data.size)
     for r in range(n):
         seed = np.zeros(n)
         seed[r] = 1.0

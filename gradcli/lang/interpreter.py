@@ -3,10 +3,9 @@
 A tree walker that dispatches on node type through two tables (expressions,
 statements) and refuses everything else. Names resolve only through the
 program's own scopes and the builtin table (`gradcli.lang.builtins`);
-attributes only through the tables below (the Tensor's come from
-`gradcli._tensor`); only `Builtin`s, `Closure`s and a few engine objects
-(grad-mode switches, loss modules) can be called. So no Python object other
-than the language's values ever reaches a program.
+attributes, item assignment and calls of engine objects only through the
+access policy (`gradcli.lang.access`), so no Python object other than the
+language's values ever reaches a program.
 
 Before applying each operator or call it tells the engine where in the file
 the op is (`set_current_source`), so each graph node knows its line:col; an
@@ -24,17 +23,16 @@ from difflib import get_close_matches
 
 from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError,
                             ProgramTypeError, ProgramValueError)
-from gradcli.lang import nodes as n
+from gradcli.lang import access as _access, nodes as n
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_builtins,
                                    make_modules, materialize)
 from gradcli.lang.limits import (MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS,
                                  MAX_SEQUENCE_LENGTH, WORK_PER_STEP, Limits)
-from gradcli.lang.values import Builtin, Closure, Namespace, Scope, type_name
+from gradcli.lang.values import Builtin, Closure, Scope, type_name
 
 import numpy as np
 
 import gradcli.autograd as _autograd
-from gradcli.autograd import api as _autograd_api
 from gradcli import ops as _ops
 from gradcli import _tensor as _tensor
 from gradcli.autograd import graph as _graph
@@ -42,7 +40,6 @@ from gradcli.autograd import graph as _graph
 Tensor = _tensor.Tensor
 _GradMode = _tensor._GradMode
 Function = _autograd.Function
-FunctionCtx = _autograd.FunctionCtx
 as_int = _tensor.as_int
 
 _BINARY = {
@@ -79,17 +76,6 @@ def _length(value) -> int:
 # Python errors that mean "bad arguments" when a builtin or an operator raises them.
 _PYTHON_ERRORS = (TypeError, ValueError, LookupError, ArithmeticError, RecursionError)
 
-_GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"})
-_CTX_ATTRIBUTES = frozenset({"save_for_backward", "saved_tensors", "needs_input_grad",
-                             "mark_non_differentiable", "set_materialize_grads"})
-_LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
-_DICT_METHODS = frozenset({"keys", "values", "items", "get"})
-_FUNCTION_METHODS = frozenset({"forward", "backward"})
-# issue 13: torch.autograd's wider API (the names live in gradcli/autograd/api.py)
-_GRAPH_NODE_ATTRIBUTES = _GRAPH_NODE_ATTRIBUTES | _autograd_api.NODE_ATTRIBUTES
-_CTX_ATTRIBUTES = _CTX_ATTRIBUTES | _autograd_api.CTX_ATTRIBUTES
-_FUNCTION_METHODS = _FUNCTION_METHODS | _autograd_api.FUNCTION_METHODS
-_CONTEXT_MANAGERS = (_GradMode,) + _autograd_api.CONTEXT_MANAGERS
 _FORMAT_NUMBER = re.compile(r"\d+")
 
 
@@ -128,8 +114,6 @@ class Printer:
             self.emit(line)
 
 
-_STATIC_TABLES: dict = {}
-
 
 class Interpreter:
     """Runs one program once: its module scope, step counter and printed lines.
@@ -159,21 +143,9 @@ class Interpreter:
         self.span = None  # the span last given to the engine
         self.return_value = None
         self.last_assigned: str | None = None
-        if _STATIC_TABLES.get("modules") is not self.modules:
-            # made once per process, like the modules they are read from
-            _STATIC_TABLES.update(
-                modules=self.modules,
-                tensor_methods=frozenset(_tensor.TENSOR_METHODS) | frozenset(_ops.METHODS),
-                tensor_attributes=frozenset(_tensor.TENSOR_ATTRIBUTES),
-                settable=frozenset(_tensor.SETTABLE_ATTRIBUTES),
-                callable_types=self._callable_types(),
-                attribute_tables=self._attribute_tables(),
-            )
-        self.tensor_methods = _STATIC_TABLES["tensor_methods"]
-        self.tensor_attributes = _STATIC_TABLES["tensor_attributes"]
-        self.settable = _STATIC_TABLES["settable"]
-        self.callable_types = _STATIC_TABLES["callable_types"]
-        self.attribute_tables = _STATIC_TABLES["attribute_tables"]
+        self.access = _access.policy(self.modules)
+        self.getattr = self.access.getattr
+        self.callable_types = self.access.callable_types
         self._eval = {
             n.Num: self._num, n.Str: self._str, n.Constant: self._constant,
             n.FString: self._fstring, n.Name: self._name, n.Attribute: self._attribute,
@@ -190,23 +162,6 @@ class Interpreter:
             n.Pass: self._pass, n.Break: self._break, n.Continue: self._continue,
             n.Assert: self._assert,
         }
-
-    def _callable_types(self) -> tuple:
-        """Engine objects a program may call besides Builtins and Closures: loss modules."""
-        types = []
-        for value in self.modules["torch.nn"].members.values():
-            fn = value.fn if isinstance(value, Builtin) else None
-            if isinstance(fn, type) and any("__call__" in vars(k) for k in fn.__mro__[:-1]):
-                types.append(fn)
-        return tuple(types)
-
-    def _attribute_tables(self) -> list:
-        """(type, names) pairs: the attributes a program may read on engine objects."""
-        tables = [(_tensor.RemovableHandle, frozenset({"remove"}))]
-        for value in self.modules["torch.optim"].members.values():
-            if isinstance(value, Builtin) and isinstance(value.fn, type):
-                tables.append((value.fn, frozenset({"step", "zero_grad", "param_groups"})))
-        return tables
 
     # --- running -----------------------------------------------------------
 
@@ -321,124 +276,6 @@ class Interpreter:
     def _attribute(self, node):
         return self.getattr(self.eval(node.value), node.attr, node.span)
 
-    def getattr(self, obj, attr: str, span):
-        """`obj.attr`, for the attributes the language defines and no other."""
-        allowed = None
-        if isinstance(obj, Tensor):
-            if attr in self.tensor_attributes:
-                return self._read(obj, attr, span)
-            if attr in self.tensor_methods:
-                return Builtin(attr, self._read(obj, attr, span))
-            allowed = self.tensor_attributes | self.tensor_methods
-        elif obj.__class__ is Namespace:
-            value = obj.members.get(attr, _MISSING)
-            if value is not _MISSING:
-                return value
-            close = get_close_matches(attr, sorted(obj.members), n=1)
-            raise ProgramError(f"module '{obj.name}' has no attribute '{attr}'", span,
-                               hint=f"did you mean '{obj.name}.{close[0]}'?" if close else None)
-        elif isinstance(obj, _graph.Node):
-            if attr.startswith("_saved_"):   # PyTorch's names of what the node saved
-                return self._saved_attribute(obj, attr, span)
-            allowed = set(_GRAPH_NODE_ATTRIBUTES)
-            if isinstance(obj, _graph.AccumulateGrad):
-                allowed.add("variable")
-            if isinstance(obj, FunctionCtx):
-                allowed |= _CTX_ATTRIBUTES
-                if attr not in allowed and self._ctx_attribute_allowed(attr) \
-                        and attr in vars(obj):
-                    return vars(obj)[attr]
-            if attr in allowed:
-                return self._bound(obj, attr, span)
-        elif isinstance(obj, type) and issubclass(obj, Function) and obj is not Function:
-            if attr == "apply":
-                return Builtin(f"{obj.__name__}.apply", obj.apply)
-            member = vars(obj).get(attr) if attr in _FUNCTION_METHODS else None
-            if member is not None:
-                return member.__func__  # the program's own forward/backward
-            allowed = {"apply"} | _FUNCTION_METHODS
-        elif obj.__class__ is list:
-            if attr in _LIST_METHODS:
-                return Builtin(attr, self._list_method(obj, attr))
-            allowed = _LIST_METHODS
-        elif obj.__class__ is dict:
-            if attr in _DICT_METHODS:
-                return Builtin(attr, self._dict_method(obj, attr))
-            allowed = _DICT_METHODS
-        elif isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
-            allowed = frozenset(type(obj)._fields)
-            if attr in allowed:
-                return getattr(obj, attr)
-        else:
-            for cls, names in self.attribute_tables:
-                if isinstance(obj, cls):
-                    if attr in names:
-                        return self._bound(obj, attr, span)
-                    allowed = names
-                    break
-        close = get_close_matches(attr, sorted(allowed), n=1) if allowed else []
-        if close:
-            hint = f"did you mean '{close[0]}'?"
-        elif allowed and len(allowed) <= 8:
-            hint = "its attributes are " + ", ".join(sorted(allowed))
-        else:
-            hint = None
-        kind = obj.name() if isinstance(obj, _graph.Node) else type_name(obj)
-        raise ProgramError(f"'{kind}' object has no attribute '{attr}'", span, hint=hint)
-
-    def _read(self, obj, attr, span):
-        try:
-            return getattr(obj, attr)
-        except GradcliError as error:
-            raise error.at(span)
-
-    def _bound(self, obj, attr, span):
-        value = self._read(obj, attr, span)
-        if callable(value) and not isinstance(value, (Tensor, tuple, list, dict)):
-            return Builtin(attr, value)
-        return value
-
-    def _saved_attribute(self, node, attr: str, span):
-        try:
-            return node.saved_value(attr)
-        except KeyError:
-            raise ProgramError(f"'{node.name()}' object has no attribute '{attr}'", span) from None
-        except GradcliError as error:
-            raise error.at(span)
-
-    @staticmethod
-    def _ctx_attribute_allowed(attr: str) -> bool:
-        """A name a program may give its own value on a custom Function's ctx: not the
-        engine's (`ctx.foo = 3` is fine, `ctx.next_functions = ...` is not)."""
-        return not attr.startswith("_") and not hasattr(FunctionCtx, attr) \
-            and attr not in ("n_outputs", "needs_input_grad")
-
-    def _list_method(self, obj: list, attr: str):
-        if attr == "append":
-            def append(value):
-                check_length(len(obj) + 1)
-                obj.append(value)
-            return append
-        if attr == "extend":
-            def extend(values):
-                items = materialize(values)
-                check_length(len(obj) + len(items))
-                obj.extend(items)
-            return extend
-        if attr == "insert":
-            def insert(index, value):
-                check_length(len(obj) + 1)
-                obj.insert(as_int(index, "index"), value)
-            return insert
-        if attr == "pop":
-            return lambda index=-1: obj.pop(as_int(index, "index"))
-        return getattr(obj, attr)
-
-    def _dict_method(self, obj: dict, attr: str):
-        if attr == "get":
-            return lambda key, default=None: obj.get(key, default)
-        return lambda: list(getattr(obj, attr)())
-
     def _subscript(self, node):
         obj = self.eval(node.value)
         index = self._index(node.index)
@@ -449,23 +286,13 @@ class Interpreter:
         if not (isinstance(obj, Tensor) or isinstance(obj, SEQUENCE_TYPES)):
             raise ProgramTypeError(f"'{type_name(obj)}' object is not subscriptable", span)
         if not isinstance(obj, (Tensor, dict)):
-            index = self._sequence_index(index, span)
+            index = _access.sequence_index(index, span)
         try:
             return obj[index]
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
             raise self.fail(exc, span) from None
-
-    def _sequence_index(self, index, span):
-        """An index into a list, tuple, range or str: an int (an integral float or
-        one-element tensor is accepted) or a slice of them."""
-        try:
-            if isinstance(index, slice):
-                return index
-            return as_int(index, "an index")
-        except GradcliError as error:
-            raise error.at(span)
 
     def _index(self, node):
         if node.__class__ is n.TupleExpr:
@@ -514,7 +341,7 @@ class Interpreter:
             return self.call_closure(func, args, kwargs, span)
         if cls is Builtin:
             fn, name = func.fn, func.name
-        elif isinstance(func, _GradMode) or isinstance(func, self.callable_types):
+        elif isinstance(func, self.callable_types):
             fn, name = func, type(func).__name__
         elif isinstance(func, type) and issubclass(func, Function):
             raise ProgramTypeError(f"'{func.__name__}' is a Function class: call it as "
@@ -911,38 +738,16 @@ class Interpreter:
         return items
 
     def setattr(self, obj, attr: str, value, span):
-        if isinstance(obj, Tensor):
-            if attr not in self.settable:
-                raise ProgramError(f"cannot set attribute '{attr}' of a Tensor", span,
-                                   hint="settable: " + ", ".join(sorted(self.settable)))
-        elif isinstance(obj, FunctionCtx):
-            if not self._ctx_attribute_allowed(attr):
-                raise ProgramError(f"cannot set attribute '{attr}' of ctx", span)
-        else:
-            raise ProgramError(f"cannot set attributes of a '{type_name(obj)}' object", span)
         try:
-            if attr == "requires_grad" and isinstance(obj, Tensor):
-                if not isinstance(value, (bool, np.bool_)):
-                    raise ProgramTypeError("requires_grad must be a bool")
-                obj.requires_grad_(bool(value))   # PyTorch's checks: leaves only, float dtypes
-            else:
-                setattr(obj, attr, value)
+            self.access.setattr(obj, attr, value)
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
             raise self.fail(exc, span) from None
 
     def setitem(self, obj, index, value, span):
-        if isinstance(obj, Tensor) or obj.__class__ is dict:
-            pass
-        elif obj.__class__ is list:
-            index = self._sequence_index(index, span)
-            if isinstance(index, slice):
-                value = materialize(value)
-        else:
-            raise ProgramTypeError(f"'{type_name(obj)}' object does not support item assignment", span)
         try:
-            obj[index] = value
+            self.access.setitem(obj, index, value, span)
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
@@ -1051,7 +856,7 @@ class Interpreter:
         try:
             for item in node.items:
                 manager = self.eval(item.context)
-                if not isinstance(manager, _CONTEXT_MANAGERS):
+                if not isinstance(manager, _access.CONTEXT_MANAGERS):
                     raise ProgramTypeError(f"'{type_name(manager)}' object does not support the "
                                            "context manager protocol", item.span,
                                            hint="with works with no_grad(), enable_grad() and "
@@ -1092,7 +897,7 @@ class Interpreter:
         members = {}
         for stmt in node.body:
             if stmt.__class__ is n.FunctionDef:
-                if stmt.name not in _FUNCTION_METHODS:
+                if stmt.name not in _access.FUNCTION_METHODS:
                     raise ProgramError(f"a Function class defines only forward and backward, "
                                        f"not '{stmt.name}'", stmt.span)
                 closure = Closure(self, stmt, f"{node.name}.{stmt.name}", stmt.params, stmt.body,
