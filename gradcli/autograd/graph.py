@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import AutogradError
 from .._tensor import Tensor, RemovableHandle, shape_str
+from .saved_hooks import TensorMap, saved_value
 
 _current_source = [None]
 _node_observer = [None]
@@ -83,38 +84,6 @@ class _Extras:
 
 # node -> _Extras: the engine looks a node up here only while this is non-empty
 extras = weakref.WeakKeyDictionary()
-
-
-class TensorMap:
-    """tensor -> value, held weakly and by identity (a WeakKeyDictionary compares keys
-    with `==`, which is elementwise on tensors)."""
-
-    __slots__ = ("_data",)
-
-    def __init__(self):
-        self._data = {}
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def get(self, t, default=None):
-        entry = self._data.get(id(t))
-        return entry[1] if entry is not None and entry[0]() is t else default
-
-    def __contains__(self, t) -> bool:
-        entry = self._data.get(id(t))
-        return entry is not None and entry[0]() is t
-
-    def __setitem__(self, t, value) -> None:
-        data = self._data
-        key = id(t)
-
-        def forget(ref):
-            entry = data.get(key)
-            if entry is not None and entry[0] is ref:
-                del data[key]
-
-        data[key] = (weakref.ref(t, forget), value)
 
 
 # leaf tensor -> hooks of Tensor.register_post_accumulate_grad_hook
@@ -271,8 +240,6 @@ class OpNode(Node):
         return self.op.node
 
     def saved_tensors_info(self) -> list[tuple[str, object]]:
-        from .saved_hooks import saved_value
-
         info = []
         if self.saved is not None and self.saved is not NOTHING_SAVED:
             for i, (name, value, version) in enumerate(zip(self.op.inputs, self.saved, self.versions)):

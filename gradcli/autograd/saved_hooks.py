@@ -15,7 +15,38 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError
 from .._tensor import Tensor
-from .graph import TensorMap
+
+class TensorMap:
+    """tensor -> value, held weakly and by identity (a WeakKeyDictionary compares keys
+    with `==`, which is elementwise on tensors)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self):
+        self._data = {}
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, t, default=None):
+        entry = self._data.get(id(t))
+        return entry[1] if entry is not None and entry[0]() is t else default
+
+    def __contains__(self, t) -> bool:
+        entry = self._data.get(id(t))
+        return entry is not None and entry[0]() is t
+
+    def __setitem__(self, t, value) -> None:
+        data = self._data
+        key = id(t)
+
+        def forget(ref):
+            entry = data.get(key)
+            if entry is not None and entry[0] is ref:
+                del data[key]
+
+        data[key] = (weakref.ref(t, forget), value)
+
 
 _stack: list = []                      # (pack, unpack) of the active saved_tensors_hooks, innermost last
 _inference = TensorMap()               # tensors made under inference_mode (-> True)
@@ -163,13 +194,7 @@ def unpack_node(node) -> None:
         saved[i] = out
         versions[i] = None
     node.saved = tuple(saved)
-    node.versions = tuple(versions) if any(v is not None for v in versions) else versions_nothing()
-
-
-def versions_nothing():
-    from .graph import NOTHING_SAVED
-
-    return NOTHING_SAVED
+    node.versions = tuple(versions)
 
 
 def saved_value(node, index):
