@@ -76,13 +76,27 @@ class enable_grad(_GradMode):
 
 
 class inference_mode(_GradMode):
-    """`torch.inference_mode()`: no graph is recorded, as under no_grad (PyTorch's
-    inference tensors' extra restrictions are not modelled)."""
+    """`torch.inference_mode()`: no graph is recorded, as under no_grad, and the tensors
+    made inside are inference tensors, which no node may save (autograd/saved_hooks.py)."""
 
     __slots__ = ()
 
     def __init__(self, mode: bool = True):
         super().__init__(not mode)
+
+    def __enter__(self):
+        if not self._mode:
+            from .autograd import saved_hooks
+
+            saved_hooks.enter_inference()
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        if not self._mode:
+            from .autograd import saved_hooks
+
+            saved_hooks.exit_inference()
+        return super().__exit__(*exc)
 
 
 class set_grad_enabled(_GradMode):

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..errors import AutogradError, GradcliError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, shape_str
-from . import anomaly
+from . import anomaly, node_hooks as _node_hooks, saved_hooks as _saved_hooks
+from . import graph as _graph
 from .graph import AccumulateGrad
 
 ndarray = np.ndarray
@@ -224,6 +225,8 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     anomaly.check(node, grads)
             if not retain_graph:
                 node.release()
+                if _saved_hooks._packed:
+                    _saved_hooks.forget(node)
             for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
@@ -257,15 +260,21 @@ def _run_node(node, g, create_graph, targets, captured, accumulate, owned) -> No
         variable = node.variable
         if variable._hooks:
             g = _run_leaf_hooks(variable, g, create_graph)
+        # the node itself runs only when it accumulates (autograd.grad captures before it)
+        hooked = _graph.extras.get(node) if accumulate and _graph.extras else None
+        if hooked is not None and hooked.pre:
+            g = _node_hooks.run_prehooks(hooked.pre, node, g, create_graph)
         if targets is not None:
             slot = targets.get((node, 0))
-            if slot is not None:
-                captured[slot] = _add(captured[slot], g)
-                if accumulate:
-                    _accumulate(variable, g, create_graph, owned)
-            return None
+            if slot is None:
+                return None
+            captured[slot] = _add(captured[slot], g)
         if accumulate:
             _accumulate(variable, g, create_graph, owned)
+            if _graph.post_accumulate:
+                _node_hooks.run_post_accumulate(variable)
+        if hooked is not None and hooked.post:
+            _node_hooks.run_posthooks(hooked.post, node, (), g, create_graph)
         return None
     if node.n_outputs == 1:
         if node._tensor_hooks:
@@ -286,7 +295,14 @@ def _run_node(node, g, create_graph, targets, captured, accumulate, owned) -> No
                 slot = targets.get((node, nr))
                 if slot is not None:
                     captured[slot] = _add(captured[slot], g[nr])
-    return node.apply(g, create_graph) if node.next_functions else None
+    if not node.next_functions:
+        return None
+    if _saved_hooks._packed:
+        _saved_hooks.unpack_node(node)
+    hooked = _graph.extras.get(node) if _graph.extras else None
+    if hooked is None:
+        return node.apply(g, create_graph)
+    return _node_hooks.apply_hooked(node, hooked, g, create_graph)
 
 
 class _Targets(dict):

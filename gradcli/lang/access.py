@@ -27,7 +27,7 @@ import numpy as np
 
 import gradcli.autograd as _autograd
 from gradcli import _tensor, ops as _ops
-from gradcli.autograd import graph as _graph
+from gradcli.autograd import api as _autograd_api, graph as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
 from gradcli.lang.builtins import materialize, check_length
 from gradcli.lang.exceptions import EXCEPTION_CLASSES
@@ -40,13 +40,16 @@ Function = _autograd.Function
 FunctionCtx = _autograd.FunctionCtx
 as_int = _tensor.as_int
 
-GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"})
+# issue 13 adds the names of `gradcli.autograd.api` (hooks, metadata, setup_context...)
+GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"}) | _autograd_api.NODE_ATTRIBUTES
 ACCUMULATE_GRAD_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"variable"}
 CTX_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"save_for_backward", "saved_tensors",
                                           "needs_input_grad", "mark_non_differentiable",
-                                          "set_materialize_grads"}
-FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply", "forward", "backward"})
-FUNCTION_METHODS = frozenset({"forward", "backward"})
+                                          "set_materialize_grads"} | _autograd_api.CTX_ATTRIBUTES
+FUNCTION_METHODS = frozenset({"forward", "backward"}) | _autograd_api.FUNCTION_METHODS
+FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply"}) | FUNCTION_METHODS
+# engine objects a `with` statement accepts besides the grad-mode switches
+CONTEXT_MANAGERS = (_tensor._GradMode,) + _autograd_api.CONTEXT_MANAGERS
 LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 SET_METHODS = frozenset({"add", "discard", "remove"})
@@ -166,6 +169,22 @@ def _named_reader(names: frozenset):
     return read
 
 
+def _node_reader(names: frozenset):
+    """A backward node: `names`, and `_saved_<name>`, what it saved under PyTorch's names."""
+    named = _named_reader(names)
+
+    def read(obj, attr, span):
+        if not attr.startswith("_saved_"):
+            return named(obj, attr, span)
+        try:
+            return obj.saved_value(attr)
+        except KeyError:
+            raise _no_attribute(obj, attr, span, None) from None
+        except GradcliError as error:
+            raise error.at(span)
+    return read
+
+
 def _read_ctx(obj, attr, span):
     if attr in CTX_ATTRIBUTES:
         return _bound(obj, attr, span)
@@ -256,9 +275,9 @@ class Access:
         self.readers = {
             Tensor: _tensor_reader(self.tensor_attributes, self.tensor_methods),
             Namespace: _read_namespace,
-            _graph.Node: _named_reader(GRAPH_NODE_ATTRIBUTES),
-            _graph.OpNode: _named_reader(GRAPH_NODE_ATTRIBUTES),
-            _graph.AccumulateGrad: _named_reader(ACCUMULATE_GRAD_ATTRIBUTES),
+            _graph.Node: _node_reader(GRAPH_NODE_ATTRIBUTES),
+            _graph.OpNode: _node_reader(GRAPH_NODE_ATTRIBUTES),
+            _graph.AccumulateGrad: _node_reader(ACCUMULATE_GRAD_ATTRIBUTES),
             FunctionCtx: _read_ctx,
             list: _methods_reader(LIST_METHODS, _list_method),
             dict: _methods_reader(DICT_METHODS, _dict_method),

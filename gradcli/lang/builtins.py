@@ -87,14 +87,16 @@ def _wrap(members: dict) -> dict:
 
 def _is_class_value(value) -> bool:
     """A class a program holds as itself (to subclass, catch, or test with isinstance), not
-    wrapped as a function: Function, the exception types, torch.Tensor, numpy's."""
+    wrapped as a function: Function, Node, the exception types, torch.Tensor, numpy's."""
     from gradcli._tensor import Tensor
     from gradcli.autograd import Function
+    from gradcli.autograd.graph import Node
     from gradcli.lang.exceptions import EXCEPTION_CLASSES
     from gradcli.lang.pymodules import NUMPY_CLASSES
 
     return isinstance(value, type) and (issubclass(value, Function) or value is Tensor
-                                        or value in EXCEPTION_CLASSES or value in NUMPY_CLASSES)
+                                        or value is Node or value in EXCEPTION_CLASSES
+                                        or value in NUMPY_CLASSES)
 
 
 _MODULES: dict = {}
@@ -115,13 +117,18 @@ def make_modules() -> dict:
 
 def _make_modules() -> dict:
     gradcli, autograd, ops, tensor = _engine()
+    from gradcli.autograd import api as _autograd_api
     optim = getattr(gradcli, "optim", None) or _import_optional("gradcli.optim")
     nn = getattr(gradcli, "nn", None) or _import_optional("gradcli.nn")
     functional = Namespace("torch.nn.functional", _wrap(dict(ops.NN_FUNCTIONS)))
     autograd_functional = Namespace("torch.autograd.functional", _wrap({
         "jacobian": getattr(autograd.functional, "jacobian", None),
         "hessian": getattr(autograd.functional, "hessian", None),
+        **_autograd_api.FUNCTIONAL,
     }))
+    autograd_graph = Namespace("torch.autograd.graph", _wrap(_autograd_api.GRAPH))
+    autograd_function = Namespace("torch.autograd.function", _wrap(_autograd_api.FUNCTION))
+    func_ns = Namespace("torch.func", _wrap(_autograd_api.FUNC))
     autograd_ns = Namespace("torch.autograd", _wrap({
         "grad": autograd.grad,
         "backward": autograd.backward,
@@ -129,6 +136,9 @@ def _make_modules() -> dict:
         "gradcheck": getattr(autograd, "gradcheck", None),
         "gradgradcheck": getattr(autograd, "gradgradcheck", None),
         "functional": autograd_functional,
+        "graph": autograd_graph,
+        "function": autograd_function,
+        **_autograd_api.AUTOGRAD,
     }))
     nn_members = {"functional": functional, "Parameter": getattr(ops.factories, "Parameter", None)}
     if nn is not None:
@@ -152,6 +162,8 @@ def _make_modules() -> dict:
         "is_grad_enabled": tensor.is_grad_enabled,
         "manual_seed": getattr(gradcli, "manual_seed", None),
         "autograd": autograd_ns,
+        "func": func_ns,
+        **_autograd_api.TORCH,
         "nn": nn_ns,
         "optim": optim_ns,
         "linalg": linalg_ns,
@@ -169,6 +181,9 @@ def _make_modules() -> dict:
         "torch.nn.functional": functional,
         "torch.autograd": autograd_ns,
         "torch.autograd.functional": autograd_functional,
+        "torch.autograd.graph": autograd_graph,
+        "torch.autograd.function": autograd_function,
+        "torch.func": func_ns,
         "torch.optim": optim_ns,
         "torch.linalg": linalg_ns,
     }

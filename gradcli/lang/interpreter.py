@@ -954,7 +954,7 @@ class Interpreter:
         try:
             for item in node.items:
                 manager = self.eval(item.context)
-                if not isinstance(manager, _GradMode):
+                if not isinstance(manager, _access.CONTEXT_MANAGERS):
                     raise ProgramTypeError(f"'{type_name(manager)}' object does not support the "
                                            "context manager protocol", item.span,
                                            hint="with works with no_grad(), enable_grad() and "

@@ -24,6 +24,8 @@ from ..errors import ProgramTypeError
 from .._tensor import Tensor, _grad_enabled, check_elements, limits
 from ..autograd import graph as _graph
 from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
+from ..autograd import saved_hooks as _saved_hooks
+from ..autograd.saved_hooks import hooks_or_inference as _saving
 
 ndarray = np.ndarray
 OPS: dict[str, "Op"] = {}
@@ -306,6 +308,8 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         if node.result is not None:
             node.result = out
             node._result_counter = version
+            if _saving[0]:
+                _saved_hooks.on_save_result(node)
         result = Tensor._make(out, node, True, 0, version)
     if out.base is not None or out is x:
         return link(result, inputs[0])  # maybe a view of its input (select, reshape...)
@@ -357,6 +361,8 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.shapes = shapes
     node.out_shapes = None
     node.n_outputs = 1
+    if _saving[0] and save_inputs is not None:
+        _saved_hooks.on_save(node)   # saved_tensors_hooks, inference tensors
     observer = _graph._node_observer[0]
     if observer is not None:
         observer(node, inputs)

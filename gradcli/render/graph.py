@@ -123,7 +123,8 @@ def _details(model, n, values: bool = True) -> list[str]:
             out.append("saved: nothing")
         for name, shape, value in n.saved or ():
             where = f" (shape {shape})" if shape else ""
-            out.append(f"saved {name}{where}: {show_value(value)}")
+            label = name if name.startswith("_saved_") else f"saved {name}"  # PyTorch's attribute names
+            out.append(f"{label}{where}: {show_value(value)}")
     return out
 
 

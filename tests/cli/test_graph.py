@@ -143,7 +143,7 @@ def test_saved_and_values_in_json():
     doc = graph_json("-e", "a = 2.0; b = 3.0; c = a * b", "--saved", "--values")
     root = doc["nodes"][0]
     assert root["value"] == 6.0
-    assert {s["name"]: s["value"] for s in root["saved"]} == {"self": 2.0, "other": 3.0}
+    assert {s["name"]: s["value"] for s in root["saved"]} == {"_saved_self": 2.0, "_saved_other": 3.0}
     assert doc["nodes"][1]["value"] == 2.0
 
 
@@ -176,7 +176,7 @@ def test_tree_shows_none_edges_and_the_saved_tensors(tmp_path):
     result = graph("--tree", "--saved", program=E04, tmp_path=tmp_path)
     assert result.exit_code == 0
     assert "\\-- [0] None" in result.stdout
-    assert "saved other: tensor(3.)" in result.stdout
+    assert "_saved_other: tensor(3.)" in result.stdout
 
 
 def test_dot_and_mermaid():

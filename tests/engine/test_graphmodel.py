@@ -223,7 +223,7 @@ def test_saved_and_value_keys_only_when_asked():
     doc = render.to_json(model_of(c, a=a, c=c))
     assert all("saved" not in n and "value" not in n for n in doc["nodes"])
     doc = render.to_json(graphmodel.build(c, {"a": a, "c": c}, "c", saved=True))
-    assert doc["nodes"][0]["saved"] == [{"name": "other", "shape": [], "value": 3.0}]
+    assert doc["nodes"][0]["saved"] == [{"name": "_saved_other", "shape": [], "value": 3.0}]
     assert "value" not in doc["nodes"][0]
 
 
@@ -362,7 +362,7 @@ def test_tree_with_values_and_saved():
     model = graphmodel.build(c, {"a": a, "c": c}, "c", saved=True, values=True)
     lines = render.to_tree(model, unicode=False)
     assert lines[0] == "MulBackward0 tensor c scalar = tensor(6.) (output)"
-    assert lines[1] == "|   saved other: tensor(3.)"
+    assert lines[1] == "|   _saved_other: tensor(3.)"
     assert "AccumulateGrad variable a scalar = tensor(2.)" in lines[2]
 
 
