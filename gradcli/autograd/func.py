@@ -41,7 +41,7 @@ def _leaves(value, api: str):
         return [value]
     if isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value):
         return list(value)
-    from ..lang.values import type_name
+    from ..errors import type_name
 
     raise ProgramTypeError(f"{api}: Expected the differentiated argument to be a Tensor or a tuple of "
                            f"Tensors, got {type_name(value)}")
@@ -106,7 +106,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         out, indices, is_tuple, originals, targets, keep = _prepared_call(func, args, kwargs, argnums, api)
         output, aux = _split_aux(out, has_aux, api)
         if not isinstance(output, Tensor):
-            from ..lang.values import type_name
+            from ..errors import type_name
 
             raise ProgramTypeError(f"{api}(f)(*args): Expected f(*args) to return a Tensor, got "
                                    f"{type_name(output)}")
@@ -237,6 +237,6 @@ vmap = _unsupported("vmap", "a Python loop over the batch and torch.stack, or to
 
 def _named(fn, name: str):
     """A returned function as the language's value (a Builtin the program can call)."""
-    from ..lang.values import Builtin
+    from ..errors import Builtin
 
     return Builtin(name, fn)

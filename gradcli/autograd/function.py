@@ -284,7 +284,7 @@ def _rebase_dirty(t: Tensor, ctx, k: int) -> None:
 def once_differentiable(fn):
     """`@once_differentiable` on a backward: it runs without building a graph, and a
     double backward that reaches its result is PyTorch's error."""
-    from ..lang.values import Builtin
+    from ..errors import Builtin
 
     def wrapper(ctx, *grads):
         enabled = _grad_enabled[0]

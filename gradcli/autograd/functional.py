@@ -17,7 +17,7 @@ def _as_tuple(x):
 
 
 def _class(value) -> str:
-    from ..lang.values import type_name
+    from ..errors import type_name
 
     return f"<class '{type_name(value)}'>"
 

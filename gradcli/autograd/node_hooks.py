@@ -17,7 +17,7 @@ from . import graph as _graph
 
 
 def _type_name(value) -> str:
-    from ..lang.values import type_name
+    from ..errors import type_name
 
     return type_name(value)
 

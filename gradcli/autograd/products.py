@@ -16,7 +16,7 @@ from .engine import grad
 
 
 def _class(value) -> str:
-    from ..lang.values import type_name
+    from ..errors import type_name
 
     return f"<class '{type_name(value)}'>"
 

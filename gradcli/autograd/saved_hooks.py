@@ -130,7 +130,7 @@ def unpack(packed):
     unpack_hook, value = packed
     out = unpack_hook(value)
     if not isinstance(out, Tensor):
-        from ..lang.values import type_name
+        from ..errors import type_name
 
         raise ProgramTypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                                f"result of type {type_name(out)}")
