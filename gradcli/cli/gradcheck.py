@@ -210,19 +210,21 @@ def _human(result) -> None:
             t.add_row(where, c.output, r.input, str(r.order), _element(r), _num(r.analytical),
                       _num(fd), _num(sym), _num(r.max_abs_error))
         lines += [""] + t.lines()
-    noted = set()
+    notes, noted = [], set()  # notes go to stderr: the report on stdout stays the table
     for c in result.checks:
         r = c.result
         label = f"{c.where}: {c.output} wrt {r.input}, order {r.order}, {_SHORT.get(r.reference, r.reference)}"
         if r.kink is not None and r.ok:
             at = f" at element {r.kink}" if r.kink else ""
-            lines.append(f"{label}: the point is on a kink{at} (the finite differences do not "
+            notes.append(f"{label}: the point is on a kink{at} (the finite differences do not "
                          "settle there: a derivative is a convention), not a failure")
         if r.skipped and not result.self_check:
-            lines.append(f"{label}: skipped: {r.skipped}")
+            notes.append(f"{label}: skipped: {r.skipped}")
         if r.note and (c.where, c.output, r.note) not in noted:
             noted.add((c.where, c.output, r.note))
-            lines.append(f"{c.where}: {c.output}: {r.note}")
+            notes.append(f"{c.where}: {c.output}: {r.note}")
+    for note in notes:
+        stderr_print(paint(f"note: {note}", "hint", "stderr"))
     for file, err in result.errors:
         lines.append(f"{file}: {paint('error:', 'error')} {err.message}")
     summary = counts(result)

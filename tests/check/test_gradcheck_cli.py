@@ -225,7 +225,7 @@ def test_symbolic_work_over_budget_says_so_instead_of_hanging(monkeypatch):
     # issue 15: "skipped": true, the reason beside it (was the reason itself)
     assert sym["ok"] and sym["skipped"] is True and sym["skip_reason"].startswith("budget:")
     human = invoke("-e", program)
-    assert "budget:" in human.stdout
+    assert "budget:" in human.stderr  # issue 15: notes go to stderr (were on stdout)
 
 
 def test_bad_options_are_usage_errors():
@@ -286,4 +286,4 @@ def test_a_constant_changed_in_place_after_use_is_replayed_with_its_old_value():
 def test_a_graph_freed_by_the_programs_backward_is_still_checked():
     result = invoke("-e", "x = [1.0, 2.0]; y = (x * x).sum(); y.backward()")
     assert result.exit_code == 0
-    assert "freed" in result.stdout
+    assert "freed" in result.stderr  # issue 15: notes go to stderr
