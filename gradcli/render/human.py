@@ -229,6 +229,7 @@ def print_op(op) -> None:
         lines.append("  derivatives (the gradient reaching each input):")
         lines.extend(f"    {inp}: {formula}" for inp, formula in op["formulas"].items())
     lines.append("  where: grad is the gradient of the result (what flows in from the output),")
-    lines.append(f"         {', '.join(op['inputs'])} {'is' if len(op['inputs']) == 1 else 'are'}"
-                 " the input values and result is the value the op computed")
+    one = len(op["inputs"]) == 1
+    lines.append(f"         {', '.join(op['inputs'])} {'is the input' if one else 'are the inputs'} "
+                 "as given to the op, and result is the value it computed")
     write(lines)
