@@ -45,6 +45,7 @@ def guard(command):
     def guarded(**kwargs):
         opts, own = command.split(kwargs)
         try:
+            choose_colour(opts.color)
             return command.command(opts, **own)
         except GradcliError as err:
             raise Failed(report(err, opts.source, opts.json)) from None
@@ -54,19 +55,58 @@ def guard(command):
     return guarded
 
 
-def make_app(names=tuple(COMMANDS)) -> typer.Typer:
-    """The Typer app with the given commands (all of them by default)."""
+HELP = """A gradient calculator and autograd inspector: values, gradients, higher-order
+derivatives, Jacobians, Hessians, gradient checks and the backward graph of a small
+Python-like program, on gradcli's own reverse-mode engine.
+
+\b
+Examples:
+  gradcli backward samples/quickstart.txt
+  gradcli grad -e 'x = 3.0; y = x**2 * sin(x)' --order 2
+  gradcli gradcheck samples/e13_wrong_backward.py
+
+The language, the commands, the exit codes and the JSON: docs/LANGUAGE.md.
+"""
+
+
+def choose_colour(mode: str) -> None:
+    from ..errors import UsageError
+    from ..render import style
+
+    if mode not in style.MODES:
+        raise UsageError(f"--color {mode}: give auto, always or never")
+    style.choose(mode)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        sys.stdout.write(f"gradcli {__version__}\n")
+        raise typer.Exit(0)
+
+
+def _top(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_version),
+) -> None:
+    """The top level's own options (the full app only: one command alone stays a command)."""
+
+
+def make_app(names=tuple(COMMANDS), top: bool = True) -> typer.Typer:
+    """The Typer app with the given commands (all of them by default); `top`: with --version
+    and shell completion (--install-completion, --show-completion)."""
     new = typer.Typer(
         name="gradcli",
-        help="A gradient calculator and autograd inspector: values, gradients, higher-order "
-             "derivatives, Jacobians, Hessians, gradient checks and the backward graph of a small "
-             "Python-like program, on gradcli's own reverse-mode engine.",
-        add_completion=False,
+        help=HELP,
+        add_completion=top,
         no_args_is_help=True,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
+    if top:
+        new.callback()(_top)
     for name in names:
         new.command(name)(guard(COMMANDS[name]))
     return new
@@ -82,7 +122,7 @@ def _command_for(args: list[str]):
     for a known command name only that one is built (a faster start).
     """
     if args and args[0] in COMMANDS:
-        single = typer.main.get_command(make_app([args[0]]))
+        single = typer.main.get_command(make_app([args[0]], top=False))
         return single, args[1:], f"gradcli {args[0]}"
     return typer.main.get_command(app), args, "gradcli"
 
@@ -96,6 +136,8 @@ def run_app(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
+    # click splits "--symbolic=full" into a flag and a value: the hidden flag it stands for
+    args = ["--symbolic-full" if a == "--symbolic=full" else a for a in args]
     if debug:
         args.remove("--debug")
     try:
@@ -111,6 +153,11 @@ def run_app(argv: list[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except click_errors.ClickException as exc:
         exc.show()
+        if "--json" in args:
+            from ..render.jsonout import dumps
+
+            code = int(getattr(exc, "exit_code", 2) or 2)
+            sys.stdout.write(dumps({"error": {"code": code, "message": exc.format_message()}}) + "\n")
         return int(ExitCode.USAGE)
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")

@@ -18,8 +18,9 @@ from typing import Callable, List, Optional
 import typer
 
 from ..errors import GradcliError, LimitError, UsageError
-from ..render import jsonout
+from ..render import jsonout, style
 from ..render.errors import error_json, error_text
+from . import progress
 from .options import LIMIT_OPTIONS, Common
 
 # Set by `cli.main` for a real gradcli process (not for a CliRunner in a test session, where
@@ -49,6 +50,8 @@ def read_source(file: Optional[str], expr: Optional[str]) -> Source:
     if file is None:
         raise UsageError("missing FILE (or -e/--expr TEXT)", hint="gradcli COMMAND --help shows an example")
     if file == "-":
+        if sys.stdin.isatty():  # not a pipe: a person who may not know gradcli waits for them
+            sys.stderr.write("gradcli: reading the program from standard input (end it with Ctrl-D)\n")
         data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
         name = "<stdin>"
     else:
@@ -124,10 +127,21 @@ def names(text: Optional[str], option: str) -> list[str]:
 
 
 def wrt_names(wrt: Optional[str]) -> list[str]:
-    """The names of --wrt, for a command that needs it."""
+    """The names of --wrt; none given: [] (every input, `default_wrt`, once the program ran)."""
     if wrt is None:
-        raise typer.BadParameter("Missing option '--wrt'.", param_hint="--wrt")
+        return []
     return names(wrt, "--wrt")
+
+
+def default_wrt(run) -> list[str]:
+    """Every input of a run that requires grad: what --wrt means when it is not given."""
+    from ..check.program import default_inputs
+
+    found = [name for name, _ in default_inputs(run)]
+    if not found:
+        raise UsageError("the program has no input that requires grad",
+                         hint="assign an input a literal (x = 2.0) or name one with --wrt")
+    return found
 
 
 # -- output -------------------------------------------------------------------------
@@ -157,7 +171,8 @@ class PipeClosed(Exception):
 
 def report(err: GradcliError, source: Optional[Source], as_json: bool) -> int:
     """Print a user error (stderr, and stdout with --json); return its exit code."""
-    sys.stderr.write(error_text(err, source.filename if source else None, source.text if source else None) + "\n")
+    text = error_text(err, source.filename if source else None, source.text if source else None)
+    sys.stderr.write(style.error_report(text) + "\n")
     if as_json:
         emit(jsonout.dumps({"error": error_json(err)}))
     return int(err.exit_code)
@@ -205,10 +220,11 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
     if opts.points is not None:
         _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script)
         return
-    run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print, limits=limits,
-                      script=script)
-    with answer_limits(limits):
-        result = answer(run)
+    with progress.after(f"running {opts.source.filename}"):
+        run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print, limits=limits,
+                          script=script)
+        with answer_limits(limits):
+            result = answer(run)
     if opts.json:
         emit(jsonout.dumps(to_json(result)))
     else:
@@ -240,22 +256,36 @@ def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, s
                 raise Failed(report(UsageError(f"cannot read --points {opts.points}: {exc.strerror or exc}"),
                                     None, True)) from None
         worst = 0
-        for lineno, line in _point_lines(stream):
-            if line is not None and not line.strip():
-                continue
-            point, err = isolated(lambda: _parse_point(lineno, line))
-            if err is None:
-                doc, err = isolated(lambda: answer_point(point, lineno))
-            if err is not None:
-                worst = worst or int(err.exit_code)
-                sys.stderr.write(error_text(err, opts.source.filename, opts.source.text) + "\n")
-                doc = {"error": error_json(err)}
-            emit(jsonout.dumps({"point": jsonout.value(point), **doc}, compact=True))
+        with progress.steps("points", _count_lines(opts.points) if stdin is None else None) as advance:
+            for lineno, line in _point_lines(stream):
+                advance()
+                if line is not None and not line.strip():
+                    continue
+                point, err = isolated(lambda: _parse_point(lineno, line))
+                if err is None:
+                    doc, err = isolated(lambda: answer_point(point, lineno))
+                if err is not None:
+                    worst = worst or int(err.exit_code)
+                    sys.stderr.write(style.error_report(error_text(err, opts.source.filename, opts.source.text))
+                                     + "\n")
+                    doc = {"error": error_json(err)}
+                emit(jsonout.dumps({"point": jsonout.value(point), **doc}, compact=True))
         if worst:
             raise Failed(worst)
     finally:
         if stream is not None and stream is not stdin:
             stream.close()
+
+
+def _count_lines(path: str) -> int | None:
+    """The lines of a --points file, for its progress bar (only counted when one is shown)."""
+    if not progress.shown():
+        return None
+    count = 0
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(2**20), b""):
+            count += chunk.count(b"\n")
+    return count
 
 
 def _parse_point(lineno: int, line: bytes | None) -> dict:

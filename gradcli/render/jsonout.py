@@ -62,7 +62,12 @@ def is_value(v) -> bool:
     return True
 
 
-def dumps(doc, compact: bool = False) -> str:
+def dumps(doc, compact: bool | None = None) -> str:
+    """Indented for a reader in a terminal, one compact line when piped (or `compact`)."""
+    if compact is None:
+        import sys
+
+        compact = not sys.stdout.isatty()
     if compact:
         return json.dumps(doc, separators=(",", ":"), allow_nan=False)
     return json.dumps(doc, indent=2, allow_nan=False)
@@ -115,6 +120,9 @@ def grad_doc(r) -> dict:
            "grads": _nested(r.grads)}
     if r.symbolic is not None:
         doc["symbolic"] = r.symbolic
+        filled = getattr(r, "symbolic_filled", None)
+        if filled:
+            doc["symbolic_filled"] = {k: value(v) for k, v in filled.items()}
     return doc
 
 
