@@ -20,7 +20,7 @@ from gradcli.lang.limits import MAX_NESTING, MAX_TOKENS
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
 IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
-                      "torch.autograd.functional", "torch.optim", "torch.linalg", "torch.cuda",
+                      "torch.autograd.functional", "torch.optim", "torch.optim.lr_scheduler", "torch.linalg", "torch.cuda",
                       "math", "numpy")
 
 # Precedence of the operators `binary` reads; the arithmetic ones, below comparisons, are
