@@ -94,3 +94,13 @@ def test_cross_entropy_and_nll_modules_pass_their_options():
     with pytest.raises(ProgramValueError, match="bad is not a valid value for reduction"):
         nn.HuberLoss(reduction="bad")
     assert repr(nn.CrossEntropyLoss()) == "CrossEntropyLoss()"
+
+
+def test_a_mean_over_only_ignored_targets_is_nan_with_a_zero_gradient():
+    logits = T([[0.5, -1.0], [2.0, 0.0]], True)
+    for smoothing in (0.0, 0.2):
+        logits.grad = None
+        loss = nn.CrossEntropyLoss(ignore_index=1, label_smoothing=smoothing)(logits, T([1.0, 1.0]))
+        assert math.isnan(loss.item())
+        loss.backward()
+        assert logits.grad._data.tolist() == [[0.0, 0.0], [0.0, 0.0]]
