@@ -388,14 +388,14 @@ def _avg_divisor(size, kernel, stride, padding, count_include_pad, divisor_overr
 
 def _avg_pool2d(self, kernel_size, stride, padding, count_include_pad=True, divisor_override=None):
     cols, out = _cols(self, kernel_size, stride, padding, (1, 1))
-    total = cols.sum(axis=2)
-    return total / _avg_divisor(self.shape[2:], kernel_size, stride, padding, count_include_pad,
-                                divisor_override)
+    divisor = _avg_divisor(self.shape[2:], kernel_size, stride, padding, count_include_pad, divisor_override)
+    return cols.sum(axis=2) / (_like(divisor, self) if isinstance(divisor, np.ndarray) else divisor)
 
 
 def _avg_pool2d_backward(grad, input_size, kernel_size, stride, padding, count_include_pad=True,
                          divisor_override=None):
-    g = grad / _avg_divisor(input_size, kernel_size, stride, padding, count_include_pad, divisor_override)
+    divisor = _avg_divisor(input_size, kernel_size, stride, padding, count_include_pad, divisor_override)
+    g = grad / (_like(divisor, grad) if isinstance(divisor, np.ndarray) else divisor)
     cols = np.broadcast_to(np.expand_dims(g, 2), g.shape[:2] + (math.prod(kernel_size),) + g.shape[2:])
     return _uncols(np.ascontiguousarray(cols), tuple(input_size), kernel_size, stride, padding, (1, 1))
 
@@ -455,14 +455,20 @@ def _adaptive_matrix(size, out):
     return m
 
 
+def _like(m, x):
+    """A float64 constant in x's float dtype (a float32 input stays float32)."""
+    return m.astype(x.dtype) if x.dtype.kind == "f" else m
+
+
 def _adaptive_avg_pool2d(self, output_size):
-    a, b = _adaptive_matrix(self.shape[2], output_size[0]), _adaptive_matrix(self.shape[3], output_size[1])
+    a = _like(_adaptive_matrix(self.shape[2], output_size[0]), self)
+    b = _like(_adaptive_matrix(self.shape[3], output_size[1]), self)
     return np.matmul(np.matmul(a, self), b.T)
 
 
 def _adaptive_avg_pool2d_backward(grad, input_size):
-    a = _adaptive_matrix(input_size[0], grad.shape[2])
-    b = _adaptive_matrix(input_size[1], grad.shape[3])
+    a = _like(_adaptive_matrix(input_size[0], grad.shape[2]), grad)
+    b = _like(_adaptive_matrix(input_size[1], grad.shape[3]), grad)
     return np.matmul(np.matmul(a.T, grad), b)
 
 
@@ -538,7 +544,9 @@ embedding_op = defop(
 
 def _embedding_backward_rule(F, g, indices, padding_idx):
     out = _run(F, embedding_op, g, indices=indices, padding_idx=None)
-    return out if padding_idx is None else out * _embedding_mask(indices, padding_idx)
+    if padding_idx is None:
+        return out
+    return out * _like(_embedding_mask(indices, padding_idx), np.asarray(_data(g)))
 
 
 embedding_backward_op = defop(
