@@ -82,6 +82,16 @@ class Optimizer:
         return "\n".join(lines)
 
 
+def _call_closure(closure):
+    """closure() under enable_grad, as PyTorch's step(closure) does; None without one."""
+    if closure is None:
+        return None
+    from ._tensor import enable_grad
+
+    with enable_grad():
+        return closure()
+
+
 def _number(value, what: str) -> float:
     if isinstance(value, Tensor):
         value = value.item()
@@ -113,12 +123,7 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns closure() if one is given."""
-        loss = None
-        if closure is not None:
-            from ._tensor import enable_grad
-
-            with enable_grad():
-                loss = closure()
+        loss = _call_closure(closure)
         for group in self.param_groups:
             lr = group["lr"]
             momentum = group["momentum"]
@@ -168,12 +173,7 @@ class _Stepper(Optimizer):
     for `maximize`. State tensors are Tensors, updated in place (as PyTorch's are)."""
 
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            from ._tensor import enable_grad
-
-            with enable_grad():
-                loss = closure()
+        loss = _call_closure(closure)
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
