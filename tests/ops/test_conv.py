@@ -125,3 +125,25 @@ def test_batch_norm_training_updates_running_statistics_in_place():
     assert x2.grad._data.reshape(-1).tolist() == [1.5, 1.5]
     with pytest.raises(ProgramValueError, match="Expected more than 1 value per channel"):
         F["batch_norm"](T([[1.0]]), None, None, training=True)
+
+
+def test_a_program_reaches_the_ops_and_loss_modules():
+    from gradcli.lang import compile_program
+
+    source = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+x = torch.ones(1, 1, 4, 4, requires_grad=True)
+y = F.max_pool2d(F.conv2d(x, torch.ones(2, 1, 3, 3), padding=1), 2)
+print(y.shape, y.grad_fn.name())
+h = F.adaptive_avg_pool2d(F.avg_pool2d(y, 1), 1).flatten(1)
+loss = nn.CrossEntropyLoss(label_smoothing=0.1)(h, torch.tensor([1]))
+loss.backward()
+print(loss.grad_fn.name(), x.grad.shape)
+print(F.layer_norm(torch.tensor([[1.0, 3.0]]), (2,), eps=0.0).tolist())
+"""
+    lines = []
+    compile_program(source).run(stdout=lines.append, script=True)
+    assert lines == ["torch.Size([1, 2, 2, 2]) MaxPool2DWithIndicesBackward0",
+                     "AddBackward0 torch.Size([1, 1, 4, 4])", "[[-1.0, 1.0]]"]
