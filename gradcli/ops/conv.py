@@ -56,13 +56,39 @@ def _out_size(size, kernel, stride, padding, dilation):
                  for i in range(len(size)))
 
 
+# Work arrays of the last shapes seen, reused: im2col's columns and the padded input live
+# only inside one forward, and a fresh array of megabytes costs more in page faults than
+# the arithmetic done in it.
+_SCRATCH: dict = {}
+
+
+def _scratch(role, shape, dtype):
+    if dtype == object:
+        return np.empty(shape, dtype=object)
+    key = (role, shape, np.dtype(dtype))
+    buffer = _SCRATCH.get(key)
+    if buffer is None:
+        if len(_SCRATCH) >= 8:
+            _SCRATCH.clear()
+        buffer = _SCRATCH[key] = np.empty(shape, dtype=dtype)
+    return buffer
+
+
 def _cols(x, kernel, stride, padding, dilation, fill=0):
-    """(N, C, *S) -> (N, C, prod(kernel), *out): every window's elements, one kernel offset at a time."""
+    """(N, C, *S) -> (N, C, prod(kernel), *out): every window's elements, one kernel offset at a time.
+
+    The result is a work array, valid until the next call: use it at once.
+    """
     out = _out_size(x.shape[2:], kernel, stride, padding, dilation)
     if any(padding):
-        widths = [(0, 0), (0, 0)] + [(p, p) for p in padding]
-        x = np.pad(x, widths, constant_values=fill) if x.dtype != object else _pad_objects(x, padding, fill)
-    cols = np.empty(x.shape[:2] + (math.prod(kernel),) + out, dtype=x.dtype)
+        if x.dtype == object:
+            x = _pad_objects(x, padding, fill)
+        else:
+            padded = _scratch("pad", x.shape[:2] + tuple(s + 2 * p for s, p in zip(x.shape[2:], padding)), x.dtype)
+            padded.fill(fill)
+            padded[(slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(padding, x.shape[2:]))] = x
+            x = padded
+    cols = _scratch("cols", x.shape[:2] + (math.prod(kernel),) + out, x.dtype)
     for j, k in enumerate(itertools.product(*(range(n) for n in kernel))):
         cols[:, :, j] = x[_window_slices(k, out, stride, dilation)]
     return cols, out
@@ -79,10 +105,16 @@ def _uncols(cols, size, kernel, stride, padding, dilation):
     """The adjoint of `_cols`: add each window's elements back where they came from."""
     out = cols.shape[3:]
     padded = cols.shape[:2] + tuple(s + 2 * p for s, p in zip(size, padding))
-    x = _zeros(padded, cols)
+    if cols.dtype == object or not any(padding):
+        x = _zeros(padded, cols)
+    else:
+        x = _scratch("uncols", padded, cols.dtype)
+        x.fill(0)
     for j, k in enumerate(itertools.product(*(range(n) for n in kernel))):
         x[_window_slices(k, out, stride, dilation)] += cols[:, :, j]
-    return x[(slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(padding, size))]
+    if not any(padding):
+        return x
+    return x[(slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(padding, size))].copy()
 
 
 # -- convolution -------------------------------------------------------------------------
@@ -97,28 +129,44 @@ def _convolution(self, weight, bias, stride, padding, dilation, groups):
     w = weight.reshape(groups, o // groups, -1)
     y = np.matmul(w, cols).reshape((n, o) + out)
     if bias is not None:
-        y = y + bias.reshape((1, o) + (1,) * len(out))
+        b = bias.reshape((1, o) + (1,) * len(out))
+        # in place on the fresh product when the dtypes allow: one large array less to fault in
+        y = np.add(y, b, out=y) if np.result_type(y, b) == y.dtype else y + b
     return y
 
 
+def _dense(grad):
+    """A gradient as a contiguous array: sum()'s backward hands on a broadcast view (zero
+    strides), which numpy's matmul would multiply element by element instead of by BLAS."""
+    return grad if grad.dtype == object or grad.flags.c_contiguous else np.ascontiguousarray(grad)
+
+
 def _conv_input_grad(grad, weight, input_size, stride, padding, dilation, groups):
+    grad = _dense(grad)
     n, o = grad.shape[:2]
     c = weight.shape[1] * groups
     kernel = weight.shape[2:]
     g = grad.reshape(n, groups, o // groups, -1)
     w = weight.reshape(groups, o // groups, -1).swapaxes(1, 2)
-    cols = np.matmul(w, g).reshape((n, c, math.prod(kernel)) + grad.shape[2:])
+    shape = (n, groups, w.shape[1], g.shape[3])
+    if grad.dtype == object:
+        cols = np.matmul(w, g)
+    else:
+        cols = np.matmul(w, g, out=_scratch("grad cols", shape, np.result_type(w, g)))
+    cols = cols.reshape((n, c, math.prod(kernel)) + grad.shape[2:])
     return _uncols(cols, tuple(input_size), kernel, stride, padding, dilation)
 
 
 def _conv_weight_grad(self, grad, kernel_size, stride, padding, dilation, groups):
+    grad = _dense(grad)
     n, c = self.shape[:2]
     o = grad.shape[1]
     cols, out = _cols(self, tuple(kernel_size), stride, padding, dilation)
     ck = (c // groups) * math.prod(kernel_size)
-    cols = cols.reshape(n, groups, ck, -1).transpose(1, 0, 3, 2).reshape(groups, -1, ck)
-    g = grad.reshape(n, groups, o // groups, -1).transpose(1, 2, 0, 3).reshape(groups, o // groups, -1)
-    return np.matmul(g, cols).reshape((o, c // groups) + tuple(kernel_size))
+    cols = cols.reshape(n, groups, ck, -1).swapaxes(2, 3)
+    g = grad.reshape(n, groups, o // groups, -1)
+    # one (O/G, L) @ (L, CK) product per sample, summed: no transposed copy of the columns
+    return np.matmul(g, cols).sum(axis=0).reshape((o, c // groups) + tuple(kernel_size))
 
 
 def _spatial(shape):
@@ -387,9 +435,9 @@ def _avg_divisor(size, kernel, stride, padding, count_include_pad, divisor_overr
 
 
 def _avg_pool2d(self, kernel_size, stride, padding, count_include_pad=True, divisor_override=None):
-    cols, out = _cols(self, kernel_size, stride, padding, (1, 1))
+    total = _cols(self, kernel_size, stride, padding, (1, 1))[0].sum(axis=2)   # before the next _cols
     divisor = _avg_divisor(self.shape[2:], kernel_size, stride, padding, count_include_pad, divisor_override)
-    return cols.sum(axis=2) / (_like(divisor, self) if isinstance(divisor, np.ndarray) else divisor)
+    return total / (_like(divisor, self) if isinstance(divisor, np.ndarray) else divisor)
 
 
 def _avg_pool2d_backward(grad, input_size, kernel_size, stride, padding, count_include_pad=True,
