@@ -54,7 +54,8 @@ LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count",
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 SET_METHODS = frozenset({"add", "discard", "remove"})
 HANDLE_ATTRIBUTES = frozenset({"remove"})
-OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
+OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups", "state", "defaults", "add_param_group"})
+SCHEDULER_ATTRIBUTES = frozenset({"step", "get_last_lr", "get_lr", "last_epoch", "base_lrs", "optimizer"})
 EXCEPTION_ATTRIBUTES = frozenset({"args"})
 ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "tolist", "item", "sum",
                               "mean", "max", "min", "reshape", "flatten", "copy"})
@@ -364,6 +365,10 @@ def _attribute_tables(modules: dict) -> list:
     for value in modules["torch.optim"].members.values():
         if isinstance(value, Builtin) and isinstance(value.fn, type):
             tables.append((value.fn, OPTIMIZER_ATTRIBUTES))
+    schedulers = modules["torch.optim"].members.get("lr_scheduler")
+    for value in (schedulers.members.values() if schedulers is not None else ()):
+        if isinstance(value, Builtin) and isinstance(value.fn, type):
+            tables.append((value.fn, SCHEDULER_ATTRIBUTES))
     return tables
 
 

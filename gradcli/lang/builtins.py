@@ -149,6 +149,10 @@ def _make_modules() -> dict:
     if optim is not None:
         for name in ("SGD",) + tuple(getattr(optim, "__all__", ())):
             optim_members.setdefault(name, getattr(optim, name, None))
+    schedulers = getattr(optim, "lr_scheduler", None)
+    lr_scheduler_ns = Namespace("torch.optim.lr_scheduler", _wrap(
+        {name: getattr(schedulers, name) for name in getattr(schedulers, "__all__", ())}))
+    optim_members["lr_scheduler"] = lr_scheduler_ns
     optim_ns = Namespace("torch.optim", _wrap(optim_members))
     linalg_ns = Namespace("torch.linalg", _wrap(dict(getattr(ops.linalg, "LINALG_FUNCTIONS", {}))))
     torch_members = dict(ops.FUNCTIONS)
@@ -185,6 +189,7 @@ def _make_modules() -> dict:
         "torch.autograd.function": autograd_function,
         "torch.func": func_ns,
         "torch.optim": optim_ns,
+        "torch.optim.lr_scheduler": lr_scheduler_ns,
         "torch.linalg": linalg_ns,
     }
 

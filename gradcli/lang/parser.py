@@ -20,7 +20,8 @@ from gradcli.lang.limits import MAX_NESTING, MAX_TOKENS
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
 IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
-                      "torch.autograd.functional", "torch.optim", "torch.linalg", "torch.cuda",
+                      "torch.autograd.functional", "torch.optim", "torch.optim.lr_scheduler",
+                      "torch.linalg", "torch.cuda",
                       "torch.autograd.graph", "torch.autograd.function", "torch.func",
                       "math", "numpy")
 
