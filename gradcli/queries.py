@@ -105,9 +105,11 @@ class BackwardResult:
     steps: list | None = None
 
 
-def why_no_grad(t: Tensor, reached: bool) -> str | None:
+def why_no_grad(t: Tensor, reached: bool, left_out: bool = False) -> str | None:
     if not t.requires_grad:
         return "it does not require grad"
+    if left_out:
+        return "--inputs left it out"
     if not t.is_leaf and not t.retains_grad:
         return "it is not a leaf: call .retain_grad() on it to keep its gradient"
     if not reached:
@@ -124,11 +126,15 @@ def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
     engine.backward([out], None if grad_tensor is None else [grad_tensor],
                     retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
     grads, why = {}, {}
+    chosen = {id(t) for t in input_tensors or ()}
     for key, t in tensors(run).items():
-        if (t.is_leaf and t.requires_grad) or t.retains_grad:
+        # with --inputs, PyTorch accumulates into exactly those, non-leaves included
+        if id(t) in chosen or (t.is_leaf and t.requires_grad) or t.retains_grad:
             grads[key] = t.grad
             if t.grad is None:
-                why[key] = why_no_grad(t, False)
+                left_out = input_tensors is not None and id(t) not in chosen
+                why[key] = "no path leads from the output to it" if id(t) in chosen \
+                    else why_no_grad(t, False, left_out)
         elif t.grad is None and t is not out:
             why[key] = why_no_grad(t, True)
     return BackwardResult(name, out, grads, why, _steps(trace, run) if steps else None)

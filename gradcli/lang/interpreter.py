@@ -274,7 +274,9 @@ class Interpreter:
                             hint=f"did you mean '{close[0]}'?" if close else None)
 
     def _attribute(self, node):
-        return self.getattr(self.eval(node.value), node.attr, node.span)
+        obj = self.eval(node.value)
+        self.set_source(node.span)  # `.T`, `.mT`, `.real` make nodes too
+        return self.getattr(obj, node.attr, node.span)
 
     def _subscript(self, node):
         obj = self.eval(node.value)
