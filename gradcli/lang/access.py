@@ -27,6 +27,7 @@ import gradcli.autograd as _autograd
 from gradcli import _tensor, ops as _ops
 from gradcli.autograd import graph as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
+from gradcli.lang import foreign as _foreign
 from gradcli.lang.builtins import materialize, check_length
 from gradcli.lang.values import Builtin, Namespace, type_name
 
@@ -150,9 +151,11 @@ def _read_namespace(obj, attr, span):
     value = obj.members.get(attr, _MISSING)
     if value is not _MISSING:
         return value
-    close = get_close_matches(attr, sorted(obj.members), n=1)
+    functional = obj.members.get("functional")
+    hint = _foreign.namespace_hint(obj.name, attr, getattr(functional, "members", {}))
+    close = get_close_matches(attr, sorted(obj.members), n=1) if hint is None else None
     raise ProgramError(f"module '{obj.name}' has no attribute '{attr}'", span,
-                       hint=f"did you mean '{obj.name}.{close[0]}'?" if close else None)
+                       hint=hint or (f"did you mean '{obj.name}.{close[0]}'?" if close else None))
 
 
 def _read_class(obj, attr, span):
@@ -238,7 +241,9 @@ class Access:
             return _read(obj, attr, span)
         if attr in self.tensor_methods:
             return Builtin(attr, _read(obj, attr, span))
-        raise _no_attribute(obj, attr, span, self.tensor_attributes | self.tensor_methods)
+        error = _no_attribute(obj, attr, span, self.tensor_attributes | self.tensor_methods)
+        error.hint = _foreign.tensor_attribute_hint(attr) or error.hint
+        raise error
 
     def setattr(self, obj, attr: str, value) -> None:
         """`obj.attr = value`: a Tensor's settable attributes and a ctx's own names."""

@@ -321,7 +321,13 @@ class Lexer:
     def _number(self, text, kind, start, end):
         """The value of the number literal `text` (an int past MAX_INT_BITS becomes a float)."""
         if end < self.stop and (self.source[end].isalnum() or self.source[end] == "_"):
-            raise self.error("invalid decimal literal", start, end - start + 1)
+            follow = end
+            while follow < self.stop and follow - end < 40 and (self.source[follow].isalnum()
+                                                               or self.source[follow] == "_"):
+                follow += 1
+            name = self.source[end:follow]
+            hint = f"to multiply, write {text} * {name}" if name.isidentifier() else None
+            raise self.error("invalid decimal literal", start, end - start + 1, hint=hint)
         if kind == "float":
             value = float(text)
         else:
