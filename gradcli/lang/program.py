@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from difflib import get_close_matches
 from typing import Callable, Iterable
 
-from gradcli.errors import ProgramError
+from gradcli.errors import ProgramError, UsageError
 from gradcli.lang import nodes as n
 from gradcli.lang.builtins import CONSTANTS
 from gradcli.lang.limits import MAX_SOURCE_LENGTH, Limits, recursion_headroom
@@ -77,7 +77,7 @@ class Program:
                     hint = "the inputs are " + ", ".join(self.input_names)
                 else:
                     hint = "the program has no inputs (names assigned a literal at top level)"
-                raise ProgramError(f"no input named '{name}'", hint=hint)
+                raise UsageError(f"--set: no input named '{name}'", hint=hint)
         limits = limits or Limits()
         interpreter = Interpreter(self, overrides, requires_grad, stdout or _write_stdout,
                                   limits, script)
@@ -154,7 +154,7 @@ class RunResult:
         close = get_close_matches(name, list(self.values), n=1)
         hint = f"did you mean '{close[0]}'?" if close else \
             ("the program defines " + ", ".join(self.values) if self.values else None)
-        raise ProgramError(f"no value named '{name}' at the top level of the program", hint=hint)
+        raise UsageError(f"--of: no value named '{name}' at the top level of the program", hint=hint)
 
 
 def is_data(value) -> bool:
