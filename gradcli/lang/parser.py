@@ -17,6 +17,7 @@ from gradcli.errors import ParseError, Span
 from gradcli.lang import nodes as n
 from gradcli.lang.lexer import Field, Lexer, Token, line_starts
 from gradcli.lang.limits import MAX_NESTING, MAX_TOKENS
+from gradcli.lang.tokencount import refuse_too_many_tokens
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
 IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
@@ -860,6 +861,7 @@ def describe(node: n.Node) -> str:
 
 def parse(source: str) -> n.Module:
     """Parse a whole program."""
+    refuse_too_many_tokens(source)
     starts = line_starts(source)
     lexer = Lexer(source, starts=starts)
     tokens = lexer.tokenize()
