@@ -17,7 +17,7 @@ import typer
 File = Annotated[Optional[str], typer.Argument(help="The program: a file, or - for standard input.", metavar="FILE",
                                                show_default=False)]
 Expr = Annotated[Optional[str], typer.Option("--expr", "-e", help="The program as text instead of FILE.")]
-Of = Annotated[Optional[str], typer.Option("--of", help="The tensor to answer about (default: the output, SPEC 2.4).")]
+Of = Annotated[Optional[str], typer.Option("--of", help="The tensor to answer about (default: the output, docs/LANGUAGE.md).")]
 Set = Annotated[Optional[List[str]], typer.Option("--set", help="NAME=VALUE: override an input (repeatable).")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document for scripts.")]
 Points = Annotated[Optional[str], typer.Option(
