@@ -20,6 +20,7 @@ from bisect import bisect_right
 from itertools import islice
 
 from gradcli.errors import LimitError, ParseError, Span
+from gradcli.lang import tokencount as _tokencount
 from gradcli.lang.limits import MAX_INT_BITS, MAX_INT_DIGITS, MAX_TOKENS
 
 KEYWORDS = frozenset("""
@@ -238,8 +239,7 @@ class Lexer:
         return self._finish()
 
     def too_many_tokens(self, offset: int) -> LimitError:
-        return LimitError(f"the program has more than {MAX_TOKENS} tokens", self.span_at(offset),
-                          hint="the limit is fixed: split the work into loops or functions")
+        return _tokencount.too_many_tokens(self.span_at(offset))
 
     def _charge(self, offset: int, tokens: int = 1) -> None:
         """Spend `tokens` of the budget on something besides a match (an f-string field)."""

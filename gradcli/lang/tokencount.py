@@ -92,6 +92,10 @@ def _count_batch(source: str, batch: list, counted: int) -> int:
     offset, line = batch[index]
     before = at - (int(ends[index - 1]) if index else 0)
     col = len(line.encode("utf-8", "replace")[:before].decode("utf-8", "replace")) + 1
-    raise LimitError(f"the program has more than {MAX_TOKENS} tokens",
-                     Span(source.count("\n", 0, offset) + 1, col),
-                     hint="the limit is fixed: split the work into loops or functions")
+    raise too_many_tokens(Span(source.count("\n", 0, offset) + 1, col))
+
+
+def too_many_tokens(span: Span) -> LimitError:
+    """The error of the token limit, from here or from the lexer."""
+    return LimitError(f"the program has more than {MAX_TOKENS} tokens", span,
+                      hint="the limit is fixed: split the work into loops or functions")
