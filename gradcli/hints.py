@@ -70,7 +70,11 @@ def _explain(err: AutogradError, run, name: str, out, wrt: list[str], command: s
         err.hint = (f"{name!r} has shape {list(out.shape)}: pass {option} (the gradient of "
                     f"{summed}), reduce it in the program with .sum(), or use `gradcli jacobian`")
     elif NO_GRAD_FN in message:
-        if name in run.interpreter.program.input_names:  # made here, from a literal
+        if wrt and all(k in named and named[k].requires_grad for k in wrt):
+            err.at(made_at(run, name))  # --wrt made them require grad: the output does not use them
+            err.hint = (f"{name!r} is not computed from {', '.join(map(repr, wrt))}: nothing it is "
+                        "computed from requires grad")
+        elif name in run.interpreter.program.input_names:  # made here, from a literal
             err.at(made_at(run, name))
             err.hint = f"make {name!r} with requires_grad=True: torch.tensor(..., requires_grad=True)"
         else:

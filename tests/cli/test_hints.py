@@ -44,6 +44,9 @@ CASES = {
     "an input made without grad": (
         ["backward", "-e", "x = torch.tensor(2.0)"], 4,
         "does not require grad", (1, 11), "tensor(", ["'x'", "requires_grad=True"]),
+    "grad of an output that does not use --wrt": (
+        ["grad", "-e", "a = torch.tensor([1.0, 2.0])\nx = 1.0\ny = (a * 2).sum()", "--wrt", "x"], 4,
+        "does not require grad", (3, 13), "sum", ["'y' is not computed from 'x'"]),
     "an unused input": (
         ["grad", "-e", "x = 1.0\nw = 2.0\ny = x * 3", "--wrt", "x,w"], 4,
         "appears to not have been used", (2, 5), "2.0", ["'w'", "--allow-unused"]),
