@@ -281,7 +281,9 @@ class Interpreter:
             if node.value.__class__ is n.Name:
                 error.hint = _foreign.name_hint(node.value.id, node.attr) or error.hint
             raise
-        self.set_source(node.span)  # `.T`, `.mT`, `.real` make nodes too
+        if isinstance(obj, Tensor):  # `.T`, `.mT` make nodes too: they carry this place
+            self.span = node.span
+            _set_current_source(node.span)
         return self.getattr(obj, node.attr, node.span)
 
     def _subscript(self, node):
