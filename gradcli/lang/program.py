@@ -101,7 +101,7 @@ def answer_limits(limits: Limits):
     create_graph, --order N, a Jacobian, a Hessian): the element limit, and at most
     --max-steps graph nodes built, since each order of derivative can triple the graph
     (`--order 15` of a five-op scalar function built millions of nodes)."""
-    from gradcli.autograd.graph import observe_nodes
+    from gradcli.autograd.graph import observe_nodes, set_current_source
     from gradcli.errors import LimitError
 
     built = [0]
@@ -114,7 +114,10 @@ def answer_limits(limits: Limits):
                                                    "a lower --order")
 
     with engine_limits(limits), observe_nodes(count):
-        yield
+        try:
+            yield
+        finally:  # a program's own backward (a custom Function) may have run: its places end here
+            set_current_source(None)
 
 
 @contextmanager
