@@ -239,7 +239,7 @@ class Lexer:
         return self._finish()
 
     def too_many_tokens(self, offset: int) -> LimitError:
-        return _tokencount.too_many_tokens(self.span_at(offset))
+        return _tokencount.too_many_tokens(self.span_at(offset), MAX_TOKENS)
 
     def _charge(self, offset: int, tokens: int = 1) -> None:
         """Spend `tokens` of the budget on something besides a match (an f-string field)."""

@@ -92,10 +92,10 @@ def _count_batch(source: str, batch: list, counted: int) -> int:
     offset, line = batch[index]
     before = at - (int(ends[index - 1]) if index else 0)
     col = len(line.encode("utf-8", "replace")[:before].decode("utf-8", "replace")) + 1
-    raise too_many_tokens(Span(source.count("\n", 0, offset) + 1, col))
+    raise too_many_tokens(Span(source.count("\n", 0, offset) + 1, col), MAX_TOKENS)
 
 
-def too_many_tokens(span: Span) -> LimitError:
+def too_many_tokens(span: Span, limit: int) -> LimitError:
     """The error of the token limit, from here or from the lexer."""
-    return LimitError(f"the program has more than {MAX_TOKENS} tokens", span,
+    return LimitError(f"the program has more than {limit} tokens", span,
                       hint="the limit is fixed: split the work into loops or functions")
