@@ -13,6 +13,7 @@ import numpy as np
 from .autograd import engine
 from .autograd.functional import _rows
 from .errors import LimitError, ProgramError, ProgramTypeError, UsageError
+from .hints import explained, place_of
 from ._tensor import Tensor, check_elements
 
 
@@ -106,9 +107,11 @@ class BackwardResult:
     steps: list | None = None
 
 
-def why_no_grad(t: Tensor, reached: bool) -> str | None:
+def why_no_grad(t: Tensor, reached: bool, left_out: bool = False) -> str | None:
     if not t.requires_grad:
         return "it does not require grad"
+    if left_out:
+        return "--inputs left it out"
     if not t.is_leaf and not t.retains_grad:
         return "it is not a leaf: call .retain_grad() on it to keep its gradient"
     if not reached:
@@ -122,14 +125,19 @@ def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
     grad_tensor = as_gradient(gradient, out)
     input_tensors = lookup(run, inputs, "--inputs") if inputs else None
     trace = [] if steps else None
-    engine.backward([out], None if grad_tensor is None else [grad_tensor],
-                    retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
+    with explained(run, name, out):
+        engine.backward([out], None if grad_tensor is None else [grad_tensor],
+                        retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
     grads, why = {}, {}
+    chosen = {id(t) for t in input_tensors or ()}
     for key, t in tensors(run).items():
-        if (t.is_leaf and t.requires_grad) or t.retains_grad:
+        # with --inputs, PyTorch accumulates into exactly those, non-leaves included
+        if id(t) in chosen or (t.is_leaf and t.requires_grad) or t.retains_grad:
             grads[key] = t.grad
             if t.grad is None:
-                why[key] = why_no_grad(t, False)
+                left_out = input_tensors is not None and id(t) not in chosen
+                why[key] = "no path leads from the output to it" if id(t) in chosen \
+                    else why_no_grad(t, False, left_out)
         elif t.grad is None and t is not out:
             why[key] = why_no_grad(t, True)
     return BackwardResult(name, out, grads, why, _steps(trace, run) if steps else None)
@@ -184,18 +192,22 @@ def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = Fa
 
 
 def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
-             allow_unused=False, create_graph=False) -> GradResult:
+             allow_unused=False, create_graph=False, command: str = "grad") -> GradResult:
     name, out = tensor_output(run, of)
     xs = lookup(run, wrt, "--wrt")
     if order < 1:
         raise UsageError("--order must be 1 or more")
     if order == 1:
         seed = as_gradient(grad_outputs, out)
-        grads = engine.grad(out, xs, seed, create_graph=create_graph, allow_unused=allow_unused)
+        with explained(run, name, out, wrt, "grad"):
+            grads = engine.grad(out, xs, seed, create_graph=create_graph, allow_unused=allow_unused)
         return GradResult(name, out, list(wrt), 1, dict(zip(wrt, grads)), grad_outputs=seed)
     if out._data.size != 1:
-        raise ProgramError(f"--order {order} needs a scalar output, and {name!r} has shape "
-                           f"{list(out._data.shape)}", hint="reduce it (e.g. .sum()) or use jacobian")
+        what = "hessian" if command == "hessian" else f"--order {order}"
+        raise ProgramError(f"{what} needs a scalar output, and {name!r} has shape {list(out._data.shape)}",
+                           place_of(run, name, out),
+                           hint="reduce it in the program (e.g. .sum()), pick a scalar with --of NAME, "
+                                "or use `gradcli jacobian`")
     # every N-th partial derivative: (elements of the inputs)^N numbers, one backward pass per
     # number of the order below; refused before the passes, as one tensor of that size would be
     n = sum(x._data.size for x in xs)
@@ -237,7 +249,7 @@ def run_jacobian(run, wrt: list[str], of=None) -> MatrixResult:
 
 
 def run_hessian(run, wrt: list[str], of=None) -> MatrixResult:
-    result = run_grad(run, wrt, of=of, order=2)
+    result = run_grad(run, wrt, of=of, order=2, command="hessian")
     return MatrixResult(result.output_name, result.output, result.wrt, result.grads)
 
 

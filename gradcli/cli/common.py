@@ -18,6 +18,7 @@ from typing import Callable, List, Optional
 import typer
 
 from ..errors import GradcliError, LimitError, UsageError
+from ..hints import complete
 from ..render import jsonout, style
 from ..render.errors import error_json, error_text
 from . import progress
@@ -171,6 +172,7 @@ class PipeClosed(Exception):
 
 def report(err: GradcliError, source: Optional[Source], as_json: bool) -> int:
     """Print a user error (stderr, and stdout with --json); return its exit code."""
+    complete(err)
     text = error_text(err, source.filename if source else None, source.text if source else None)
     sys.stderr.write(style.error_report(text) + "\n")
     if as_json:
@@ -266,6 +268,7 @@ def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, s
                     doc, err = isolated(lambda: answer_point(point, lineno))
                 if err is not None:
                     worst = worst or int(err.exit_code)
+                    complete(err)
                     sys.stderr.write(style.error_report(error_text(err, opts.source.filename, opts.source.text))
                                      + "\n")
                     doc = {"error": error_json(err)}

@@ -25,7 +25,7 @@ def gradcheck_cmd(
     opts: Common,
     files: Files = None,
     of: Annotated[Optional[str], typer.Option(
-        "--of", help="The output(s) to check, comma-separated (default: the output, SPEC 2.4).")] = None,
+        "--of", help="The output(s) to check, comma-separated (default: the output, docs/LANGUAGE.md).")] = None,
     wrt: Annotated[Optional[str], typer.Option(
         "--wrt", help="Inputs to check, comma-separated (default: every input that requires grad).")] = None,
     eps: Annotated[float, typer.Option("--eps", help="The finite-difference step.")] = 1e-6,
@@ -41,7 +41,7 @@ def gradcheck_cmd(
     Exit 1 if any check fails. With no FILE, every built-in op is checked,
     first and second order.
 
-    Example: gradcli gradcheck model.txt --order 2
+    Example: gradcli gradcheck samples/rosenbrock.txt --order 2
     """
     from ..check import Options
 

@@ -29,6 +29,7 @@ import gradcli.autograd as _autograd
 from gradcli import _tensor, ops as _ops
 from gradcli.autograd import api as _autograd_api, graph as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
+from gradcli.lang import foreign as _foreign
 from gradcli.lang.builtins import materialize, check_length
 from gradcli.lang.exceptions import EXCEPTION_CLASSES
 from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
@@ -198,9 +199,11 @@ def _read_namespace(obj, attr, span):
     value = obj.members.get(attr, _MISSING)
     if value is not _MISSING:
         return value
-    close = get_close_matches(attr, sorted(obj.members), n=1)
+    functional = obj.members.get("functional")
+    hint = _foreign.namespace_hint(obj.name, attr, getattr(functional, "members", {}))
+    close = get_close_matches(attr, sorted(obj.members), n=1) if hint is None else None
     raise _attribute_error(f"module '{obj.name}' has no attribute '{attr}'", span,
-                           f"did you mean '{obj.name}.{close[0]}'?" if close else None)
+                           hint or (f"did you mean '{obj.name}.{close[0]}'?" if close else None))
 
 
 def _read_class(obj, attr, span):
@@ -253,7 +256,9 @@ def _tensor_reader(attributes: frozenset, methods: frozenset):
         except GradcliError as error:
             raise error.at(span)
         if kind is None:
-            raise _no_attribute(obj, attr, span, allowed)
+            error = _no_attribute(obj, attr, span, allowed)
+            error.hint = _foreign.tensor_attribute_hint(attr) or error.hint
+            raise error
         value = kind(obj)
         return Builtin(attr, value) if callable(value) else value
 

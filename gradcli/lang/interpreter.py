@@ -23,7 +23,7 @@ from difflib import get_close_matches
 
 from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError,
                             ProgramTypeError, ProgramValueError)
-from gradcli.lang import access as _access, nodes as n
+from gradcli.lang import access as _access, foreign as _foreign, nodes as n
 from gradcli.lang.exceptions import RaisedError, python_exception
 from gradcli.lang.pymodules import check_array_index, check_device, numpy_operands
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_builtins,
@@ -276,12 +276,18 @@ class Interpreter:
         while scope is not None:
             known.update(scope.vars)
             scope = scope.parent
-        close = get_close_matches(name, sorted(known), n=1)
+        hint = _foreign.name_hint(name)
+        close = get_close_matches(name, sorted(known), n=1) if hint is None else None
         return NameNotFound(f"unknown name '{name}'", span,
-                            hint=f"did you mean '{close[0]}'?" if close else None)
+                            hint=hint or (f"did you mean '{close[0]}'?" if close else None))
 
     def _attribute(self, node):
-        obj = self.eval(node.value)
+        try:
+            obj = self.eval(node.value)
+        except NameNotFound as error:  # `np.sin`: the hint names torch.sin
+            if node.value.__class__ is n.Name:
+                error.hint = _foreign.name_hint(node.value.id, node.attr) or error.hint
+            raise
         if obj.__class__ is Tensor:
             self.set_source(node.span)  # an attribute that runs an op (`x.T`) makes its node here
         reader = self.readers.get(obj.__class__)  # the access policy's table (exact types)

@@ -20,6 +20,7 @@ from bisect import bisect_right
 from itertools import islice
 
 from gradcli.errors import LimitError, ParseError, Span
+from gradcli.lang import tokencount as _tokencount
 from gradcli.lang.limits import MAX_INT_BITS, MAX_INT_DIGITS, MAX_TOKENS
 
 KEYWORDS = frozenset("""
@@ -238,8 +239,7 @@ class Lexer:
         return self._finish()
 
     def too_many_tokens(self, offset: int) -> LimitError:
-        return LimitError(f"the program has more than {MAX_TOKENS} tokens", self.span_at(offset),
-                          hint="the limit is fixed: split the work into loops or functions")
+        return _tokencount.too_many_tokens(self.span_at(offset), MAX_TOKENS)
 
     def _charge(self, offset: int, tokens: int = 1) -> None:
         """Spend `tokens` of the budget on something besides a match (an f-string field)."""
@@ -321,7 +321,13 @@ class Lexer:
     def _number(self, text, kind, start, end):
         """The value of the number literal `text` (an int past MAX_INT_BITS becomes a float)."""
         if end < self.stop and (self.source[end].isalnum() or self.source[end] == "_"):
-            raise self.error("invalid decimal literal", start, end - start + 1)
+            follow = end
+            while follow < self.stop and follow - end < 40 and (self.source[follow].isalnum()
+                                                               or self.source[follow] == "_"):
+                follow += 1
+            name = self.source[end:follow]
+            hint = f"to multiply, write {text} * {name}" if name.isidentifier() else None
+            raise self.error("invalid decimal literal", start, end - start + 1, hint=hint)
         if kind == "float":
             value = float(text)
         else:

@@ -17,6 +17,7 @@ from gradcli.errors import ParseError, Span
 from gradcli.lang import nodes as n
 from gradcli.lang.lexer import Field, Lexer, Token, line_starts
 from gradcli.lang.limits import MAX_NESTING, MAX_TOKENS
+from gradcli.lang.tokencount import refuse_too_many_tokens
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
 IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
@@ -94,7 +95,24 @@ class Parser:
             message = "unexpected end of input"
         if token.kind in _UNSUPPORTED_STATEMENTS:
             message = f"'{token.kind}' is not supported in gradcli programs"
-        return ParseError(message, token.span)
+        if token.kind == ":=":
+            return ParseError("the walrus operator ':=' is not supported", token.span,
+                              hint="assign with '=' in a statement of its own")
+        return ParseError(message, token.span, self._juxtaposed(token) if message == "invalid syntax" else None)
+
+    def _juxtaposed(self, token: Token) -> str | None:
+        """A hint for `sin x`: a name followed by an operand, as in maths notation."""
+        previous = self.tokens[self.i - 1] if self.i > 0 and self.tokens[self.i - 1] is not token \
+            else self.tokens[self.i - 2] if self.i > 1 else None
+        if previous is None or previous.kind != "NAME" or token.kind not in ("NAME", "NUMBER"):
+            return None
+        operand = token.value if token.kind == "NAME" else self.source_text(token)
+        return f"to call {previous.value}, write {previous.value}({operand})"
+
+    def source_text(self, token: Token) -> str:
+        line = self.source.splitlines()[token.span.line - 1] if token.span.line > 0 else ""
+        end = token.span.end_col or token.span.col + 1
+        return line[token.span.col - 1:end - 1] or str(token.value)
 
     def enter(self, token: Token):
         self.depth += 1
@@ -561,7 +579,9 @@ class Parser:
             token = self.tok
             kind = token.kind
             if kind in _UNSUPPORTED_BINARY:
-                raise ParseError(f"operator '{kind}' is not supported", token.span)
+                raise ParseError(f"operator '{kind}' is not supported", token.span,
+                                 hint="write ** for a power (x ** 2); ^ is Python's bitwise xor"
+                                 if kind == "^" else None)
             prec = _BINARY_PREC.get(kind)
             if prec is None or prec < min_prec:
                 return left
@@ -931,6 +951,7 @@ def describe(node: n.Node) -> str:
 
 def parse(source: str) -> n.Module:
     """Parse a whole program."""
+    refuse_too_many_tokens(source)
     starts = line_starts(source)
     lexer = Lexer(source, starts=starts)
     tokens = lexer.tokenize()

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from difflib import get_close_matches
 from typing import Callable, Iterable
 
-from gradcli.errors import ProgramError
+from gradcli.errors import ProgramError, UsageError
 from gradcli.lang import nodes as n
 from gradcli.lang.builtins import CONSTANTS
 from gradcli.lang.limits import MAX_SOURCE_LENGTH, Limits, recursion_headroom
@@ -77,7 +77,7 @@ class Program:
                     hint = "the inputs are " + ", ".join(self.input_names)
                 else:
                     hint = "the program has no inputs (names assigned a literal at top level)"
-                raise ProgramError(f"no input named '{name}'", hint=hint)
+                raise UsageError(f"--set: no input named '{name}'", hint=hint)
         limits = limits or Limits()
         interpreter = Interpreter(self, overrides, requires_grad, stdout or _write_stdout,
                                   limits, script)
@@ -101,7 +101,7 @@ def answer_limits(limits: Limits):
     create_graph, --order N, a Jacobian, a Hessian): the element limit, and at most
     --max-steps graph nodes built, since each order of derivative can triple the graph
     (`--order 15` of a five-op scalar function built millions of nodes)."""
-    from gradcli.autograd.graph import observe_nodes
+    from gradcli.autograd.graph import observe_nodes, set_current_source
     from gradcli.errors import LimitError
 
     built = [0]
@@ -114,7 +114,10 @@ def answer_limits(limits: Limits):
                                                    "a lower --order")
 
     with engine_limits(limits), observe_nodes(count):
-        yield
+        try:
+            yield
+        finally:  # a program's own backward (a custom Function) may have run: its places end here
+            set_current_source(None)
 
 
 @contextmanager
@@ -154,7 +157,7 @@ class RunResult:
         close = get_close_matches(name, list(self.values), n=1)
         hint = f"did you mean '{close[0]}'?" if close else \
             ("the program defines " + ", ".join(self.values) if self.values else None)
-        raise ProgramError(f"no value named '{name}' at the top level of the program", hint=hint)
+        raise UsageError(f"--of: no value named '{name}' at the top level of the program", hint=hint)
 
 
 def is_data(value) -> bool:

@@ -55,9 +55,9 @@ def test_backward_set_overrides_inputs():
     assert doc["grads"] == {"x": -10.0, "y": 25.0}
 
 
-def test_backward_set_unknown_input_is_a_program_error():
+def test_backward_set_unknown_input_is_a_usage_error():
     result = invoke("backward", "-e", XXY, "--set", "q=1")
-    assert result.exit_code == 3
+    assert result.exit_code == 2
     assert "q" in result.stderr
 
 
