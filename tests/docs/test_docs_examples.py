@@ -97,6 +97,13 @@ def make_shell_env(bin_dir: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "FORCE_COLOR")}
     env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(ROOT), NO_COLOR="1",
                TERM="dumb")
+    # Examples run from a directory that looks like the repository root (samples/, docs/) but
+    # is not it, so `-o docs/graph.png` or `-o walk.html` never overwrite committed files.
+    work = bin_dir / "root"
+    (work / "docs").mkdir(parents=True, exist_ok=True)
+    if not (work / "samples").exists():
+        (work / "samples").symlink_to(ROOT / "samples")
+    env["GRADCLI_EXAMPLES_ROOT"] = str(work)
     return env
 
 
@@ -106,7 +113,7 @@ def shell_env(tmp_path_factory):
 
 
 def run_shell(command: str, env) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True,
+    return subprocess.run(["bash", "-c", command], cwd=env["GRADCLI_EXAMPLES_ROOT"], env=env, capture_output=True, text=True,
                           timeout=300, stdin=subprocess.DEVNULL)
 
 
@@ -171,7 +178,8 @@ def update_readme(env) -> None:
     text = README.read_text()
     for command, _, (start, end) in reversed(readme_examples(text)):
         out = run_shell(command, env).stdout
-        text = text[:start] + "\n".join(_lines(out)) + "\n" + text[end:]
+        lines = _lines(out)
+        text = text[:start] + "".join(line + "\n" for line in lines) + text[end:]
     README.write_text(text)
 
 
