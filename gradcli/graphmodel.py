@@ -8,12 +8,11 @@ pure function of the model. Nothing here imports typer or rich.
 """
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .errors import ProgramError
 from ._tensor import Tensor
+from .limits import gc_paused
 
 
 @dataclass(eq=False)
@@ -93,19 +92,6 @@ def _saved_of(node) -> list:
     return out
 
 
-@contextmanager
-def _gc_paused():
-    """Pause the cyclic GC: the walk makes no cycles, and with a 10^5-node graph alive
-    every collection it would trigger re-traverses the whole graph."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def build(output: Tensor, names: dict | None = None, output_name: str | None = None,
           saved: bool = False, values: bool = False) -> GraphModel:
     """Walk the graph of `output` once into a GraphModel.
@@ -114,7 +100,7 @@ def build(output: Tensor, names: dict | None = None, output_name: str | None = N
     that produced a named tensor is labelled with the first such name, and an
     AccumulateGrad with the first name of its variable.
     """
-    with _gc_paused():
+    with gc_paused():
         return _build(output, names, output_name, saved, values)
 
 

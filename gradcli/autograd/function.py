@@ -12,6 +12,7 @@ from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
 from . import graph as _graph
 from .graph import FREED_MESSAGE, Node, _modified_message, edge_to
+from ..limits import budget as _budget
 
 
 class FunctionCtx(Node):
@@ -137,6 +138,7 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        _budget.node_made()
         ctx = FunctionCtx.__new__(FunctionCtx)
         ctx._cls = cls
         ctx._saved = ()

@@ -233,7 +233,7 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
 
 def _drive(opts, answer, to_json, human, requires_grad, script, printer) -> None:
     from ..lang import Limits, compile_program
-    from ..lang.program import answer_limits
+    from ..limits import limited
 
     source = None
     try:
@@ -249,9 +249,9 @@ def _drive(opts, answer, to_json, human, requires_grad, script, printer) -> None
         limits = Limits(max_elements=opts.max_elements, max_steps=opts.max_steps)
         printer = printer or stderr_print
         if opts.points is None:
-            run = program.run(base, requires_grad=requires_grad, stdout=printer, limits=limits,
-                              script=script)
-            with answer_limits(limits):
+            with limited(limits):
+                run = program.run(base, requires_grad=requires_grad, stdout=printer, limits=limits,
+                                  script=script)
                 result = answer(run)
             if opts.json:
                 emit(jsonout.dumps(to_json(result)))
@@ -265,7 +265,7 @@ def _drive(opts, answer, to_json, human, requires_grad, script, printer) -> None
 
 def _drive_points(opts, source, program, base, limits, answer, to_json, requires_grad, script):
     """One run per JSON line; a failing line prints its error and the run goes on."""
-    from ..lang.program import answer_limits
+    from ..limits import limited
 
     stdin = sys.stdin.buffer if opts.points == "-" else None
     stream = stdin
@@ -300,9 +300,9 @@ def _drive_points(opts, source, program, base, limits, answer, to_json, requires
                     if not _numeric(value):
                         raise UsageError(f"--points line {lineno}: {key!r} is not a number or a list of numbers")
                     overrides[key] = value
-                run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
-                                  limits=limits, script=script)
-                with answer_limits(limits):
+                with limited(limits):
+                    run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
+                                      limits=limits, script=script)
                     result = answer(run)
                 doc = {"point": jsonout.value(point), **to_json(result)}
             except GradcliError as err:

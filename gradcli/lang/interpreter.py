@@ -28,7 +28,8 @@ from gradcli.lang import nodes as n
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_builtins,
                                    make_modules, materialize)
 from gradcli.lang.limits import (MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS,
-                                 MAX_SEQUENCE_LENGTH, WORK_PER_STEP, Limits)
+                                 MAX_SEQUENCE_LENGTH, Limits)
+from gradcli.limits import budget as _budget, check_built, check_walk
 from gradcli.lang.values import Builtin, Closure, Namespace, Scope, type_name
 
 import numpy as np
@@ -67,6 +68,19 @@ _PLAIN_OPERATORS = frozenset({"+", "-", "*", "/"})
 _set_current_source = _graph.set_current_source
 _MAX_TENSOR_DIMS = 64  # numpy's limit
 _SIZED = frozenset({list, tuple, str, dict, range})
+
+
+def _charge_scan(item, container) -> None:
+    """Charge `item in container` before it runs: a hash of `item` for a dict, a scan
+    comparing it with every item otherwise (a range scans unless `item` is an int)."""
+    cls = container.__class__
+    if cls is range:
+        if item.__class__ is not int and item.__class__ is not bool:
+            _budget.charge_items(_length(container))
+    elif cls is dict:
+        check_walk(item)
+    elif cls in _SIZED:
+        check_walk(container)
 
 
 def _length(value) -> int:
@@ -140,9 +154,9 @@ class Interpreter:
         self.script = script
         self.max_steps = limits.max_steps
         self.steps = 0
-        # the work budget (limits.WORK_PER_STEP): tokens run, plus tensors and lists made
-        self.max_work = limits.max_steps * WORK_PER_STEP
-        self.work = 0
+        # the work budget (gradcli.limits): tokens run here, tensor ops and scans charged
+        # by the engine and the value walks, all in one counter
+        self.budget = _budget
         self.costs = program.module.costs
         self.call_depth = 0
         self.printer = Printer(emit)
@@ -216,8 +230,9 @@ class Interpreter:
 
     def exec_block(self, body: list):
         costs = self.costs
+        budget = self.budget
         for stmt in body:
-            self.work += costs.get(id(stmt), 1)
+            budget.work += costs.get(id(stmt), 1)
             signal = self._exec[stmt.__class__](stmt)
             if signal is not None:
                 return signal
@@ -239,19 +254,14 @@ class Interpreter:
             raise LimitError(f"the program ran more than {self.max_steps} steps "
                              "(loop iterations plus function calls)", span,
                              hint="raise the limit with --max-steps")
-        if self.work > self.max_work:
-            raise LimitError(f"the program ran more than {self.max_steps} steps (loop iterations "
-                             "plus function calls, where a long loop body or a large tensor "
-                             "counts as several)", span, hint="raise the limit with --max-steps")
+        if self.budget.work > self.budget.max_work:
+            raise self.budget.exhausted().at(span)
 
     def charge(self, value) -> None:
-        """Count a tensor or Python sequence a program made or handed to a builtin, by what
-        it costs against running a token: 1 per 1024 tensor elements, 1 per 32 items."""
-        cls = value.__class__
-        if cls is Tensor:
-            self.work += value._data.size >> 10
-        elif cls in _SIZED:
-            self.work += _length(value) >> 5
+        """Count a Python sequence a program made, by what it costs against running a
+        token: 1 per 32 items (the engine charged a tensor before making it)."""
+        if value.__class__ in _SIZED:
+            self.budget.work += _length(value) >> 5
 
     def set_source(self, span) -> None:
         self.span = span
@@ -402,20 +412,36 @@ class Interpreter:
             def append(value):
                 check_length(len(obj) + 1)
                 obj.append(value)
+                check_built(obj)
             return append
         if attr == "extend":
             def extend(values):
                 items = materialize(values)
                 check_length(len(obj) + len(items))
                 obj.extend(items)
+                check_built(obj)
             return extend
         if attr == "insert":
             def insert(index, value):
                 check_length(len(obj) + 1)
+                _budget.charge_items(len(obj))  # the items after `index` move
                 obj.insert(as_int(index, "index"), value)
+                check_built(obj)
             return insert
         if attr == "pop":
-            return lambda index=-1: obj.pop(as_int(index, "index"))
+            def pop(index=-1):
+                index = as_int(index, "index")
+                if index != -1:
+                    _budget.charge_items(len(obj))
+                return obj.pop(index)
+            return pop
+        if attr in ("count", "index", "remove"):
+            method = getattr(obj, attr)
+
+            def scan(value, *bounds):
+                check_walk(obj)  # compares `value` with each item, nested ones in full
+                return method(value, *bounds)
+            return scan
         return getattr(obj, attr)
 
     def _dict_method(self, obj: dict, attr: str):
@@ -435,6 +461,8 @@ class Interpreter:
         if not isinstance(obj, (Tensor, dict)):
             index = self._sequence_index(index, span)
         try:
+            if obj.__class__ is dict:
+                check_walk(index)  # hashed
             return obj[index]
         except GradcliError as error:
             raise error.at(span)
@@ -507,6 +535,14 @@ class Interpreter:
             raise ProgramTypeError(f"'{type_name(func)}' object is not callable", span)
         self.set_source(span)
         try:
+            for arg in args:
+                if arg.__class__ in _SIZED:
+                    # a builtin may walk it all (print, str, sum, sorted, tensor): charged
+                    # first, shared parts in full, and refused if nested too deeply
+                    if arg.__class__ is range:
+                        self.charge(arg)
+                    else:
+                        check_walk(arg)
             result = fn(*args, **kwargs)
         except GradcliError as error:
             raise error.at(span)
@@ -518,9 +554,6 @@ class Interpreter:
                 raise  # a bug in gradcli
             raise error from None
         self.charge(result)
-        for arg in args:
-            if arg.__class__ in _SIZED:
-                self.work += _length(arg) >> 5
         if isinstance(result, types.FunctionType) and isinstance(func, _GradMode):
             return Builtin(getattr(args[0], "name", "function"), result)  # a decorated def
         return result
@@ -537,7 +570,7 @@ class Interpreter:
         self.call_depth += 1
         try:
             if closure.is_lambda:
-                self.work += self.costs.get(id(closure.node), 1)
+                self.budget.work += self.costs.get(id(closure.node), 1)
                 return self.eval(closure.body)
             signal = self.exec_block(closure.body)
             if signal is RETURN:
@@ -628,8 +661,6 @@ class Interpreter:
                     raise error.at(span)
                 except _PYTHON_ERRORS as exc:
                     raise self.fail(exc, span) from None
-                if value.__class__ is Tensor:
-                    self.work += value._data.size >> 10
             else:
                 value = self.binary(op, value, right, span)
         return value
@@ -697,9 +728,12 @@ class Interpreter:
         for i, (op, comparator, span) in enumerate(zip(node.ops, node.comparators, node.spans)):
             right = self.eval(comparator)
             self.set_source(span)
-            if op == "in" or op == "not in":
-                self.charge(right)
             try:
+                if op == "in" or op == "not in":
+                    _charge_scan(left, right)
+                elif left.__class__ in _SIZED or right.__class__ in _SIZED:
+                    check_walk(left)
+                    check_walk(right)
                 result = _COMPARE[op](left, right)
             except GradcliError as error:
                 raise error.at(span)
@@ -737,10 +771,10 @@ class Interpreter:
     def _list(self, node):
         items = self._plain_list(node)
         if self.script or not items:
-            return items
+            return self._built(items, node.span)
         shape = _numeric_shape(items)
         if shape is None:
-            return items  # holds tensors or other values: a Python list (`[w]`, `stack([a, b])`)
+            return self._built(items, node.span)  # holds tensors or other values: a Python list (`[w]`, `stack([a, b])`)
         if shape is False:
             raise ProgramValueError("a list literal of numbers must be rectangular (this one is "
                                     "ragged)", node.span)
@@ -757,13 +791,23 @@ class Interpreter:
             raise self.fail(exc, span, "tensor") from None
 
     def _tuple(self, node):
-        return tuple(self.eval(element) for element in node.elts)
+        return self._built(tuple([self.eval(element) for element in node.elts]), node.span)
+
+    @staticmethod
+    def _built(value, span):
+        """A list or tuple a literal built, refused if it nests too deeply."""
+        try:
+            check_built(value)
+        except GradcliError as error:
+            raise error.at(span)
+        return value
 
     def _dict(self, node):
         result = {}
         for key_node, value_node in zip(node.keys, node.values):
             key = self.eval(key_node)
             try:
+                check_walk(key)  # hashed
                 result[key] = self.eval(value_node)
             except TypeError as exc:
                 raise self.fail(exc, key_node.span) from None
@@ -795,7 +839,7 @@ class Interpreter:
                 raise self.fail(exc, part.span) from None
         text = "".join(out)
         check_length(len(text), "a string")
-        self.work += len(text) >> 5
+        self.budget.work += len(text) >> 5
         return text
 
     def _make_print(self):
@@ -926,7 +970,11 @@ class Interpreter:
         else:
             raise ProgramTypeError(f"'{type_name(obj)}' object does not support item assignment", span)
         try:
+            if obj.__class__ is dict:
+                check_walk(index)  # hashed
             obj[index] = value
+            if obj.__class__ is not Tensor:
+                check_built(obj)
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
@@ -989,7 +1037,7 @@ class Interpreter:
         cost = self.costs.get(id(node), 1)  # the test, evaluated again each iteration
         while self.truth(self.eval(test), test.span):
             self.step(node.span)
-            self.work += cost
+            self.budget.work += cost
             signal = self.exec_block(node.body)
             if signal is not None:
                 if signal is BREAK:

@@ -22,7 +22,8 @@ from gradcli.errors import LimitError, ProgramTypeError, ProgramValueError, Shap
 from gradcli.ops import nn as F
 from gradcli.ops.factories import Parameter
 from gradcli.ops.linalg import LINALG_FUNCTIONS
-from gradcli._tensor import Tensor, limits
+from gradcli._tensor import Tensor
+from gradcli.limits import budget as limits
 
 linalg = type("linalg", (), {k: staticmethod(v) for k, v in LINALG_FUNCTIONS.items()})
 
