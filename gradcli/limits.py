@@ -118,10 +118,21 @@ class Budget:
 
 budget = Budget()
 
+# Set by the command line's backstop (cli/backstop.py): the process's memory ceiling as
+# shown in the message, and a clock armed (True) and disarmed (False) around each run.
+MEMORY_CEILING = [None]
+RUN_CLOCK = [None]
+
+
+def out_of_memory_message() -> str:
+    limit = MEMORY_CEILING[0]
+    return f"out of memory (limit {limit})" if limit else "out of memory"
+
 
 @contextmanager
 def limited(limits: Limits):
-    """Hold everything inside the block to `limits`, with fresh work counters.
+    """Hold everything inside the block to `limits`, with fresh work counters; a
+    MemoryError inside becomes the LimitError "out of memory".
 
     Re-entering with the limits already in force keeps the counters: a run inside a
     command's block (`drive`) charges the same budget as the answer computed after it.
@@ -133,9 +144,18 @@ def limited(limits: Limits):
     saved = (b.limits, b.max_elements, b.max_work, b.work, b.nodes)
     b.limits, b.max_elements, b.max_work = limits, limits.max_elements, limits.max_work
     b.work = b.nodes = 0
+    clock = RUN_CLOCK[0]
     try:
+        if clock is not None:
+            clock(True)
         yield b
+    except MemoryError:
+        raise LimitError(out_of_memory_message(),
+                         hint="raise the limit with --max-memory, or lower --max-elements") \
+            from None
     finally:
+        if clock is not None:
+            clock(False)
         b.limits, b.max_elements, b.max_work, b.work, b.nodes = saved
 
 

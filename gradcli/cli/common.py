@@ -18,6 +18,7 @@ from typing import Annotated
 
 from ..errors import GradcliError, LimitError, UsageError
 from ..render import jsonout
+from .backstop import stdin_buffer
 
 # Set by `cli.main` for a real gradcli process (not for a CliRunner in a test session, where
 # frozen objects would stay for the whole session).
@@ -78,7 +79,7 @@ def read_source(file: Optional[str], expr: Optional[str]) -> Source:
     if file is None:
         raise UsageError("missing FILE (or -e/--expr TEXT)", hint="gradcli COMMAND --help shows an example")
     if file == "-":
-        data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
+        data = stdin_buffer().read(MAX_SOURCE_BYTES + 1)
         name = "<stdin>"
     else:
         name = file
@@ -267,7 +268,10 @@ def _drive_points(opts, source, program, base, limits, answer, to_json, requires
     """One run per JSON line; a failing line prints its error and the run goes on."""
     from ..limits import limited
 
-    stdin = sys.stdin.buffer if opts.points == "-" else None
+    try:
+        stdin = stdin_buffer() if opts.points == "-" else None
+    except GradcliError as err:
+        raise Failed(report(err, None, True)) from None
     stream = stdin
     try:
         if stream is None:
