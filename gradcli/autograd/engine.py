@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import AutogradError, GradcliError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, shape_str
 from . import anomaly
+from .callback import call_program
 from .graph import AccumulateGrad
 
 ndarray = np.ndarray
@@ -137,7 +138,7 @@ def _run_tensor_hooks(node, output_nr: int, g, create_graph: bool):
         for nr, hook, is_retain in list(hooks):
             if nr != output_nr or is_retain != retains:
                 continue
-            out = hook(_wrap(g, create_graph))
+            out = call_program("hook", getattr(node, "source", None), hook, _wrap(g, create_graph))
             if out is not None:
                 g = _unwrap(_hook_result(hook, out, g), create_graph)
     return g
@@ -145,7 +146,7 @@ def _run_tensor_hooks(node, output_nr: int, g, create_graph: bool):
 
 def _run_leaf_hooks(variable: Tensor, g, create_graph: bool):
     for hook in list(variable._hooks):
-        out = hook(_wrap(g, create_graph))
+        out = call_program("hook", None, hook, _wrap(g, create_graph))
         if out is not None:
             g = _unwrap(_hook_result(hook, out, g), create_graph)
     return g

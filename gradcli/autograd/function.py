@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
 from . import graph as _graph
+from .callback import call_program
 from .graph import FREED_MESSAGE, Node, _modified_message, edge_to
 from ..limits import budget as _budget
 
@@ -20,6 +21,14 @@ class FunctionCtx(Node):
 
     __slots__ = ("_cls", "_saved", "_saved_versions", "_released", "needs_input_grad",
                  "_input_shapes", "_tensor_positions", "__dict__")
+
+    # What the engine and the renderers read on other nodes (a leaf's `variable`, a saved
+    # `result`, an op's `op` and `params`): declared here so that a program's `ctx.variable
+    # = x` is refused like any engine attribute and a custom node never poses as another kind.
+    variable = None
+    result = None
+    op = None
+    params = None
 
     def name(self) -> str:
         return f"{self._cls.__name__}Backward"
@@ -68,7 +77,8 @@ class FunctionCtx(Node):
             for g, shape in zip(grads, self._output_shapes)
         ]
         with set_grad_enabled(create_graph):
-            result = _callable(self._cls.backward)(self, *wrapped)
+            result = call_program(f"{self._cls.__name__}.backward", self.source,
+                                  _callable(self._cls.backward), self, *wrapped)
         if not isinstance(result, tuple):
             result = (result,)
         n_args = len(self._input_shapes)
@@ -152,7 +162,8 @@ class Function(metaclass=_FunctionMeta):
         ctx._input_shapes = tuple(a._data.shape if isinstance(a, Tensor) else () for a in args)
         record = _grad_enabled[0] and any(ctx.needs_input_grad)
         with no_grad():
-            outputs = _callable(cls.forward)(ctx, *args, **kwargs)
+            outputs = call_program(f"{cls.__name__}.forward", ctx.source, _callable(cls.forward),
+                                   ctx, *args, **kwargs)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         if not record:

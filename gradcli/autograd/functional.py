@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError
 from .._tensor import Tensor, check_elements, enable_grad
+from .callback import call_program
 from .engine import grad
 
 
@@ -80,7 +81,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     inputs = tuple(x.detach().requires_grad_() if not x.requires_grad or not create_graph else x
                    for x in inputs)
     with enable_grad():
-        outputs, multi_out = _checked_outputs(func(*inputs), "jacobian")
+        outputs, multi_out = _checked_outputs(call_program("jacobian", None, func, *inputs),
+                                              "jacobian")
         rows = [_rows(o, inputs, create_graph) for o in outputs]
     if not multi_out:
         return tuple(rows[0]) if multi_in else rows[0][0]
@@ -92,7 +94,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     inputs, multi_in = _checked_inputs(inputs, "hessian")
 
     def gradient(*xs):
-        outs, _ = _checked_outputs(func(*xs), "hessian")
+        outs, _ = _checked_outputs(call_program("hessian", None, func, *xs), "hessian")
         if len(outs) != 1:
             raise AutogradError("The function given to hessian should return a single Tensor")
         out = outs[0]

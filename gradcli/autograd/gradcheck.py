@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import CheckFailed
+from ..errors import CheckFailed, ProgramTypeError
 from .._tensor import Tensor, no_grad
+from .callback import call_program
 from .engine import grad as autograd_grad
 
 
@@ -42,7 +43,12 @@ def _as_tuple(x):
 
 
 def _outputs(func, inputs):
-    return [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+    outputs = _as_tuple(call_program("gradcheck", None, func, *inputs))
+    for o in outputs:
+        if not isinstance(o, Tensor) and o is not None:
+            raise ProgramTypeError(f"gradcheck: the function returned a {type(o).__name__}, "
+                                   "expected a Tensor or a tuple of Tensors")
+    return [o for o in outputs if isinstance(o, Tensor)]
 
 
 def numerical_jacobian(func, inputs, eps=1e-6):

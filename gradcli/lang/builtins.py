@@ -15,7 +15,7 @@ import math
 from itertools import islice
 
 from gradcli.errors import LimitError, ProgramTypeError
-from gradcli.lang.limits import MAX_SEQUENCE_LENGTH
+from gradcli.lang.limits import MAX_INT_BITS, MAX_SEQUENCE_LENGTH
 from gradcli.lang.values import Builtin, DType, Namespace, type_name
 
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
@@ -230,7 +230,12 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         raise ProgramTypeError(f"object of type '{type_name(value)}' has no len()")
 
     def _int(value=0, base=None):
-        return int(value) if base is None else int(value, as_int(base, "base"))
+        result = int(value) if base is None else int(value, as_int(base, "base"))
+        if value.__class__ is str and result.bit_length() > MAX_INT_BITS:
+            # as for a literal (SPEC 2.1): a number past 63 bits is a float, so that
+            # `int("1" * 10**7, 2)` cannot make every later `%` scan ten million bits
+            return float(result)
+        return result
 
     def _str(value=""):
         return str(value)
