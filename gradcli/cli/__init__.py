@@ -13,8 +13,12 @@ def main(argv: list[str] | None = None) -> None:
     gc.set_threshold(100_000, 50, 100)
     import numpy
 
-    # inf and nan flow silently, as in PyTorch; numpy would warn on stderr.
+    # inf and nan flow silently, as in PyTorch; numpy would warn on stderr (through its
+    # error state, and through Python's warnings for "Mean of empty slice" and the like).
     numpy.seterr(all="ignore")
+    import warnings
+
+    warnings.simplefilter("ignore", RuntimeWarning)
     from . import backstop
     from .app import run_app
     from .common import FREEZE_AFTER_COMPILE

@@ -290,7 +290,7 @@ def _drive_points(opts, source, program, base, limits, answer, to_json, requires
                     raise LimitError(f"--points line {lineno} is longer than "
                                      f"{MAX_POINT_LINE_BYTES // 2**20} MiB", hint="the limit is fixed")
                 try:
-                    line = line.decode("utf-8")
+                    line = line.decode("utf-8-sig" if lineno == 1 else "utf-8")  # a BOM first
                 except UnicodeDecodeError as exc:
                     raise UsageError(f"--points line {lineno}: not UTF-8 text (byte {exc.start})") from None
                 try:
