@@ -89,15 +89,18 @@ def backward_cmd(
         console = stdout_console()
         console.print(f"output {r.output_name} = {show(r.output)}")
         if r.steps is not None:
+            lines = []  # printed in blocks: one console.print per line cost ~1 ms each
             for i, s in enumerate(r.steps, 1):
                 where = f" at {s.source[0]}:{s.source[1]}" if s.source else ""
                 if s.variable is not None:
-                    console.print(f"step {i}: {s.node}: {s.variable}.grad += {show(_t(s.grad_in))}")
+                    lines.append(f"step {i}: {s.node}: {s.variable}.grad += {show(_t(s.grad_in))}")
                     continue
-                console.print(f"step {i}: {s.node}{where}  grad in: {show(_t(s.grad_in))}")
+                lines.append(f"step {i}: {s.node}{where}  grad in: {show(_t(s.grad_in))}")
                 for node, nr, g, var in s.edges:
                     target = "None" if node is None else (f"{node} ({var})" if var is not None else node)
-                    console.print(f"    -> ({target}, {nr}): {show(_t(g)) if g is not None else '-'}")
+                    lines.append(f"    -> ({target}, {nr}): {show(_t(g)) if g is not None else '-'}")
+            for start in range(0, len(lines), 256):  # (rich splits a text in O(lines^2))
+                console.print("\n".join(lines[start:start + 256]))
         console.print(grads_table(r.grads, r.why_none))
         by_reason = {}
         for name, reason in r.why_none.items():
