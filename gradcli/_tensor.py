@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from .errors import AutogradError, LimitError, ProgramTypeError, ShapeError
-from .limits import budget as _budget
+from .limits import MAX_LIST_ITEMS, budget as _budget
 
 ndarray = np.ndarray
 float64 = np.float64
@@ -269,6 +269,9 @@ class Tensor:
         return value if isinstance(value, bool) else float(value)
 
     def tolist(self):
+        if self._data.size > MAX_LIST_ITEMS:  # refused before a Python float is made
+            raise LimitError(f"tolist() of {self._data.size} elements would make more than "
+                             f"{MAX_LIST_ITEMS} Python numbers", hint="the limit is fixed")
         return self._data.tolist()
 
     def numpy(self) -> ndarray:

@@ -29,12 +29,17 @@ ITEMS_PER_WORK = 32        # a Python-level scan of 32 items costs about one tok
 # Walking a nested value item by item (measuring it, then repr, compare, JSON) costs
 # ~50-200 ns an item in Python's C code: about 4 items per token.
 WALK_ITEMS_PER_WORK = 4
-NODE_WORK = 4              # making a graph node costs about 4 tokens (and ~200 bytes)
+NODE_WORK = 10             # making a graph node (~3-10 us, ~200 bytes) costs about 10 tokens
 
 # Nesting of a value built at run time (`t = (t,)` in a loop): Python's own hash,
 # compare and repr recurse in C once per level, and crash the process (not a
 # RecursionError) somewhere past 10^5 levels.
 MAX_VALUE_DEPTH = 1000
+
+# Length of a Python list, tuple or string a program builds (`[0.] * n`, `list(range(n))`,
+# `x.tolist()`, `s + s` in a loop): large enough for any tensor literal a person writes,
+# small enough that a doubling loop stops long before memory does.
+MAX_LIST_ITEMS = 10_000_000
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ProgramTypeError, ProgramValueError
+from .errors import ProgramError, ProgramTypeError, ProgramValueError
 from ._tensor import Tensor
 
 __all__ = ["SGD", "Optimizer"]
@@ -37,6 +37,11 @@ class Optimizer:
             groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)
+
+    def step(self, closure=None):
+        """PyTorch's base class has no update rule: its step() raises NotImplementedError."""
+        raise ProgramError("Optimizer.step() is not implemented by the base class",
+                           hint="use an optimizer with an update rule: optim.SGD, optim.Adam, ...")
 
     def add_param_group(self, group: dict) -> None:
         if not isinstance(group, dict):

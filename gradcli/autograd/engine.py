@@ -14,6 +14,7 @@ from ..errors import AutogradError, GradcliError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, shape_str
 from . import anomaly
 from .callback import call_program
+from ..limits import NODE_WORK, budget as _budget
 from .graph import AccumulateGrad
 
 ndarray = np.ndarray
@@ -207,6 +208,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
         owned.add(id(g))
     prev_mode = _grad_enabled[0]
     _grad_enabled[0] = bool(create_graph)
+    charge = _budget.charge
     try:
         while ready:
             node = ready.pop()
@@ -214,6 +216,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
             grads = None
             if g is not None and (needed is None or node in needed):
                 try:
+                    charge(2 * NODE_WORK)  # a backward step: about two nodes made
                     grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
                 except GradcliError as error:
                     if getattr(error, "node", None) is None:

@@ -16,6 +16,7 @@ from itertools import islice
 
 from gradcli.errors import LimitError, ProgramTypeError
 from gradcli.lang.limits import MAX_INT_BITS, MAX_SEQUENCE_LENGTH
+from gradcli.limits import measure
 from gradcli.lang.values import Builtin, DType, Namespace, type_name
 
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
@@ -33,6 +34,17 @@ def check_length(length: int, what: str = "a list") -> None:
     if length > MAX_SEQUENCE_LENGTH:
         raise LimitError(f"{what} of {length} items exceeds the limit of {MAX_SEQUENCE_LENGTH} items",
                          hint="use a tensor (zeros, arange, ...) for large data")
+
+
+def check_printed(value) -> None:
+    """Refuse to print or format a nested value whose text would pass the string limit
+    (each item prints at least 3 characters, `0, `), before any of it is made."""
+    if value.__class__ in (list, tuple, dict):
+        depth, size, distinct = measure(value)
+        if 3 * size > MAX_SEQUENCE_LENGTH:
+            raise LimitError(f"printing a value of {size} items would make a string longer than "
+                             f"the limit of {MAX_SEQUENCE_LENGTH} characters",
+                             hint="print a part of it, or a tensor (printed in summary)")
 
 
 def materialize(iterable, what: str = "a list") -> list:
@@ -238,6 +250,7 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         return result
 
     def _str(value=""):
+        check_printed(value)
         return str(value)
 
     table = dict(functions)

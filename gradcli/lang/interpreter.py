@@ -25,8 +25,8 @@ from difflib import get_close_matches
 from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError,
                             ProgramTypeError, ProgramValueError)
 from gradcli.lang import nodes as n
-from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_builtins,
-                                   make_modules, materialize)
+from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, iterate,
+                                   make_builtins, make_modules, materialize)
 from gradcli.lang.limits import (MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS,
                                  MAX_SEQUENCE_LENGTH, Limits)
 from gradcli.limits import budget as _budget, check_built, check_walk
@@ -261,7 +261,9 @@ class Interpreter:
         """Count a Python sequence a program made, by what it costs against running a
         token: 1 per 32 items (the engine charged a tensor before making it)."""
         if value.__class__ in _SIZED:
-            self.budget.work += _length(value) >> 5
+            length = _length(value)
+            check_length(length, f"a {type(value).__name__}")  # tolist() of a large tensor
+            self.budget.work += length >> 5
 
     def set_source(self, span) -> None:
         self.span = span
@@ -544,6 +546,7 @@ class Interpreter:
                     else:
                         check_walk(arg)
             result = fn(*args, **kwargs)
+            self.charge(result)
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
@@ -553,7 +556,6 @@ class Interpreter:
             if error is None:
                 raise  # a bug in gradcli
             raise error from None
-        self.charge(result)
         if isinstance(result, types.FunctionType) and isinstance(func, _GradMode):
             return Builtin(getattr(args[0], "name", "function"), result)  # a decorated def
         return result
@@ -826,6 +828,8 @@ class Interpreter:
                     raise ProgramValueError(f"format width or precision {number} is too large "
                                             f"(at most {MAX_FORMAT_WIDTH})", part.span)
             try:
+                check_walk(value)
+                check_printed(value)
                 if part.conversion == "r":
                     value = repr(value)
                 elif part.conversion == "s":
@@ -852,6 +856,8 @@ class Interpreter:
                 end = "\n"
             if not isinstance(sep, str) or not isinstance(end, str):
                 raise ProgramTypeError("print(): sep and end must be strings")
+            for arg in args:
+                check_printed(arg)
             printer.write(sep.join(str(arg) for arg in args) + end)
 
         print.__qualname__ = "print"

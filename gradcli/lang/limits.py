@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 
-from gradcli.limits import WORK_PER_STEP, Limits  # noqa: F401  (the one Limits, re-exported)
+from gradcli.limits import MAX_LIST_ITEMS, WORK_PER_STEP, Limits  # noqa: F401  (re-exported)
 
 # Nesting of brackets, blocks, unary operators and `**` right operands. The
 # parser recurses once per level; Python's own parser stops at 200 parentheses.
@@ -32,10 +32,9 @@ MAX_TOKENS = 2_000_000
 # (3.10) or refuses (3.11+), and past ~310 digits no float64 holds the value anyway.
 MAX_INT_DIGITS = 4000
 
-# Length of a Python list, tuple or string a program builds (`[0.] * n`,
-# `list(range(n))`, `s + s` in a loop): large enough for any tensor literal a
-# person writes, small enough that a doubling loop stops long before memory does.
-MAX_SEQUENCE_LENGTH = 10_000_000
+# Length of a Python list, tuple or string a program builds: defined with the engine's
+# limits, as tolist() is held to it too.
+MAX_SEQUENCE_LENGTH = MAX_LIST_ITEMS
 
 # A width or precision in a format spec (`f"{x:1000000000}"` would allocate a GB).
 MAX_FORMAT_WIDTH = 10_000
