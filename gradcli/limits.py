@@ -29,7 +29,9 @@ ITEMS_PER_WORK = 32        # a Python-level scan of 32 items costs about one tok
 # Walking a nested value item by item (measuring it, then repr, compare, JSON) costs
 # ~50-200 ns an item in Python's C code: about 4 items per token.
 WALK_ITEMS_PER_WORK = 4
-NODE_WORK = 10             # making a graph node (~3-10 us, ~200 bytes) costs about 10 tokens
+# Making a graph node, or running one backward, costs ~3-25 us and ~200 bytes: as 25 tokens.
+# (4 tensor ops in a loop body still run the spec's 10^6 iterations.)
+NODE_WORK = 25
 
 # Nesting of a value built at run time (`t = (t,)` in a loop): Python's own hash,
 # compare and repr recurse in C once per level, and crash the process (not a
@@ -108,17 +110,14 @@ class Budget:
         self.nodes += 1
         self.work += NODE_WORK
         if self.work > self.max_work:
-            raise LimitError(
-                f"the program and its derivatives built more than {self.nodes - 1} graph nodes "
-                f"(each counts as {NODE_WORK} tokens of the --max-steps {self.limits.max_steps} "
-                "budget)",
-                hint="raise the limit with --max-steps, or ask for a lower --order")
+            raise self.exhausted()
 
     def exhausted(self) -> LimitError:
         steps = self.limits.max_steps if self.limits is not None else 0
         return LimitError(f"the program ran more than {steps} steps (loop iterations plus "
-                          "function calls, where a long loop body, a large tensor or a long "
-                          "scan counts as several)", hint="raise the limit with --max-steps")
+                          "function calls, where a long loop body, a large tensor, a long scan "
+                          "or a graph node counts as several)",
+                          hint="raise the limit with --max-steps")
 
 
 budget = Budget()

@@ -216,7 +216,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
             grads = None
             if g is not None and (needed is None or node in needed):
                 try:
-                    charge(2 * NODE_WORK)  # a backward step: about two nodes made
+                    charge(NODE_WORK)
                     grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
                 except GradcliError as error:
                     if getattr(error, "node", None) is None:

@@ -260,9 +260,9 @@ class Interpreter:
     def charge(self, value) -> None:
         """Count a Python sequence a program made, by what it costs against running a
         token: 1 per 32 items (the engine charged a tensor before making it)."""
-        if value.__class__ in _SIZED:
-            length = _length(value)
-            check_length(length, f"a {type(value).__name__}")  # tolist() of a large tensor
+        if value.__class__ in _SIZED and value.__class__ is not range:  # (a range is lazy)
+            length = len(value)
+            check_length(length, f"a {type(value).__name__}")
             self.budget.work += length >> 5
 
     def set_source(self, span) -> None:
@@ -542,7 +542,7 @@ class Interpreter:
                     # a builtin may walk it all (print, str, sum, sorted, tensor): charged
                     # first, shared parts in full, and refused if nested too deeply
                     if arg.__class__ is range:
-                        self.charge(arg)
+                        _budget.charge_items(_length(arg))
                     else:
                         check_walk(arg)
             result = fn(*args, **kwargs)
