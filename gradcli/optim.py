@@ -17,6 +17,18 @@ from ._tensor import Tensor
 __all__ = ["SGD", "Optimizer"]
 
 
+def _closure_loss(closure):
+    """The loss a program's closure returns to step(), through the engine's call boundary:
+    a Tensor or a number (not an object of the program's to hand back)."""
+    from .autograd.callback import call_program
+
+    loss = call_program("step(closure)", None, closure)
+    if loss is not None and not isinstance(loss, (Tensor, int, float)):
+        raise ProgramTypeError(f"step(): the closure returned a {type(loss).__name__}, "
+                               "expected the loss (a Tensor)")
+    return loss
+
+
 class Optimizer:
     """Base of the optimizers: parameter groups (each a dict of options) and per-parameter state."""
 
@@ -123,7 +135,7 @@ class SGD(Optimizer):
             from ._tensor import enable_grad
 
             with enable_grad():
-                loss = closure()
+                loss = _closure_loss(closure)
         for group in self.param_groups:
             lr = group["lr"]
             momentum = group["momentum"]
