@@ -63,14 +63,13 @@ class Budget:
     attribute the interpreter adds to); `limited` swaps its fields for a block.
     """
 
-    __slots__ = ("limits", "max_elements", "max_work", "work", "nodes")
+    __slots__ = ("limits", "max_elements", "max_work", "work")
 
     def __init__(self):
         self.limits = None
         self.max_elements = Limits.max_elements
         self.max_work = float("inf")
         self.work = 0
-        self.nodes = 0
 
     def check(self) -> None:
         """Refuse if the work charged so far is past the limit."""
@@ -107,7 +106,6 @@ class Budget:
 
     def node_made(self) -> None:
         """Charge one graph node (the run's graph, and what a command builds after it)."""
-        self.nodes += 1
         self.work += NODE_WORK
         if self.work > self.max_work:
             raise self.exhausted()
@@ -145,9 +143,9 @@ def limited(limits: Limits):
     if b.limits is limits:
         yield b
         return
-    saved = (b.limits, b.max_elements, b.max_work, b.work, b.nodes)
+    saved = (b.limits, b.max_elements, b.max_work, b.work)
     b.limits, b.max_elements, b.max_work = limits, limits.max_elements, limits.max_work
-    b.work = b.nodes = 0
+    b.work = 0
     clock = RUN_CLOCK[0]
     try:
         if clock is not None:
@@ -160,7 +158,7 @@ def limited(limits: Limits):
     finally:
         if clock is not None:
             clock(False)
-        b.limits, b.max_elements, b.max_work, b.work, b.nodes = saved
+        b.limits, b.max_elements, b.max_work, b.work = saved
 
 
 @contextmanager

@@ -208,7 +208,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
         owned.add(id(g))
     prev_mode = _grad_enabled[0]
     _grad_enabled[0] = bool(create_graph)
-    charge = _budget.charge
+    budget = _budget
     try:
         while ready:
             node = ready.pop()
@@ -216,7 +216,9 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
             grads = None
             if g is not None and (needed is None or node in needed):
                 try:
-                    charge(NODE_WORK)
+                    budget.work += NODE_WORK  # a backward step costs what making a node does
+                    if budget.work > budget.max_work:
+                        raise budget.exhausted()
                     grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
                 except GradcliError as error:
                     if getattr(error, "node", None) is None:

@@ -68,6 +68,9 @@ _PLAIN_OPERATORS = frozenset({"+", "-", "*", "/"})
 _set_current_source = _graph.set_current_source
 _MAX_TENSOR_DIMS = 64  # numpy's limit
 _SIZED = frozenset({list, tuple, str, dict, range})
+# Builtins that look at a sequence without walking it: their arguments are not charged.
+_NO_WALK = frozenset({"len", "isinstance", "type", "bool", "id", "iter", "enumerate", "zip",
+                      "reversed", "range"})
 
 
 def _charge_scan(item, container) -> None:
@@ -537,7 +540,7 @@ class Interpreter:
             raise ProgramTypeError(f"'{type_name(func)}' object is not callable", span)
         self.set_source(span)
         try:
-            for arg in args:
+            for arg in args if name not in _NO_WALK else ():
                 if arg.__class__ in _SIZED:
                     # a builtin may walk it all (print, str, sum, sorted, tensor): charged
                     # first, shared parts in full, and refused if nested too deeply
@@ -733,7 +736,8 @@ class Interpreter:
             try:
                 if op == "in" or op == "not in":
                     _charge_scan(left, right)
-                elif left.__class__ in _SIZED or right.__class__ in _SIZED:
+                elif (left.__class__ in _SIZED or right.__class__ in _SIZED) \
+                        and op != "is" and op != "is not":
                     check_walk(left)
                     check_walk(right)
                 result = _COMPARE[op](left, right)
@@ -813,7 +817,9 @@ class Interpreter:
                 result[key] = self.eval(value_node)
             except TypeError as exc:
                 raise self.fail(exc, key_node.span) from None
-        return result
+            except GradcliError as error:
+                raise error.at(key_node.span)
+        return self._built(result, node.span)
 
     def _fstring(self, node) -> str:
         out = []

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, check_elements
-from ..limits import ELEMENTS_PER_WORK as _FREE, budget as _budget
+from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
 from ..autograd import graph as _graph
 from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
 
@@ -273,7 +273,10 @@ def charge(op: Op, arrays, params) -> None:
 
 
 def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
-    _budget.node_made()
+    budget = _budget  # charge the node (Budget.node_made, inlined: the hot path)
+    budget.work += _NODE_WORK
+    if budget.work > budget.max_work:
+        raise budget.exhausted()
     node = OpNode.__new__(OpNode)
     node.op = op
     n = len(inputs)
