@@ -29,6 +29,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 
+# The gradcli tree measured: this checkout, or the one `run_all.py --compare REV` names.
+# It goes first on the path of this process and of every process it starts, so that
+# an installed gradcli elsewhere (an editable install of another checkout) is not the
+# one measured.
+TREE = Path(os.environ.get("GRADCLI_BENCH_TREE", ROOT)).resolve()
+sys.path.insert(0, str(TREE))
+os.environ["PYTHONPATH"] = os.pathsep.join([str(TREE)] + [p for p in os.environ.get("PYTHONPATH", "")
+                                                           .split(os.pathsep) if p])
+# --quick (or GRADCLI_BENCH_QUICK=1): fewer repeats, for a short run such as a compare.
+QUICK = "--quick" in sys.argv[1:] or os.environ.get("GRADCLI_BENCH_QUICK") == "1"
+
 GC_LIBRARY = (700, 10, 10)        # Python's default: what a library user gets
 GC_CLI = (100_000, 50, 100)       # what gradcli.cli.main sets for its process
 GC_MODES = {"library": GC_LIBRARY, "cli": GC_CLI}
@@ -89,6 +100,11 @@ def compare(sides: dict, repeat: int, warmup: int = 1) -> dict:
     return {k: sorted(v) for k, v in times.items()}
 
 
+def repeats(n: int) -> int:
+    """How many times to repeat a timing: `n`, or at most 3 with --quick."""
+    return min(n, 3) if QUICK else n
+
+
 def median(xs) -> float:
     return statistics.median(xs)
 
@@ -133,7 +149,7 @@ def run_process(cmd, stdin: bytes | None = None, cwd=None, timeout: float = 120.
     """(wall seconds, completed process) for one whole process (bytecode cached by default)."""
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          cwd=cwd or ROOT, timeout=timeout,
+                          cwd=cwd or TREE, timeout=timeout,
                           env=process_env() if env is None else env)
     return time.perf_counter() - t0, proc
 

@@ -18,15 +18,15 @@ from __future__ import annotations
 import sys
 
 from _common import (SAMPLES, best, fmt_s, fmt_x, gradcli_cmd, has_torch, median, process_env,
-                     python_exe, report, run_process, summary)
+                     python_exe, repeats, report, run_process, summary)
 
-REPEAT = 11
+REPEAT = repeats(11)
 REPEAT_TORCH = 2
 TORCH = "python -c 'import torch'"
 TARGET = 1.5
 GRADCLI = "gradcli backward quickstart.txt"
 NO_CACHE = "same, no bytecode cache (PYTHONDONTWRITEBYTECODE=1)"
-UNWANTED = ("sympy", "pydantic", "torch", "scipy", "pandas", "IPython", "matplotlib")
+UNWANTED = ("sympy", "pydantic", "torch", "scipy", "pandas", "IPython", "matplotlib", "plotext")
 
 
 def import_profile(cmd_args: list[str]) -> tuple[dict, list]:

@@ -12,7 +12,6 @@ what went wrong) to become a regression test. Exit 1 if anything failed.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import resource
 import sys
@@ -23,8 +22,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "hardening"))
 sys.path.insert(0, str(ROOT))
-
-import numpy as np  # noqa: E402
 
 import fuzzgen  # noqa: E402
 
@@ -39,9 +36,9 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    # the process settings of `gradcli.cli.main`
-    gc.set_threshold(100_000, 50, 100)
-    np.seterr(all="ignore")
+    from gradcli.cli import process_settings
+
+    process_settings()  # those of a gradcli process (`gradcli.cli.main`)
 
     print(f"fuzzing for {args.minutes:g} min, seed {seed}, failures to {out}", flush=True)
     fuzzer = fuzzgen.Fuzzer(seed, workdir=str(out))

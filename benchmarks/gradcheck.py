@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import (best, compare, fmt_s, fmt_x, gradcli_cmd, import_torch, report,
+from _common import (best, compare, fmt_s, fmt_x, gradcli_cmd, import_torch, repeats, report,
                      run_process, summary)
 
 N = 1000
 EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3
 REPEAT_FULL = 3
-REPEAT_FAST = 21
+REPEAT_FAST = repeats(21)
 REPEAT_CLI = 3
 
 PROGRAM = f"""\

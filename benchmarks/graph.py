@@ -26,10 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import fmt_s, gc_mode, gradcli_cmd, report, run_process, summary
+from _common import fmt_s, gc_mode, gradcli_cmd, repeats, report, run_process, summary
 
 SIZES = {10_000: 3_333, 30_000: 10_000, 100_000: 33_333}
-REPEAT = 5
+REPEAT = repeats(5)
 LINEAR = 12.5        # the 10^5/10^4 ratio still called linear (10x, with 25% slack)
 DEPTH_CAP = 40       # indentation cap of the floor (gradcli's tree un-indents every 40 levels)
 

@@ -17,12 +17,12 @@ import sys
 
 import numpy as np
 
-from _common import best, compare, fmt_s, fmt_x, import_torch, report, summary
+from _common import best, compare, fmt_s, fmt_x, import_torch, repeats, report, summary
 
 N_OPS = 1000
 N_VARS = 100
 C, D = 1.0001, 0.0001
-REPEAT = 21
+REPEAT = repeats(21)
 
 
 def kinds():

@@ -15,10 +15,10 @@ import sys
 
 import numpy as np
 
-from _common import compare, fmt_s, fmt_x, import_torch, median, report, summary
+from _common import compare, fmt_s, fmt_x, import_torch, median, repeats, report, summary
 
 BATCH, WIDTH = 256, 1024
-REPEAT = 9
+REPEAT = repeats(9)
 TARGET = 1.15
 
 

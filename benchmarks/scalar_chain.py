@@ -19,14 +19,14 @@ import sys
 
 import numpy as np
 
-from _common import best, compare, fmt_s, fmt_x, import_torch, report, summary
+from _common import best, compare, fmt_s, fmt_x, import_torch, repeats, report, summary
 
 N_OPS = 100_000          # primitive ops in the chain
 N_WIDE = 10_000          # fan-out of the wide DAG
 C, D = 1.0001, 0.0001
 TARGET_CHAIN = 20.0
 REPEAT_CHAIN = 3
-REPEAT_WIDE = 11
+REPEAT_WIDE = repeats(11)
 
 
 def steps():

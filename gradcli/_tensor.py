@@ -2,15 +2,18 @@
 
 This module owns the tensor object and the grad mode. It knows nothing about
 individual ops: `gradcli.ops` attaches the operator overloads and op methods
-(`x + y`, `x.sin()`) from the op table, so that one place defines each op.
+(`x + y`, `x.sin()`) from the op table, so that one place defines each op, and
+the in-place machinery (`ops/views.py`: `_inplace`, `zero_`, ...).
 """
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
 
 from .errors import AutogradError, LimitError, ProgramTypeError, ShapeError
+from .format import format_tensor
 from .limits import MAX_LIST_ITEMS, budget as _budget
 
 ndarray = np.ndarray
@@ -122,10 +125,7 @@ class Size(tuple):
     __str__ = __repr__
 
     def numel(self) -> int:
-        n = 1
-        for d in self:
-            n *= d
-        return n
+        return math.prod(self)
 
 
 def shape_str(shape) -> str:
@@ -360,112 +360,6 @@ class Tensor:
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
                  inputs=inputs)
 
-    # -- in place -------------------------------------------------------------
-
-    def _check_inplace(self, args=()) -> None:
-        if _grad_enabled[0]:
-            base = self._base
-            if base is not None:
-                if getattr(self, "_view_kind", None) is not None:
-                    from .ops.views import check_view_kind
-
-                    check_view_kind(self, args)
-                if base.requires_grad and base.grad_fn is None:
-                    raise AutogradError(
-                        "a view of a leaf Variable that requires grad is being used in an in-place "
-                        "operation."
-                    )
-            elif self.requires_grad and self.grad_fn is None:
-                raise AutogradError(
-                    "a leaf Variable that requires grad is being used in an in-place operation."
-                )
-        if not self._data.flags.writeable:
-            if self._data.ndim == 0 or self._data.base is None:
-                self._data = self._data.copy()
-            else:
-                raise ShapeError(
-                    "unsupported operation: more than one element of the written-to tensor refers "
-                    "to a single memory location. Please clone() the tensor before performing the "
-                    "operation."
-                )
-
-    def _inplace(self, fn, *args, **kwargs) -> "Tensor":
-        """Run the out-of-place `fn` and write its result into this tensor's storage.
-
-        When a graph is being recorded, the op is applied to a snapshot of the old
-        value (so what the node saves is not the value overwritten here) and this
-        tensor is rebased onto the new node, as PyTorch rebases in-place results.
-        """
-        self._check_inplace(args)
-        other_requires = any(isinstance(a, Tensor) and a.requires_grad for a in args)
-        if _grad_enabled[0] and (self.requires_grad or other_requires):
-            old = Tensor._make(self._data.copy(), self.grad_fn, self.requires_grad, self._output_nr)
-            result = fn(old, *args, **kwargs)
-        else:
-            with no_grad():
-                result = fn(self, *args, **kwargs)
-        out = result._data
-        if out.shape != self._data.shape:
-            raise ShapeError(
-                f"output with shape {shape_str(self._data.shape)} doesn't match the broadcast shape "
-                f"{shape_str(out.shape)}"
-            )
-        if self._data.dtype != out.dtype:
-            self._data = self._data.astype(out.dtype)
-        self._data[...] = out
-        self._counter[0] += 1
-        node = result.grad_fn
-        if node is not None:
-            if getattr(node, "_result_counter", None) is result._counter:
-                # a node that saved its result (exp_, sigmoid_) saved this tensor as it is now
-                node.result = self._data
-                node._result_counter = self._counter
-                node.result_version = self._counter[0]
-            if self._base is None and self._views is None:
-                self._rebase(result.grad_fn, result._output_nr)
-            else:
-                from .ops.views import rebase
-
-                rebase(self, result)
-        return self
-
-    def _rebase(self, grad_fn, output_nr: int = 0) -> None:
-        """Make `grad_fn` this tensor's history after an in-place op.
-
-        A retain_grad() follows the tensor to its new node; other hooks stay on the
-        old one and see the gradient of the value before the change, as in PyTorch.
-        """
-        if self._retains_grad and self.grad_fn is not None:
-            hooks = self.grad_fn._tensor_hooks or []
-            for entry in hooks:
-                if entry[2] and entry[0] == self._output_nr:
-                    hooks.remove(entry)
-                    grad_fn._add_tensor_hook(output_nr, entry[1], retains=True)
-                    break
-        self.grad_fn = grad_fn
-        self._output_nr = output_nr
-        self.requires_grad = True
-
-    def zero_(self) -> "Tensor":
-        if self.grad_fn is not None and _grad_enabled[0]:
-            from . import ops
-
-            return self._inplace(ops.zeros_like_op)   # recorded (ZeroBackward0), one version bump
-        self._check_inplace()
-        self._data[...] = 0.0
-        self._counter[0] += 1
-        return self
-
-    def fill_(self, value) -> "Tensor":
-        from . import ops
-
-        return self._inplace(lambda t, v: ops.add(ops.mul(t, 0.0), v), value)
-
-    def copy_(self, src) -> "Tensor":
-        from . import ops
-
-        return self._inplace(lambda t, s: ops.add(ops.mul(t, 0.0), s), src)
-
     # -- Python protocol ------------------------------------------------------
 
     __hash__ = object.__hash__
@@ -474,13 +368,6 @@ class Tensor:
         if self._data.ndim == 0:
             raise ProgramTypeError("len() of a 0-d tensor")
         return self._data.shape[0]
-
-    def __iter__(self):
-        if self._data.ndim == 0:
-            raise ProgramTypeError("iteration over a 0-d tensor")
-        from . import ops
-
-        return iter(ops.unbind(self, 0))
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
@@ -505,8 +392,6 @@ class Tensor:
         return format(str(self), spec)
 
     def __repr__(self) -> str:
-        from .format import format_tensor
-
         suffixes = []
         if self.grad_fn is not None:
             suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
@@ -584,5 +469,5 @@ SETTABLE_ATTRIBUTES = frozenset({"grad", "requires_grad", "data"})
 # Filled by gradcli.ops with the op methods; these are the non-op ones.
 TENSOR_METHODS = {
     "item", "tolist", "detach", "detach_", "requires_grad_", "retain_grad", "register_hook",
-    "zero_", "fill_", "copy_", "backward", "size", "dim", "numel", "double", "float", "to",
+    "backward", "size", "dim", "numel", "double", "float", "to",
 }

@@ -42,6 +42,7 @@ class GradcliError(Exception):
     """Base of every error gradcli reports to a user."""
 
     exit_code = ExitCode.INTERNAL
+    node = None   # the backward node whose rule raised it (set by the engine): its source is the place
 
     def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
         super().__init__(message)
@@ -105,3 +106,15 @@ class CheckFailed(GradcliError):
     """A gradient check found a mismatch (exit 1)."""
 
     exit_code = ExitCode.CHECK_FAILED
+
+
+def type_name(value) -> str:
+    """The type of a value as a program sees it (for error messages).
+
+    The language's own values name themselves as Python's do (`Closure.__name__` is
+    "function", `Builtin`'s "builtin_function_or_method", `Namespace`'s "module"),
+    so this needs no import of the language.
+    """
+    if isinstance(value, type):
+        return "type"
+    return type(value).__name__

@@ -189,7 +189,7 @@ def gc_paused():
 
 # -- values ------------------------------------------------------------------------
 
-_CONTAINER_SET = frozenset((list, tuple, dict))
+_CONTAINER_SET = frozenset((list, tuple, dict, set))
 
 
 def measure(value, limit_depth: int = MAX_VALUE_DEPTH) -> tuple:

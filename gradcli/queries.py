@@ -2,6 +2,7 @@
 
 Each takes a finished run (`gradcli.lang` result) and returns plain data: the
 CLI only reads options, calls one of these and renders what it returns.
+(`op_table` asks about the op table instead of a run.)
 """
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ def output_of(run, of: str | None = None) -> tuple[str, object]:
     if of is not None:
         return run.select_output(of)
     return run.output_name, run.output
+
+
+def run_eval(run, of: str | None = None) -> tuple[str, dict]:
+    """The output's name (or the one `--of` picks) and every named value of the run."""
+    name, _ = output_of(run, of)
+    return name, run.values
 
 
 def tensor_output(run, of: str | None = None) -> tuple[str, Tensor]:
@@ -77,7 +84,10 @@ def as_gradient(spec, like: Tensor) -> Tensor | None:
 
 @dataclass
 class Step:
-    """One node run by backward: the gradient in, and what went out along each edge."""
+    """One node run by backward: the gradient in, and what went out along each edge.
+
+    Gradients are arrays (a tuple of them for a node with several outputs), or None.
+    """
 
     node: str
     source: object
@@ -130,14 +140,24 @@ def _steps(trace, run) -> list[Step]:
     out = []
     for node, grad_in, grads in trace:
         leaf = getattr(node, "variable", None)
-        step = Step(node.name(), node.source, grad_in,
+        step = Step(node.name(), node.source, _array(grad_in),
                     variable=None if leaf is None else names.get(id(leaf), "?"))
         for (nxt, nr), g in zip(node.next_functions, grads or [None] * len(node.next_functions)):
             variable = getattr(nxt, "variable", None)
-            step.edges.append((None if nxt is None else nxt.name(), nr, g,
+            step.edges.append((None if nxt is None else nxt.name(), nr, _array(g),
                                None if variable is None else names.get(id(variable), "?")))
         out.append(step)
     return out
+
+
+def _array(g):
+    """A gradient the engine passed (an array, a Tensor under create_graph, a list for several
+    outputs) as an array, a tuple of arrays, or None."""
+    if isinstance(g, Tensor):
+        return g._data
+    if isinstance(g, list):
+        return tuple(_array(x) for x in g)
+    return g
 
 
 # -- grad, jacobian, hessian ------------------------------------------------------
@@ -150,6 +170,8 @@ class GradResult:
     wrt: list[str]
     order: int
     grads: dict  # name -> Tensor/None, nested `order` deep
+    symbolic: dict | None = None  # the SymPy formulas, nested the same way (`grad --symbolic`)
+    grad_outputs: Tensor | None = None  # order 1: the seed given (--grad-outputs)
 
 
 def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = False) -> list:
@@ -169,7 +191,7 @@ def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
     if order == 1:
         seed = as_gradient(grad_outputs, out)
         grads = engine.grad(out, xs, seed, create_graph=create_graph, allow_unused=allow_unused)
-        return GradResult(name, out, list(wrt), 1, dict(zip(wrt, grads)))
+        return GradResult(name, out, list(wrt), 1, dict(zip(wrt, grads)), grad_outputs=seed)
     if out._data.size != 1:
         raise ProgramError(f"--order {order} needs a scalar output, and {name!r} has shape "
                            f"{list(out._data.shape)}", hint="reduce it (e.g. .sum()) or use jacobian")
@@ -219,3 +241,12 @@ def run_jacobian(run, wrt: list[str], of=None) -> MatrixResult:
 def run_hessian(run, wrt: list[str], of=None) -> MatrixResult:
     result = run_grad(run, wrt, of=of, order=2)
     return MatrixResult(result.output_name, result.output, result.wrt, result.grads)
+
+
+def op_table() -> list[dict]:
+    """The differentiable built-in ops: name, backward node, inputs, the derivative per input."""
+    from .ops import OPS
+
+    return [{"name": op.name, "node": op.node, "inputs": list(op.inputs),
+             "formulas": {i: f for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None}}
+            for op in OPS.values() if op.differentiable]

@@ -221,7 +221,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                         raise budget.exhausted()
                     grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
                 except GradcliError as error:
-                    if getattr(error, "node", None) is None:
+                    if error.node is None:
                         error.node = node   # whose backward failed: a caller may point at its source
                     raise
                 if trace is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError
+from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError, type_name
 from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
 from . import graph as _graph
 from .callback import call_program
@@ -122,8 +122,6 @@ def _callable(method):
     """A Function's forward or backward, which a program may have replaced by anything
     (`@ones_like` as a decorator): Python's TypeError, as a program error."""
     if not callable(method):
-        from ..lang.values import type_name
-
         raise ProgramTypeError(f"'{type_name(method)}' object is not callable")
     return method
 

@@ -48,12 +48,20 @@ def _checked_outputs(outputs, api: str):
 
 def _rows(output: Tensor, inputs, create_graph: bool):
     """d output / d inputs as one tensor per input of shape output.shape + input.shape."""
+    n = output._data.size
+    for x in inputs:  # the block's size, before n backward passes build it
+        check_elements(n * x._data.size)
+    return jacobian_blocks(output, inputs, create_graph)
+
+
+def jacobian_blocks(output: Tensor, inputs, create_graph: bool = False) -> list:
+    """The one-hot loop of every Jacobian (this API's and gradcheck's): one backward per
+    element of `output`, zeros for an input it does not use; one tensor per input, of
+    shape output.shape + input.shape."""
     from .. import ops
 
     blocks = [[] for _ in inputs]
     n = output._data.size
-    for x in inputs:  # the block's size, before n backward passes build it
-        check_elements(n * x._data.size)
     for r in range(n):
         seed = np.zeros(n)
         seed[r] = 1.0

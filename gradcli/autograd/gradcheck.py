@@ -1,10 +1,14 @@
 """gradcheck and gradgradcheck: analytical derivatives against central differences.
 
-`compare` is the one implementation: it returns every (output, input) pair with
-its worst element, so that the library's `gradcheck` (first mismatch, raised or
-False) and the CLI's report (a table of all pairs) read the same numbers.
-`gradgradcheck` is `gradcheck` applied to `grad(..., create_graph=True)`, not
-a second implementation. The pass rule is PyTorch's:
+The one place for a gradient check's numbers: `derivatives` gives, for every
+(output, input) pair, the engine's Jacobian block (functional's one-hot loop)
+beside the central differences, or in fast mode (PyTorch's) the projections
+v^T J u for random u, v; `mismatch` is the pass rule and `worst` the element to
+report. The library's `gradcheck` (first mismatch, raised or False) reads them
+through `compare`; the CLI's report (`check.core`) reads the same blocks and
+adds what it knows beyond them: kinks, SymPy. `gradgradcheck` is `gradcheck`
+applied to `first_derivatives` (`grad(..., create_graph=True)`), not a second
+implementation. The pass rule is PyTorch's:
 |analytical - numerical| <= atol + rtol * |numerical|.
 """
 from __future__ import annotations
@@ -17,6 +21,7 @@ from ..errors import CheckFailed, ProgramTypeError
 from .._tensor import Tensor, no_grad
 from .callback import call_program
 from .engine import grad as autograd_grad
+from .functional import jacobian_blocks
 
 
 class GradcheckError(CheckFailed, RuntimeError):
@@ -38,11 +43,33 @@ class PairResult:
     numerical_jacobian: np.ndarray | None = None
 
 
+@dataclass
+class Derivatives:
+    """d output m / d input k by the engine and by differences.
+
+    A whole Jacobian block (rows: output elements, columns: input elements), or in
+    fast mode the 1 x 1 block v^T J u for the random `v` (shaped as the output) and
+    `u` (shaped as the input). The one-sided differences are there when asked for.
+    """
+
+    analytical: np.ndarray
+    central: np.ndarray
+    forward: np.ndarray | None = None
+    backward: np.ndarray | None = None
+    v: np.ndarray | None = None
+    u: np.ndarray | None = None
+
+
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def _outputs(func, inputs):
+def differentiable(inputs) -> list:
+    """The indices of the inputs that require grad: the ones checked."""
+    return [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+
+
+def _outputs(func, inputs) -> list:
     outputs = _as_tuple(call_program("gradcheck", None, func, *inputs))
     for o in outputs:
         if not isinstance(o, Tensor) and o is not None:
@@ -51,99 +78,174 @@ def _outputs(func, inputs):
     return [o for o in outputs if isinstance(o, Tensor)]
 
 
-def numerical_jacobian(func, inputs, eps=1e-6):
-    """[output][input] arrays of shape (out.numel(), in.numel()) by central differences."""
-    # Not under no_grad: the function may itself differentiate (gradgradcheck's does).
-    # The inputs' arrays are perturbed in place, which no version counter sees.
-    diff = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
-    outs = _outputs(func, inputs)
-    jac = [[np.zeros((o._data.size, inputs[i]._data.size)) for i in diff] for o in outs]
-    for k, i in enumerate(diff):
-        x = inputs[i]._data
-        flat = x.reshape(-1)
-        if not np.shares_memory(flat, x):
-            raise ValueError("gradcheck needs inputs with contiguous storage")
-        for j in range(flat.size):
-            orig = flat[j]
-            flat[j] = orig + eps
-            plus = [o._data.reshape(-1).copy() for o in _outputs(func, inputs)]
-            flat[j] = orig - eps
-            minus = [o._data.reshape(-1).copy() for o in _outputs(func, inputs)]
-            flat[j] = orig
-            for m in range(len(outs)):
-                jac[m][k][:, j] = (plus[m] - minus[m]) / (2 * eps)
-    return jac
+def evaluate(func, inputs, differentiates: bool = True) -> list:
+    """`func`'s outputs at `inputs` as flat float64 copies; under no_grad unless the
+    function itself differentiates (gradgradcheck's does)."""
+    if differentiates:
+        outs = _outputs(func, inputs)
+    else:
+        with no_grad():
+            outs = _outputs(func, inputs)
+    return [np.array(o._data, dtype=np.float64).reshape(-1) for o in outs]
+
+
+def perturbed(func, inputs, x: Tensor, where, step: float, differentiates: bool = True) -> tuple:
+    """`func`'s outputs (as `evaluate`) with the input `x` moved by +step and -step: in its
+    element `where` (an int), or along the direction `where` (an array shaped as x).
+
+    The input's array is changed in place, which no version counter sees, and restored.
+    """
+    data = x._data
+    if isinstance(where, np.ndarray):
+        orig = data.copy()
+        try:
+            data[...] = orig + step * where
+            plus = evaluate(func, inputs, differentiates)
+            data[...] = orig - step * where
+            minus = evaluate(func, inputs, differentiates)
+        finally:
+            data[...] = orig
+        return plus, minus
+    flat = data.reshape(-1)
+    if not np.shares_memory(flat, data):
+        raise ValueError("gradcheck needs inputs with contiguous storage")
+    orig = flat[where]
+    try:
+        flat[where] = orig + step
+        plus = evaluate(func, inputs, differentiates)
+        flat[where] = orig - step
+        minus = evaluate(func, inputs, differentiates)
+    finally:
+        flat[where] = orig
+    return plus, minus
+
+
+def central_difference(plus, minus, step: float, v=None):
+    """(f(x + step) - f(x - step)) / 2 step, or its projection v^T (...) on the output."""
+    if v is None:
+        return (plus - minus) / (2 * step)
+    return v @ (plus - minus) / (2 * step)
+
+
+def _one_sided(plus, base, minus, step, v=None) -> tuple:
+    """The forward and backward differences (f(x + step) - f(x)) / step, (f(x) - f(x - step)) / step."""
+    if v is None:
+        return (plus - base) / step, (base - minus) / step
+    return v @ (plus - base) / step, v @ (base - minus) / step
+
+
+def numerical_jacobian(func, inputs, eps=1e-6, differentiates=True, one_sided=False):
+    """[output][input] arrays of shape (out.numel(), in.numel()) by central differences.
+
+    With `one_sided`, also the forward and backward differences: (central, forward, backward).
+    """
+    wrt = differentiable(inputs)
+    base = evaluate(func, inputs, differentiates)
+    central = [[np.zeros((b.size, inputs[i]._data.size)) for i in wrt] for b in base]
+    forward = [[np.zeros_like(c) for c in row] for row in central] if one_sided else None
+    backward = [[np.zeros_like(c) for c in row] for row in central] if one_sided else None
+    for k, i in enumerate(wrt):
+        for j in range(inputs[i]._data.size):
+            plus, minus = perturbed(func, inputs, inputs[i], j, eps, differentiates)
+            for m, b in enumerate(base):
+                central[m][k][:, j] = central_difference(plus[m], minus[m], eps)
+                if one_sided:
+                    forward[m][k][:, j], backward[m][k][:, j] = _one_sided(plus[m], b, minus[m], eps)
+    return (central, forward, backward) if one_sided else central
 
 
 def analytical_jacobian(func, inputs):
     """[output][input] arrays of shape (out.numel(), in.numel()), one backward per output element."""
-    diff = [inputs[i] for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
-    outs = _outputs(func, inputs)
-    jac = [[np.zeros((o._data.size, t._data.size)) for t in diff] for o in outs]
+    xs = [inputs[i] for i in differentiable(inputs)]
+    return [[block._data.reshape(out._data.size, x._data.size)
+             for block, x in zip(jacobian_blocks(out, xs), xs)]
+            for out in _outputs(func, inputs)]
+
+
+def derivatives(func, inputs, eps=1e-6, *, fast=False, rng=None, differentiates=True,
+                one_sided=False, original=None) -> list:
+    """[output][input] Derivatives of `func` at `inputs` (those that require grad).
+
+    `original` = (outputs, inputs): take the analytical side from that graph (a
+    program's own, with its hooks) rather than from `func`, its replay.
+    """
+    inputs = _as_tuple(inputs)
+    if fast:
+        return _projections(func, inputs, eps, rng or np.random.default_rng(0), differentiates,
+                            one_sided, original)
+    if original is not None:
+        ana = analytical_jacobian(lambda *_: original[0], list(original[1]))
+    else:
+        ana = analytical_jacobian(func, inputs)
+    num = numerical_jacobian(func, inputs, eps, differentiates, one_sided)
+    central, forward, backward = num if one_sided else (num, None, None)
+    return [[Derivatives(ana[m][k], central[m][k], *((forward[m][k], backward[m][k]) if one_sided else ()))
+             for k in range(len(central[m]))] for m in range(len(central))]
+
+
+def _projections(func, inputs, eps, rng, differentiates, one_sided, original) -> list:
+    """PyTorch's fast mode: v^T J u for random u, v instead of whole Jacobians, as 1 x 1 blocks."""
+    wrt = differentiable(inputs)
+    outs = _outputs(func, inputs) if original is None else list(_as_tuple(original[0]))
+    xs = [inputs[i] for i in wrt] if original is None else list(original[1])
+    base = evaluate(func, inputs, differentiates) if one_sided else None
+    vs = [rng.uniform(0.0, 1.0, o._data.shape) for o in outs]
+    us = [rng.uniform(0.0, 1.0, inputs[i]._data.shape) for i in wrt]
+    ana = [[0.0] * len(wrt) for _ in outs]
     for m, out in enumerate(outs):
-        if not out.requires_grad:
-            continue
-        for r in range(out._data.size):
-            seed = np.zeros(out._data.size)
-            seed[r] = 1.0
-            grads = autograd_grad(out, diff, Tensor._make(seed.reshape(out._data.shape)),
-                                  retain_graph=True, allow_unused=True)
-            for k, g in enumerate(grads):
-                if g is not None:
-                    jac[m][k][r, :] = g._data.reshape(-1)
-    return jac
+        if out.requires_grad:
+            grads = autograd_grad(out, xs, Tensor._make(vs[m]), retain_graph=True, allow_unused=True)
+            ana[m] = [float(np.sum(g._data * u)) if g is not None else 0.0 for g, u in zip(grads, us)]
+
+    def one(value):
+        return np.array([[value]], dtype=np.float64)
+
+    blocks = [[None] * len(wrt) for _ in outs]
+    for k, i in enumerate(wrt):
+        plus, minus = perturbed(func, inputs, inputs[i], us[k], eps, differentiates)
+        for m, v in enumerate(vs):
+            d = Derivatives(one(ana[m][k]), one(central_difference(plus[m], minus[m], eps, v.reshape(-1))),
+                            v=v, u=us[k])
+            if one_sided:
+                f, b = _one_sided(plus[m], base[m], minus[m], eps, v.reshape(-1))
+                d.forward, d.backward = one(f), one(b)
+            blocks[m][k] = d
+    return blocks
+
+
+def mismatch(analytical, reference, atol, rtol) -> np.ndarray:
+    """Where PyTorch's pass rule fails: |a - r| > atol + rtol * |r|, or NaN on one side only."""
+    with np.errstate(invalid="ignore"):
+        return ((np.abs(analytical - reference) > atol + rtol * np.abs(reference))
+                | (np.isnan(analytical) != np.isnan(reference)))
+
+
+def worst(err: np.ndarray, bad: np.ndarray, score: np.ndarray | None = None) -> int:
+    """The flat index to report: the first failing element, else the largest `score`
+    (by default the error, NaN counted largest)."""
+    if score is None:
+        score = np.where(np.isnan(err), np.inf, err)
+    return int(np.argmax(np.where(bad, np.inf, score) if bad.any() else score))
 
 
 def _pair(m, k, a, n, atol, rtol, keep) -> PairResult:
+    if not a.size:
+        return PairResult(m, k, True, 0.0, (), 0.0, 0.0)
     err = np.abs(a - n)
-    bad = err > atol + rtol * np.abs(n)
-    bad |= np.isnan(a) != np.isnan(n)
-    ok = not bad.any()
-    if err.size:
-        score = np.where(np.isnan(err), np.inf, err)
-        flat = int(np.argmax(np.where(bad, np.inf, score))) if not ok else int(np.argmax(score))
-        worst = np.unravel_index(flat, a.shape)
-        return PairResult(m, k, ok, float(err.reshape(-1)[flat]), tuple(int(i) for i in worst),
-                          float(a.reshape(-1)[flat]), float(n.reshape(-1)[flat]),
-                          a if keep else None, n if keep else None)
-    return PairResult(m, k, True, 0.0, (), 0.0, 0.0)
+    bad = mismatch(a, n, atol, rtol)
+    flat = worst(err, bad)
+    index = np.unravel_index(flat, a.shape)
+    return PairResult(m, k, not bad.any(), float(err.reshape(-1)[flat]), tuple(int(i) for i in index),
+                      float(a.reshape(-1)[flat]), float(n.reshape(-1)[flat]),
+                      a if keep else None, n if keep else None)
 
 
 def compare(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False, keep=False, seed=0):
     """Every (output, input) pair's comparison of analytical and numerical derivatives."""
-    inputs = _as_tuple(inputs)
-    if fast_mode:
-        return _compare_fast(func, inputs, eps, atol, rtol, seed)
-    num = numerical_jacobian(func, inputs, eps)
-    ana = analytical_jacobian(func, inputs)
-    return [_pair(m, k, ana[m][k], num[m][k], atol, rtol, keep)
-            for m in range(len(num)) for k in range(len(num[m]))]
-
-
-def _compare_fast(func, inputs, eps, atol, rtol, seed):
-    """PyTorch's fast mode: compare v^T J u for random u, v instead of whole Jacobians."""
-    rng = np.random.default_rng(seed)
-    diff = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
-    outs = _outputs(func, inputs)
-    results = []
-    for m, out in enumerate(outs):
-        v = rng.uniform(0.0, 1.0, out._data.shape)
-        grads = autograd_grad(out, [inputs[i] for i in diff], Tensor._make(v),
-                              retain_graph=True, allow_unused=True)
-        for k, i in enumerate(diff):
-            x = inputs[i]._data
-            u = rng.uniform(0.0, 1.0, x.shape)
-            analytical = float(np.sum(grads[k]._data * u)) if grads[k] is not None else 0.0
-            orig = x.copy()
-            x += eps * u
-            plus = _outputs(func, inputs)[m]._data.copy()
-            x[...] = orig - eps * u
-            minus = _outputs(func, inputs)[m]._data.copy()
-            x[...] = orig
-            numerical = float(np.sum(v * (plus - minus) / (2 * eps)))
-            results.append(_pair(m, k, np.asarray([analytical]), np.asarray([numerical]),
-                                 atol, rtol, False))
-    return results
+    blocks = derivatives(func, inputs, eps, fast=fast_mode, rng=np.random.default_rng(seed))
+    shape = (lambda a: a.reshape(-1)) if fast_mode else (lambda a: a)
+    return [_pair(m, k, shape(d.analytical), shape(d.central), atol, rtol, keep and not fast_mode)
+            for m, row in enumerate(blocks) for k, d in enumerate(row)]
 
 
 def _message(r: PairResult, fast: bool) -> str:
@@ -162,7 +264,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_backward_ad=True, fast_mode=False, masked=None) -> bool:
     """True when `func`'s analytical derivatives match central differences at `inputs`."""
     inputs = _as_tuple(inputs)
-    if not any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
+    if not differentiable(inputs):
         raise ValueError("gradcheck expects at least one input tensor to require gradient, "
                          "but none of the them have requires_grad=True.")
     for r in compare(func, inputs, eps, atol, rtol, fast_mode):
@@ -173,15 +275,26 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     return True
 
 
-def _grad_function(func, n_inputs, diff):
-    """The function gradgradcheck checks: inputs and grad_outputs to the first derivatives."""
-    def first_derivatives(*args):
+def first_derivatives(func, n_inputs: int, wrt, keep_unused: bool = False):
+    """The function gradgradcheck checks: (inputs..., grad_outputs...) to the first derivatives
+    grad(func(inputs), inputs[wrt], grad_outputs, create_graph=True).
+
+    A derivative the outputs do not reach is left out, as PyTorch does; with
+    `keep_unused` it is zeros instead, so that the result has one tensor per input.
+    """
+    def derivatives_of(*args):
         inputs, grad_outputs = args[:n_inputs], args[n_inputs:]
         outs = _outputs(func, inputs)
-        grads = autograd_grad(outs, [inputs[i] for i in diff], list(grad_outputs),
-                              create_graph=True, allow_unused=True)
+        xs = [inputs[i] for i in wrt]
+        if keep_unused and not any(o.requires_grad for o in outs):
+            grads = (None,) * len(xs)
+        else:
+            grads = autograd_grad(outs, xs, list(grad_outputs), create_graph=True, allow_unused=True)
+        if keep_unused:
+            return tuple(g if g is not None else Tensor._make(np.zeros_like(x._data))
+                         for g, x in zip(grads, xs))
         return tuple(g for g in grads if g is not None)
-    return first_derivatives
+    return derivatives_of
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
@@ -191,12 +304,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   masked=False, seed=0) -> bool:
     """gradcheck of the first derivatives (with create_graph=True): second order."""
     inputs = _as_tuple(inputs)
-    diff = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if grad_outputs is None:
         rng = np.random.default_rng(seed)
         with no_grad():
             outs = _outputs(func, inputs)
         grad_outputs = tuple(Tensor(rng.uniform(-1, 1, o._data.shape), requires_grad=True) for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
-    return gradcheck(_grad_function(func, len(inputs), diff), inputs + grad_outputs, eps=eps,
-                     atol=atol, rtol=rtol, raise_exception=raise_exception, fast_mode=fast_mode)
+    return gradcheck(first_derivatives(func, len(inputs), differentiable(inputs)), inputs + grad_outputs,
+                     eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception, fast_mode=fast_mode)

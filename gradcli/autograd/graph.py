@@ -155,8 +155,9 @@ class OpNode(Node):
             self.result = None
             self.released = True
 
-    # apply(grad, create_graph) -> gradients for each input: `ops.registry.apply_backward`,
-    # bound there (the rules live with the op table).
+    def apply(self, grad, create_graph: bool) -> list:
+        """Gradients for each input from the output gradient(s): the op's rules (`Op.backward`)."""
+        return self.op.backward(self, grad, create_graph)
 
     def check_saved(self) -> None:
         if self.released:

@@ -2,9 +2,10 @@
 
 - `core`: one function's check (first and second order, fast mode, kinks).
 - `replay`: a program's recorded graph as a function of its inputs, numeric or symbolic.
-- `symbolic`: SymPy symbols, budgets, evaluation; `symbolic_derivatives` for `grad --symbolic`.
+- `symbolic`: SymPy symbols, budgets, evaluation.
 - `perop`: SymPy's first derivatives node by node, for programs the whole translation cannot reach.
-- `program`: checking a program run; `selfcheck`: checking every op of the op table.
+- `program`: checking a program run, and `symbolic_derivatives` for `grad --symbolic`;
+  `selfcheck`: checking every op of the op table.
 - `report`: the results of several files (or the op table) as one report and its JSON.
 
 Nothing here imports SymPy at module level.

@@ -3,7 +3,9 @@
 `check_function(func, inputs, names, options, sympy_fn)` compares, for each
 input, the analytical Jacobian (one `autograd.grad` per output element) with
 the central difference `(f(x + eps) - f(x - eps)) / 2 eps` and, where SymPy can
-give it, the derivative of the function's SymPy translation. Order 2 applies
+give it, the derivative of the function's SymPy translation. Those numbers, the
+fast mode and the pass rule come from `autograd.gradcheck`, the library's own
+checker; this module adds the kinks, SymPy's reference and the report. Order 2 applies
 the same comparison to the first derivatives taken with `create_graph=True`
 (PyTorch's gradgradcheck: the function `x, v -> grad(f(x), x, v)`), so a wrong
 double backward is found the way a wrong backward is.
@@ -34,10 +36,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..autograd.engine import grad as autograd_grad
-from ..autograd.gradcheck import analytical_jacobian
+from ..autograd.gradcheck import (Derivatives, central_difference, derivatives, first_derivatives,
+                                   mismatch, perturbed, worst)
 from ..errors import AutogradError
-from .._tensor import Tensor, no_grad
+from .._tensor import Tensor
 from . import symbolic
 from .replay import Unavailable
 
@@ -92,45 +94,23 @@ class Result:
     arrays: dict = field(default_factory=dict, repr=False)  # wrt -> this reference's block
 
 
-# -- the engine and finite differences ------------------------------------------------
+# -- the engine against differences, and kinks ------------------------------------------
 
 
 def _tuple(out) -> tuple:
-    return tuple(o for o in (out if isinstance(out, (tuple, list)) else (out,)))
-
-
-def _flat(outs) -> list:
-    return [np.array(o._data, dtype=np.float64).reshape(-1) for o in outs]
-
-
-def _call(func, inputs, differentiates: bool):
-    if differentiates:
-        return _tuple(func(*inputs))
-    with no_grad():
-        return _tuple(func(*inputs))
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
 @dataclass
-class Block:
-    """d output m / d input k by the engine and by differences (1 x 1 in fast mode).
+class Block(Derivatives):
+    """gradcheck's derivatives of output m by input k (1 x 1 in fast mode), with the kinks.
 
     `nonsmooth` marks the elements where the differences say the point is not a
     smooth one: the one-sided differences disagree and the engine's value lies
     between them (a kink), or the difference grows as the step shrinks (a jump).
     """
 
-    analytical: np.ndarray
-    central: np.ndarray
-    forward: np.ndarray
-    backward: np.ndarray
-    nonsmooth: np.ndarray
-    v: np.ndarray | None = None
-    u: np.ndarray | None = None
-
-
-def _mismatch(a, central, atol, rtol):
-    with np.errstate(invalid="ignore"):
-        return (np.abs(a - central) > atol + rtol * np.abs(central)) | (np.isnan(a) != np.isnan(central))
+    nonsmooth: np.ndarray | None = None
 
 
 def _kinks(a, central, fwd, bwd, atol, rtol):
@@ -147,93 +127,39 @@ def _jumps(central, finer, atol, rtol):
         return np.abs(finer - central) > np.maximum(atol + rtol * np.abs(central), 0.25 * np.abs(finer))
 
 
-def jacobians(func, inputs, eps, atol, rtol, differentiates=False, original=None) -> list:
-    """[m][k] Blocks: full Jacobians, rows = output elements, columns = input elements.
+def blocks(func, inputs, eps, atol, rtol, fast=False, rng=None, differentiates=False,
+           original=None) -> list:
+    """[m][k] Blocks: full Jacobians (rows = output elements, columns = input elements),
+    or v^T J u for random u, v in fast mode; each with where the point is not smooth.
 
     `original` = (output, inputs): differentiate that graph for the analytical side.
     """
-    if original is not None:
-        ana = analytical_jacobian(lambda *_: original[0], list(original[1]))
-    else:
-        ana = analytical_jacobian(func, inputs)
-    base = _flat(_call(func, inputs, differentiates))
-    blocks = []
-    central = [[np.zeros((b.size, x._data.size)) for x in inputs] for b in base]
-    fwd = [[np.zeros_like(c) for c in row] for row in central]
-    bwd = [[np.zeros_like(c) for c in row] for row in central]
+    found = derivatives(func, inputs, eps, fast=fast, rng=rng, differentiates=differentiates,
+                        one_sided=True, original=original)
+    finer = {}   # (input, element) -> the outputs at +-eps/4 (fast mode: along u)
 
-    def differences(x, j, step):
-        flat = x._data.reshape(-1)
-        orig = flat[j]
-        flat[j] = orig + step
-        plus = _flat(_call(func, inputs, differentiates))
-        flat[j] = orig - step
-        minus = _flat(_call(func, inputs, differentiates))
-        flat[j] = orig
-        return plus, minus
+    def finer_central(m, k, where, v):
+        key = (k, None if fast else where)
+        if key not in finer:
+            finer[key] = perturbed(func, inputs, inputs[k], where, eps / 4, differentiates)
+        plus, minus = finer[key]
+        return central_difference(plus[m], minus[m], eps / 4, v)
 
-    for k, x in enumerate(inputs):
-        for j in range(x._data.size):
-            plus, minus = differences(x, j, eps)
-            for m in range(len(base)):
-                central[m][k][:, j] = (plus[m] - minus[m]) / (2 * eps)
-                fwd[m][k][:, j] = (plus[m] - base[m]) / eps
-                bwd[m][k][:, j] = (base[m] - minus[m]) / eps
-    for m in range(len(base)):
-        row = []
-        for k, x in enumerate(inputs):
-            a, c = ana[m][k], central[m][k]
-            nonsmooth = _kinks(a, c, fwd[m][k], bwd[m][k], atol, rtol)
+    result = []
+    for m, row in enumerate(found):
+        result.append([])
+        for k, d in enumerate(row):
+            nonsmooth = _kinks(d.analytical, d.central, d.forward, d.backward, atol, rtol)
             # Only where the engine and the differences disagree is a jump worth two more runs.
-            for j in np.flatnonzero(_mismatch(a, c, atol, rtol).any(axis=0)):
-                plus, minus = differences(x, j, eps / 4)
-                finer = (plus[m] - minus[m]) / (eps / 2)
-                nonsmooth[:, j] |= _jumps(c[:, j], finer, atol, rtol)
-            row.append(Block(a, c, fwd[m][k], bwd[m][k], nonsmooth))
-        blocks.append(row)
-    return blocks
-
-
-def projections(func, inputs, eps, atol, rtol, rng, differentiates=False, original=None) -> list:
-    """[m][k] Blocks of v^T J u for random u, v: PyTorch's fast mode."""
-    outs = _tuple(func(*inputs)) if original is None else _tuple(original[0])
-    wrt = list(inputs) if original is None else list(original[1])
-    base = _flat(_call(func, inputs, differentiates))
-    vs = [rng.uniform(0.0, 1.0, o._data.shape) for o in outs]
-    us = [rng.uniform(0.0, 1.0, x._data.shape) for x in inputs]
-    blocks = [[None] * len(inputs) for _ in outs]
-    ana = [[0.0] * len(inputs) for _ in outs]
-    for m, out in enumerate(outs):
-        if out.requires_grad:
-            grads = autograd_grad(out, wrt, Tensor._make(vs[m]), retain_graph=True,
-                                  allow_unused=True)
-            ana[m] = [float(np.sum(g._data * u)) if g is not None else 0.0 for g, u in zip(grads, us)]
-
-    def differences(x, u, step):
-        orig = x._data.copy()
-        x._data[...] = orig + step * u
-        plus = _flat(_call(func, inputs, differentiates))
-        x._data[...] = orig - step * u
-        minus = _flat(_call(func, inputs, differentiates))
-        x._data[...] = orig
-        return plus, minus
-
-    def one(value):
-        return np.array([[value]], dtype=np.float64)
-
-    for k, x in enumerate(inputs):
-        plus, minus = differences(x, us[k], eps)
-        finer = None
-        for m, v in enumerate(vs):
-            v = v.reshape(-1)
-            a, c = one(ana[m][k]), one(v @ (plus[m] - minus[m]) / (2 * eps))
-            f, b = one(v @ (plus[m] - base[m]) / eps), one(v @ (base[m] - minus[m]) / eps)
-            nonsmooth = _kinks(a, c, f, b, atol, rtol)
-            if _mismatch(a, c, atol, rtol).any():
-                finer = finer or differences(x, us[k], eps / 4)
-                nonsmooth |= _jumps(c, one(v @ (finer[0][m] - finer[1][m]) / (eps / 2)), atol, rtol)
-            blocks[m][k] = Block(a, c, f, b, nonsmooth, vs[m], us[k])
-    return blocks
+            bad = mismatch(d.analytical, d.central, atol, rtol)
+            if fast and bad.any():
+                finer_value = np.array([[finer_central(m, k, d.u, d.v.reshape(-1))]])
+                nonsmooth |= _jumps(d.central, finer_value, atol, rtol)
+            elif not fast:
+                for j in np.flatnonzero(bad.any(axis=0)):
+                    nonsmooth[:, j] |= _jumps(d.central[:, j], finer_central(m, k, j, None), atol, rtol)
+            result[-1].append(Block(**vars(d), nonsmooth=nonsmooth))
+    return result
 
 
 def _against_first_order(block, first, func, inputs, k, options) -> None:
@@ -243,29 +169,14 @@ def _against_first_order(block, first, func, inputs, k, options) -> None:
         return
     # The block holds w^T (dG/dv) u for its random w (over x_k) and u (over the output):
     # that is u^T J_k w, the derivative of u . f along w.
-    w, u = block.v, block.u.reshape(-1)
-    x = inputs[k]._data
-    orig = x.copy()
-    values = []
-    for step in (options.eps, -options.eps):
-        x[...] = orig + step * w
-        values.append(_flat(_call(func, inputs, False))[0])
-    x[...] = orig
-    block.central = np.array([[u @ (values[0] - values[1]) / (2 * options.eps)]])
+    plus, minus = perturbed(func, inputs, inputs[k], block.v, options.eps, differentiates=False)
+    block.central = np.array([[central_difference(plus[0], minus[0], options.eps, block.u.reshape(-1))]])
     block.forward = block.backward = block.central
 
 
 def grad_function(func, n: int):
     """gradgradcheck's function: (inputs..., v) -> grad(func(inputs), inputs, v, create_graph=True)."""
-    def first_derivatives(*args):
-        xs, v = args[:n], args[n]
-        out = _tuple(func(*xs))[0]
-        if not out.requires_grad:
-            return tuple(Tensor._make(np.zeros_like(x._data)) for x in xs)
-        grads = autograd_grad(out, list(xs), v, create_graph=True, allow_unused=True)
-        return tuple(g if g is not None else Tensor._make(np.zeros_like(x._data))
-                     for g, x in zip(grads, xs))
-    return first_derivatives
+    return first_derivatives(lambda *xs: _tuple(func(*xs))[0], n, list(range(n)), keep_unused=True)
 
 
 # -- judging ----------------------------------------------------------------------------
@@ -285,7 +196,7 @@ def judge(block: Block, reference: np.ndarray, known: np.ndarray | None, atol, r
     """PyTorch's pass rule over the block, kinks excepted; None when nothing is compared."""
     a = block.analytical
     err = np.abs(a - reference)
-    bad = _mismatch(a, reference, atol, rtol)
+    bad = mismatch(a, reference, atol, rtol)
     compared = np.ones(a.shape, dtype=bool) if known is None else known
     if not compared.any():
         return None
@@ -294,11 +205,9 @@ def judge(block: Block, reference: np.ndarray, known: np.ndarray | None, atol, r
     bad &= ~kink
     # The worst element: a failing one, else the largest error away from kinks.
     score = np.where(compared, np.where(np.isnan(err), np.inf, err), -1.0)
-    score = np.where(kink, -0.5, score)
-    ok = not bad.any()
-    flat = int(np.argmax(np.where(bad, np.inf, score) if not ok else score))
+    flat = worst(err, bad, np.where(kink, -0.5, score))
     kinks = np.flatnonzero(kink)
-    return Verdict(ok, float(err.reshape(-1)[flat]), flat, float(a.reshape(-1)[flat]),
+    return Verdict(not bad.any(), float(err.reshape(-1)[flat]), flat, float(a.reshape(-1)[flat]),
                    float(reference.reshape(-1)[flat]), int(kinks[0]) if kinks.size else None)
 
 
@@ -333,10 +242,8 @@ def _merge(result: Result, verdict: Verdict, reference, shape_rows, shape_cols, 
 
 
 def _first(func, inputs, options, rng, original):
-    if options.fast:
-        return projections(func, inputs, options.eps, options.atol, options.rtol, rng,
-                           original=original)[0]
-    return jacobians(func, inputs, options.eps, options.atol, options.rtol, original=original)[0]
+    return blocks(func, inputs, options.eps, options.atol, options.rtol, options.fast, rng,
+                  original=original)[0]
 
 
 def check_function(func, inputs: list, names: list, options: Options, sympy_fn=None,
@@ -388,9 +295,8 @@ def check_function(func, inputs: list, names: list, options: Options, sympy_fn=N
         v = Tensor(rng.uniform(-1.0, 1.0, out_shape), requires_grad=True)
         g = grad_function(func, n)
         args = list(inputs) + [v]
-        second = (projections(g, args, options.eps, options.atol, options.rtol, rng, differentiates=True)
-                  if options.fast else
-                  jacobians(g, args, options.eps, options.atol, options.rtol, differentiates=True))
+        second = blocks(g, args, options.eps, options.atol, options.rtol, options.fast, rng,
+                        differentiates=True)
         # d/dv grad(f, x_k, v) is J_k transposed: compared with the differences of f itself,
         # not of G. A backward that is wrong only when it builds a graph makes G wrong
         # consistently, and G's own differences would agree with it.

@@ -28,9 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, no_grad
-from ..autograd.graph import AccumulateGrad, OpNode
+from ..autograd.graph import OpNode
 from . import symbolic
-from .replay import Unavailable, _translate, as_objects
+from .replay import Unavailable, _translate, as_objects, edge_value
 
 # A full check wants every row of the Jacobian, one cotangent per output element;
 # past this many output elements a sample of SAMPLE_ROWS rows is compared.
@@ -66,7 +66,7 @@ class Chain:
         elements): row r is seeds[r] @ J, and `known` is False where SymPy could not tell."""
         tape = self.tape
         base = self.base()
-        given = {k: x._data for k, x in zip(tape.wrt_keys, self.xs)}
+        given = dict(zip(tape.wrt_keys, self.xs))
         rows = seeds.shape[0]
         cotangents = {}   # edge -> [values, unknown], each (rows x elements of the edge's value)
         out_key = tape.out_keys[0]
@@ -74,13 +74,7 @@ class Chain:
             cotangents[out_key] = [np.array(seeds, dtype=np.float64), np.zeros(seeds.shape, dtype=bool)]
 
         def number(edge):
-            if edge in given:
-                return given[edge]
-            node, nr = edge
-            if isinstance(node, AccumulateGrad):
-                return node.variable._data
-            out = base[node]
-            return (out[nr] if isinstance(out, tuple) else out)._data
+            return edge_value(edge, given, base, lambda leaf: leaf)._data
 
         for node in reversed(tape.order):
             budget.check()

@@ -75,7 +75,7 @@ def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> li
                                      sympy_chain=Chain(tape, xs))
         except GradcliError as error:
             # a backward that fails (a custom Function's): point at where its node was made
-            raise error.at(getattr(getattr(error, "node", None), "source", None))
+            raise error.at(error.node.source if error.node is not None else None)
         if slow:
             for r in results:
                 r.note = r.note or slow
@@ -119,8 +119,13 @@ def _sympy_function(tape: Tape, xs: list):
 # -- grad --symbolic --------------------------------------------------------------------------
 
 
-def formulas(run, grad_result, seconds: float, simplify_seconds: float) -> dict:
-    """{name: formula} (nested `order` deep) for the derivatives of a `grad` result."""
+def symbolic_derivatives(run, grad_result) -> dict:
+    """The SymPy formula of each derivative of `grad --symbolic`, nested as its grads.
+
+    Each formula is simplified within a time budget (`symbolic.SIMPLIFY_SECONDS`),
+    else printed as SymPy derived it. A tensor's formulas print as nested lists,
+    one formula per element.
+    """
     sp = symbolic.sympy()
     wrt = list(grad_result.wrt)
     try:
@@ -128,7 +133,7 @@ def formulas(run, grad_result, seconds: float, simplify_seconds: float) -> dict:
         out = _same_output(again, grad_result.output_name)
         xs = queries.lookup(again, wrt, "--wrt")
         tape = Tape([out], xs, notes)
-        budget = symbolic.Budget(seconds)
+        budget = symbolic.Budget(symbolic.SECONDS)
         with budget.guard():
             symbols = symbolic.Symbols(sp, wrt, [x._data for x in xs], max_symbols=symbolic.MAX_SYMBOLS)
             if any(symbols.sampled):
@@ -142,7 +147,7 @@ def formulas(run, grad_result, seconds: float, simplify_seconds: float) -> dict:
     except Exception as exc:  # the formulas are an extra: never lose the values for them
         return _nested_constant(wrt, grad_result.order, f"(no formula: {type(exc).__name__})")
     flat = [symbolic.integral_floats(sp, e) for _, arr in exprs for e in arr.reshape(-1)]
-    simple = iter(symbolic.simplify_all(sp, flat, simplify_seconds))
+    simple = iter(symbolic.simplify_all(sp, flat, symbolic.SIMPLIFY_SECONDS))
     out = {}
     for path, arr in exprs:
         shaped = np.array([next(simple) for _ in range(arr.size)], dtype=object).reshape(arr.shape)
@@ -154,10 +159,11 @@ def formulas(run, grad_result, seconds: float, simplify_seconds: float) -> dict:
 
 
 def _rerun(run, wrt):
+    """The run again, recorded, with `wrt` requiring grad. Under the default limits: the
+    interpreter does not keep the Limits it ran with (issue 11's one `Limits` will)."""
     interp = run.interpreter
-    return run_recorded(interp.program, getattr(interp, "overrides", None), requires_grad=wrt,
-                        stdout=lambda line: None, limits=getattr(interp, "limits", None),
-                        script=getattr(interp, "script", False))
+    return run_recorded(interp.program, interp.overrides, requires_grad=wrt, stdout=lambda line: None,
+                        script=interp.script)
 
 
 def _same_output(run, name):
@@ -171,9 +177,8 @@ def _derivatives(sp, y, symbols, grad_result, budget) -> list:
     names = list(grad_result.wrt)
     if grad_result.order == 1:
         seed = np.ones(y.shape) if y.size == 1 else None
-        given = getattr(grad_result, "grad_outputs", None)
-        if given is not None:
-            seed = np.asarray(given, dtype=np.float64)
+        if grad_result.grad_outputs is not None:
+            seed = np.asarray(grad_result.grad_outputs._data, dtype=np.float64)
         if seed is None:
             raise Unavailable("a non-scalar output needs --grad-outputs")
         total = sum((float(w) * e for w, e in zip(np.broadcast_to(seed, y.shape).reshape(-1),

@@ -28,6 +28,19 @@ from ..autograd.function import FunctionCtx
 from ..autograd import graph as _graph
 from ..autograd.graph import AccumulateGrad, OpNode, edge_to, observe_nodes
 from ..ops import registry
+from .symbolic import OverBudget
+
+
+def edge_value(edge, given: dict, values: dict, leaf):
+    """The value flowing along `edge` (node, output_nr): a given one, a node's output
+    from `values`, or `leaf(tensor)` for a leaf's."""
+    if edge in given:
+        return given[edge]
+    node, nr = edge
+    if isinstance(node, AccumulateGrad):
+        return leaf(node.variable)
+    out = values[node]
+    return out[nr] if isinstance(out, tuple) else out
 
 
 class ReplayError(AutogradError):
@@ -144,14 +157,7 @@ class Tape:
     # -- evaluation ---------------------------------------------------------------
 
     def _value(self, edge, given: dict, values: dict):
-        """The value flowing along `edge`: a given tensor, a node's output, or a leaf's data."""
-        if edge in given:
-            return given[edge]
-        node, nr = edge
-        if isinstance(node, AccumulateGrad):
-            return Tensor._make(node.variable._data)
-        out = values[node]
-        return out[nr] if isinstance(out, tuple) else out
+        return edge_value(edge, given, values, lambda leaf: Tensor._make(leaf._data))
 
     def _constant(self, note):
         if isinstance(note, tuple) and len(note) == 3 and isinstance(note[0], np.ndarray):
@@ -191,7 +197,7 @@ class Tape:
         try:
             for node in self.order:
                 # a node made again keeps the program position of the one it replays
-                _graph.set_current_source(getattr(node, "source", None))
+                _graph.set_current_source(node.source)
                 if isinstance(node, OpNode):
                     args = self._inputs(node, given, values)
                     values[node] = registry.apply(node.op, tuple(args), node.params)
@@ -219,13 +225,7 @@ class Tape:
         values = {}
 
         def value(edge):
-            if edge in given:
-                return given[edge]
-            node, nr = edge
-            if isinstance(node, AccumulateGrad):
-                return node.variable._data
-            out = values[node]
-            return out[nr] if isinstance(out, tuple) else out
+            return edge_value(edge, given, values, lambda leaf: leaf._data)
 
         for node in self.order:
             budget.check()
@@ -279,8 +279,6 @@ class Tape:
 
 def _translate(op, sp, args, params):
     """An op's SymPy counterpart on these inputs; a counterpart that fails is no reference."""
-    from .symbolic import OverBudget
-
     try:
         return op.sympy(sp, *args, **(params or {}))
     except OverBudget:

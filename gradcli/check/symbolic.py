@@ -303,18 +303,7 @@ def hessian_exprs(rows: list, symbols: list, wanted: list, budget: Budget) -> di
     return out
 
 
-# -- grad --symbolic ---------------------------------------------------------------------
-
-
-def symbolic_derivatives(run, grad_result) -> dict:
-    """The SymPy formula of each derivative of `grad --symbolic`, nested as its grads.
-
-    Each formula is simplified within a time budget, else printed as SymPy derived
-    it. A tensor's formulas print as nested lists, one formula per element.
-    """
-    from .program import formulas
-
-    return formulas(run, grad_result, SECONDS, SIMPLIFY_SECONDS)
+# -- formulas for grad --symbolic (program.symbolic_derivatives) -------------------------
 
 
 def integral_floats(sp, expr):

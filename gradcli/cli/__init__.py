@@ -3,22 +3,29 @@ from __future__ import annotations
 
 import sys
 
+# The backward graph holds no reference cycles, so the cyclic collector has little
+# to find, yet at its default threshold it rescans the growing graph every 700
+# allocations: that doubled the cost of an op. Collect rarely instead.
+GC_THRESHOLDS = (100_000, 50, 100)
 
-def main(argv: list[str] | None = None) -> None:
+
+def process_settings() -> None:
+    """The runtime policy of a gradcli process, set once, here: the collector's thresholds,
+    and inf and nan flowing silently, as in PyTorch (numpy would warn on stderr)."""
     import gc
 
-    # The backward graph holds no reference cycles, so the cyclic collector has little
-    # to find, yet at its default threshold it rescans the growing graph every 700
-    # allocations: that doubled the cost of an op. Collect rarely instead.
-    gc.set_threshold(100_000, 50, 100)
     import numpy
 
-    # inf and nan flow silently, as in PyTorch; numpy would warn on stderr (through its
-    # error state, and through Python's warnings for "Mean of empty slice" and the like).
+    gc.set_threshold(*GC_THRESHOLDS)
     numpy.seterr(all="ignore")
     import warnings
 
+    # numpy's warnings through Python's (`Mean of empty slice`) too, not only its error state
     warnings.simplefilter("ignore", RuntimeWarning)
+
+
+def main(argv: list[str] | None = None) -> None:
+    process_settings()
     from . import backstop
     from .app import run_app
     from .common import FREEZE_AFTER_COMPILE

@@ -1,10 +1,12 @@
 """The `gradcli` command: the Typer app and the one boundary that maps errors to exit codes.
 
-User errors (codes 1-4) print `FILE:LINE:COL: error: ...` and never a traceback;
-anything else is a bug in gradcli (exit 70), with a traceback only under --debug.
+User errors (codes 1-4) print `FILE:LINE:COL: error: ...` and never a traceback
+(`guard`, around every command); anything else is a bug in gradcli (exit 70),
+with a traceback only under --debug (`run_app`).
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -12,10 +14,10 @@ import typer
 
 from ..errors import ExitCode, GradcliError
 from . import commands
-from .common import Failed, PipeClosed, guard, report
-
+from .common import Failed, PipeClosed, report
 from .gradcheck import gradcheck_cmd
 from .graph import graph_cmd
+from .plot import plot_cmd
 
 COMMANDS = {
     "eval": commands.eval_cmd,
@@ -25,9 +27,31 @@ COMMANDS = {
     "hessian": commands.hessian_cmd,
     "gradcheck": gradcheck_cmd,
     "graph": graph_cmd,
+    "plot": plot_cmd,
     "run": commands.run_cmd,
     "ops": commands.ops_cmd,
 }
+
+
+def guard(command):
+    """The one boundary for user errors: a GradcliError a command raises is reported
+    here (against the program it read, as JSON too with --json) and becomes its exit code.
+
+    `command` is a `options.WithCommon`; the shared options reach it as one Common,
+    which keeps the program once read (`Common.source`).
+    """
+
+    @functools.wraps(command)
+    def guarded(**kwargs):
+        opts, own = command.split(kwargs)
+        try:
+            return command.command(opts, **own)
+        except GradcliError as err:
+            raise Failed(report(err, opts.source, opts.json)) from None
+        except BrokenPipeError:
+            raise PipeClosed() from None
+
+    return guarded
 
 
 def make_app(names=tuple(COMMANDS)) -> typer.Typer:
@@ -80,8 +104,6 @@ def run_app(argv: list[str] | None = None) -> int:
         return code if isinstance(code, int) else 0
     except Failed as failed:
         return failed.code
-    except GradcliError as err:
-        return report(err, None, "--json" in args)
     except (typer.Exit, getattr(click_errors, "Exit", typer.Exit)) as exc:
         return exc.exit_code
     except (typer.Abort, getattr(click_errors, "Abort", typer.Abort)):

@@ -1,8 +1,10 @@
-"""What every command that takes FILE shares: the options, reading the program,
-`--set`, `--points`, and handing a result to the JSON or the human renderer.
+"""What the commands that run a program share: reading it, `--set`, `--points`, and
+handing a result to its JSON or human renderer.
 
-A command supplies one function `answer(run) -> result` and a human renderer;
-`drive` does the rest, the same way for every command.
+A command supplies one function `answer(run) -> result` and its two renderers;
+`drive` does the rest, the same way for every command. A user error travels to
+the one boundary, `app.guard`, which reports it against the program read here
+(`Common.source`); only one item of a batch (`isolated`) fails alone.
 """
 from __future__ import annotations
 
@@ -14,33 +16,16 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional
 
 import typer
-from typing import Annotated
 
 from ..errors import GradcliError, LimitError, UsageError
 from ..render import jsonout
+from ..render.errors import error_json, error_text
 from .backstop import stdin_buffer
+from .options import LIMIT_OPTIONS, Common
 
 # Set by `cli.main` for a real gradcli process (not for a CliRunner in a test session, where
 # frozen objects would stay for the whole session).
 FREEZE_AFTER_COMPILE = [False]
-from ..render.errors import error_json, error_text
-
-# -- options, declared once ------------------------------------------------------
-
-File = Annotated[Optional[str], typer.Argument(help="The program: a file, or - for standard input.", metavar="FILE",
-                                               show_default=False)]
-Expr = Annotated[Optional[str], typer.Option("--expr", "-e", help="The program as text instead of FILE.")]
-Of = Annotated[Optional[str], typer.Option("--of", help="The tensor to answer about (default: the output, SPEC 2.4).")]
-Set = Annotated[Optional[List[str]], typer.Option("--set", help="NAME=VALUE: override an input (repeatable).")]
-Json = Annotated[bool, typer.Option("--json", help="Print one JSON document for scripts.")]
-Points = Annotated[Optional[str], typer.Option(
-    "--points", help="JSON Lines of --set values (a path or -): one run and one JSON line per point.")]
-MaxElements = Annotated[int, typer.Option("--max-elements", help="The most elements one tensor may have.")]
-MaxSteps = Annotated[int, typer.Option(
-    "--max-steps", help="The most loop iterations plus calls in one run (a long loop body or a large "
-                        "tensor counts as several; derivatives may build this many graph nodes).")]
-Wrt = Annotated[str, typer.Option("--wrt", help="Comma-separated names to differentiate with respect to.",
-                                  show_default=False)]
 
 MAX_SOURCE_BYTES = 50 * 2**20  # a larger program is refused before it is read whole
 # One --points line: a point of 10^6 numbers fits; a longer line is reported and skipped
@@ -52,20 +37,6 @@ MAX_POINT_LINE_BYTES = 16 * 2**20
 class Source:
     filename: str
     text: str
-
-
-@dataclass
-class Common:
-    """The common options of a command, as given."""
-
-    file: Optional[str]
-    expr: Optional[str]
-    of: Optional[str]
-    sets: Optional[List[str]]
-    json: bool
-    points: Optional[str]
-    max_elements: int = 10**8
-    max_steps: int = 10**6
 
 
 # -- reading ----------------------------------------------------------------------
@@ -153,25 +124,14 @@ def names(text: Optional[str], option: str) -> list[str]:
     return items
 
 
+def wrt_names(wrt: Optional[str]) -> list[str]:
+    """The names of --wrt, for a command that needs it."""
+    if wrt is None:
+        raise typer.BadParameter("Missing option '--wrt'.", param_hint="--wrt")
+    return names(wrt, "--wrt")
+
+
 # -- output -------------------------------------------------------------------------
-
-def stdout_console():
-    from rich.console import Console
-
-    class StdoutConsole(Console):
-        def on_broken_pipe(self) -> None:
-            # Rich exits 1 here ("a check failed" to gradcli); let the boundary decide.
-            self.quiet = True
-            raise BrokenPipeError()
-
-    return StdoutConsole(highlight=False, soft_wrap=False)
-
-
-def stderr_console():
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False)
-
 
 def emit(text: str) -> None:
     sys.stdout.write(text + "\n")
@@ -180,8 +140,6 @@ def emit(text: str) -> None:
 def stderr_print(line: str) -> None:
     sys.stderr.write(line + "\n")
 
-
-# -- the driver ------------------------------------------------------------------------
 
 class Failed(typer.Exit):
     """A user error already reported: the exit code is all that is left to return."""
@@ -198,22 +156,6 @@ class PipeClosed(Exception):
     to the boundary in `app.run_app`."""
 
 
-def guard(command):
-    """Report a GradcliError a command raises outside `drive` (e.g. a bad option value)."""
-    import functools
-
-    @functools.wraps(command)
-    def guarded(*args, **kwargs):
-        try:
-            return command(*args, **kwargs)
-        except GradcliError as err:
-            raise Failed(report(err, None, bool(kwargs.get("json")))) from None
-        except BrokenPipeError:
-            raise PipeClosed() from None
-
-    return guarded
-
-
 def report(err: GradcliError, source: Optional[Source], as_json: bool) -> int:
     """Print a user error (stderr, and stdout with --json); return its exit code."""
     sys.stderr.write(error_text(err, source.filename if source else None, source.text if source else None) + "\n")
@@ -222,56 +164,74 @@ def report(err: GradcliError, source: Optional[Source], as_json: bool) -> int:
     return int(err.exit_code)
 
 
+def isolated(work: Callable):
+    """(work(), None), or (None, the user error it raised).
+
+    Besides the boundary (`app.guard`), the one place the CLI catches a user error:
+    one item of a batch (a --points line, one of gradcheck's programs) fails alone,
+    and the batch goes on.
+    """
+    try:
+        return work(), None
+    except GradcliError as err:
+        return None, err
+
+
+# -- the driver ------------------------------------------------------------------------
+
+
+def load(opts: Common, file: Optional[str], expr: Optional[str]):
+    """Read and compile a program; from here on errors are reported against it."""
+    from ..lang import compile_program
+
+    opts.source = read_source(file, expr)
+    return compile_program(opts.source.text, opts.source.filename)
+
+
 def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
           requires_grad: tuple = (), script: bool = False, printer: Callable | None = None) -> None:
     """Load the program, run it (once, or once per point), answer, and print the answer."""
-    import numpy
-
-    # inf and nan flow silently, as in PyTorch; numpy would warn on stderr
-    with numpy.errstate(all="ignore"):
-        _drive(opts, answer, to_json, human, requires_grad, script, printer)
-
-
-def _drive(opts, answer, to_json, human, requires_grad, script, printer) -> None:
-    from ..lang import Limits, compile_program
     from ..limits import limited
 
-    source = None
-    try:
-        source = read_source(opts.file, opts.expr)
-        program = compile_program(source.text, source.filename)
-        if FREEZE_AFTER_COMPILE[0]:
-            # the program's tree lives as long as the process: out of every later collection
-            gc.freeze()
-        base = parse_sets(opts.sets)
-        for option, value in (("--max-elements", opts.max_elements), ("--max-steps", opts.max_steps)):
-            if value < 0:
-                raise UsageError(f"{option} {value}: a limit cannot be negative")
-        limits = Limits(max_elements=opts.max_elements, max_steps=opts.max_steps)
-        printer = printer or stderr_print
-        if opts.points is None:
-            with limited(limits):
-                run = program.run(base, requires_grad=requires_grad, stdout=printer, limits=limits,
-                                  script=script)
-                result = answer(run)
-            if opts.json:
-                emit(jsonout.dumps(to_json(result)))
-            else:
-                human(result)
-            return
-    except GradcliError as err:
-        raise Failed(report(err, source, opts.json)) from None
-    _drive_points(opts, source, program, base, limits, answer, to_json, requires_grad, script)
+    program = load(opts, opts.file, opts.expr)
+    if FREEZE_AFTER_COMPILE[0]:
+        # the program's tree lives as long as the process: out of every later collection
+        gc.freeze()
+    base = parse_sets(opts.sets)
+    for name in LIMIT_OPTIONS:
+        value = getattr(opts, name)
+        if value < 0:
+            raise UsageError(f"--{name.replace('_', '-')} {value}: a limit cannot be negative")
+    limits = opts.limits()
+    if opts.points is not None:
+        _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script)
+        return
+    with limited(limits):  # one budget for the run and what the command computes after it
+        run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print,
+                          limits=limits, script=script)
+        result = answer(run)
+    if opts.json:
+        emit(jsonout.dumps(to_json(result)))
+    else:
+        human(result)
 
 
-def _drive_points(opts, source, program, base, limits, answer, to_json, requires_grad, script):
+def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script):
     """One run per JSON line; a failing line prints its error and the run goes on."""
     from ..limits import limited
 
-    try:
-        stdin = stdin_buffer() if opts.points == "-" else None
-    except GradcliError as err:
-        raise Failed(report(err, None, True)) from None
+    def answer_point(point, lineno):
+        overrides = dict(base)
+        for key, value in point.items():
+            if not _numeric(value):
+                raise UsageError(f"--points line {lineno}: {key!r} is not a number or a list of numbers")
+            overrides[key] = value
+        with limited(limits):
+            run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
+                              limits=limits, script=script)
+            return to_json(answer(run))
+
+    stdin = stdin_buffer() if opts.points == "-" else None
     stream = stdin
     try:
         if stream is None:
@@ -284,41 +244,37 @@ def _drive_points(opts, source, program, base, limits, answer, to_json, requires
         for lineno, line in _point_lines(stream):
             if line is not None and not line.strip():
                 continue
-            point = None
-            try:
-                if line is None:
-                    raise LimitError(f"--points line {lineno} is longer than "
-                                     f"{MAX_POINT_LINE_BYTES // 2**20} MiB", hint="the limit is fixed")
-                try:
-                    line = line.decode("utf-8-sig" if lineno == 1 else "utf-8")  # a BOM first
-                except UnicodeDecodeError as exc:
-                    raise UsageError(f"--points line {lineno}: not UTF-8 text (byte {exc.start})") from None
-                try:
-                    point = json.loads(line)
-                except (ValueError, RecursionError):
-                    raise UsageError(f"--points line {lineno}: not a JSON object") from None
-                if not isinstance(point, dict):
-                    raise UsageError(f"--points line {lineno}: not a JSON object")
-                overrides = dict(base)
-                for key, value in point.items():
-                    if not _numeric(value):
-                        raise UsageError(f"--points line {lineno}: {key!r} is not a number or a list of numbers")
-                    overrides[key] = value
-                with limited(limits):
-                    run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
-                                      limits=limits, script=script)
-                    result = answer(run)
-                doc = {"point": jsonout.value(point), **to_json(result)}
-            except GradcliError as err:
+            point, err = isolated(lambda: _parse_point(lineno, line))
+            if err is None:
+                doc, err = isolated(lambda: answer_point(point, lineno))
+            if err is not None:
                 worst = worst or int(err.exit_code)
-                sys.stderr.write(error_text(err, source.filename, source.text) + "\n")
-                doc = {"point": jsonout.value(point), "error": error_json(err)}
-            emit(jsonout.dumps(doc, compact=True))
+                sys.stderr.write(error_text(err, opts.source.filename, opts.source.text) + "\n")
+                doc = {"error": error_json(err)}
+            emit(jsonout.dumps({"point": jsonout.value(point), **doc}, compact=True))
         if worst:
             raise Failed(worst)
     finally:
         if stream is not None and stream is not stdin:
             stream.close()
+
+
+def _parse_point(lineno: int, line: bytes | None) -> dict:
+    """One --points line as a JSON object."""
+    if line is None:
+        raise LimitError(f"--points line {lineno} is longer than "
+                         f"{MAX_POINT_LINE_BYTES // 2**20} MiB", hint="the limit is fixed")
+    try:
+        text = line.decode("utf-8-sig" if lineno == 1 else "utf-8")  # a BOM on the first
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--points line {lineno}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        point = json.loads(text)
+    except (ValueError, RecursionError):
+        raise UsageError(f"--points line {lineno}: not a JSON object") from None
+    if not isinstance(point, dict):
+        raise UsageError(f"--points line {lineno}: not a JSON object")
+    return point
 
 
 def _point_lines(stream):

@@ -10,18 +10,19 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from ..errors import GradcliError, UsageError
-from .common import Expr, Json, MaxElements, MaxSteps, Set, Failed, emit, names, parse_sets, \
-    read_source, report, stderr_print, stdout_console
+from ..errors import UsageError
+from .common import Failed, emit, isolated, load, names, parse_sets, report, stderr_print
+from .options import LIMIT_OPTIONS, Common, common_options
 
 Files = Annotated[Optional[List[str]], typer.Argument(
     help="Programs to check (- for standard input); none: check every built-in op.", metavar="FILE",
     show_default=False)]
 
 
+@common_options("expr", "sets", "json", *LIMIT_OPTIONS)
 def gradcheck_cmd(
-    files: Files = None, expr: Expr = None, set: Set = None, json: Json = False,
-    max_elements: MaxElements = 10**8, max_steps: MaxSteps = 10**6,
+    opts: Common,
+    files: Files = None,
     of: Annotated[Optional[str], typer.Option(
         "--of", help="The output(s) to check, comma-separated (default: the output, SPEC 2.4).")] = None,
     wrt: Annotated[Optional[str], typer.Option(
@@ -50,15 +51,13 @@ def gradcheck_cmd(
     for option, value in (("--atol", atol), ("--rtol", rtol)):
         if not value >= 0:  # nan would pass every comparison
             raise UsageError(f"{option} {value}: a tolerance must be a number >= 0")
-    if not files and expr is None:
+    if not files and opts.expr is None:
         options = Options(eps, atol, rtol, 2, not no_sympy, fast)
         result = _self_check(options)
     else:
         options = Options(eps, atol, rtol, order, not no_sympy, fast)
-        result = _programs(files or [], expr, set, of, wrt, options, json, max_elements, max_steps)
-    if result is None:
-        return
-    if json:
+        result = _programs(opts, files or [], of, wrt, options)
+    if opts.json:
         from ..check import to_json
         from ..render.jsonout import dumps
 
@@ -79,34 +78,37 @@ def _self_check(options):
     return result
 
 
-def _programs(files, expr, sets, of, wrt, options, as_json, max_elements, max_steps):
+def _programs(opts, files, of, wrt, options):
     """Check each program; a program that fails to run is reported and the others go on."""
     from ..check import Report, check_run, run_recorded
-    from ..lang import Limits, compile_program
 
-    sources = [(None, expr)] if expr is not None else []
-    if expr is not None and files:
+    sources = [(None, opts.expr)] if opts.expr is not None else []
+    if opts.expr is not None and files:
         raise UsageError("give the programs either as FILE or with -e/--expr, not both")
     sources += [(f, None) for f in files]
-    overrides = parse_sets(sets)
+    overrides = parse_sets(opts.sets)
     of_names = names(of, "--of") if of is not None else None
     wrt_names = names(wrt, "--wrt") if wrt is not None else None
-    limits = Limits(max_elements=max_elements, max_steps=max_steps)
+    limits = opts.limits()
+
+    def check(file, text):
+        program = load(opts, file, text)
+        run, notes = run_recorded(program, overrides, requires_grad=tuple(wrt_names or ()),
+                                  stdout=stderr_print, limits=limits)
+        return check_run(run, notes, opts.source.filename, options, of_names, wrt_names)
+
     result = Report()
-    single = len(sources) == 1
+    if len(sources) == 1:  # one program: its error is the whole answer, as in every command
+        result.add_program(check(*sources[0]))
+        return result
     for file, text in sources:
-        source = None
-        try:
-            source = read_source(file, text)
-            program = compile_program(source.text, source.filename)
-            run, notes = run_recorded(program, overrides, requires_grad=tuple(wrt_names or ()),
-                                      stdout=stderr_print, limits=limits)
-            result.add_program(check_run(run, notes, source.filename, options, of_names, wrt_names))
-        except GradcliError as err:
-            if single:  # one program: the error is the whole answer, as in every command
-                raise Failed(report(err, source, as_json)) from None
-            report(err, source, False)
-            result.errors.append((source.filename if source else file, err))
+        opts.source = None
+        checked, err = isolated(lambda: check(file, text))
+        if err is None:
+            result.add_program(checked)
+        else:
+            report(err, opts.source, False)
+            result.errors.append((opts.source.filename if opts.source else file, err))
     return result
 
 
@@ -148,7 +150,7 @@ def _fold(t) -> None:
 
 
 def _human(result) -> None:
-    from ..render.human import table
+    from ..render.human import stdout_console, table
     from ..check import FD, SYMPY
 
     console = stdout_console()

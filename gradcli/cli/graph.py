@@ -12,7 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import Common, Expr, File, Json, MaxElements, MaxSteps, Of, Points, Set, drive
+from .common import drive
+from .options import Common, common_options
 
 
 class GraphFormat(str, Enum):
@@ -41,9 +42,9 @@ def _terminal() -> tuple[bool, bool]:
     return unicode, color
 
 
+@common_options()
 def graph_cmd(
-    file: File = None, expr: Expr = None, of: Of = None, set: Set = None, json: Json = False,
-    points: Points = None, max_elements: MaxElements = 10**8, max_steps: MaxSteps = 10**6,
+    opts: Common,
     tree: Annotated[bool, typer.Option("--tree", help="Draw the nested next_functions as a tree.")] = False,
     format: Annotated[Optional[GraphFormat], typer.Option(
         "--format", help="tree, list (the default without --tree), dot (Graphviz), mermaid or json.",
@@ -61,17 +62,17 @@ def graph_cmd(
     if tree and chosen not in (None, "tree"):
         raise typer.BadParameter(f"--tree draws a tree; it cannot be combined with --format {chosen}",
                                  param_hint="--format")
-    if json and chosen not in (None, "json"):
+    if opts.json and chosen not in (None, "json"):
         raise typer.BadParameter(f"--json prints JSON; it cannot be combined with --format {chosen}",
                                  param_hint="--format")
     if chosen is None:
-        chosen = "json" if json else "tree" if tree else "list"
-    as_json = json or chosen == "json"
+        chosen = "json" if opts.json else "tree" if tree else "list"
+    opts.json = chosen == "json"  # the answer, and an error, are JSON
 
     def answer(run):
         from ..graphmodel import graph_of
 
-        return graph_of(run, of, saved=saved, values=values)
+        return graph_of(run, opts.of, saved=saved, values=values)
 
     def human(model):
         if chosen == "tree":
@@ -81,5 +82,4 @@ def graph_cmd(
             lines = render.FORMATS[chosen](model)
         sys.stdout.write("\n".join(lines) + "\n")
 
-    opts = Common(file, expr, of, set, as_json, points, max_elements, max_steps)
     drive(opts, answer, render.to_json, human)

@@ -26,7 +26,7 @@ DTYPES = ("float32", "float64", "double", "float", "half", "float16", "bfloat16"
           "int", "int32", "int64", "long", "bool")
 
 # Types whose values a program may iterate, index and take len() of.
-SEQUENCE_TYPES = (list, tuple, range, str, dict)
+SEQUENCE_TYPES = (list, tuple, range, str, dict, set)
 
 
 def check_length(length: int, what: str = "a list") -> None:
@@ -89,7 +89,7 @@ def _wrap(members: dict) -> dict:
         if value is None:
             continue
         if callable(value) and not isinstance(value, (Namespace, Builtin, DType)) \
-                and not _is_function_base(value):
+                and not _is_class_value(value):
             if getattr(value, "__module__", None) == __name__:
                 value.__name__ = value.__qualname__ = name  # so Python's messages say `len()`
             value = Builtin(name, value)
@@ -97,10 +97,16 @@ def _wrap(members: dict) -> dict:
     return out
 
 
-def _is_function_base(value) -> bool:
+def _is_class_value(value) -> bool:
+    """A class a program holds as itself (to subclass, catch, or test with isinstance), not
+    wrapped as a function: Function, the exception types, torch.Tensor, numpy's."""
+    from gradcli._tensor import Tensor
     from gradcli.autograd import Function
+    from gradcli.lang.exceptions import EXCEPTION_CLASSES
+    from gradcli.lang.pymodules import NUMPY_CLASSES
 
-    return isinstance(value, type) and issubclass(value, Function)
+    return isinstance(value, type) and (issubclass(value, Function) or value is Tensor
+                                        or value in EXCEPTION_CLASSES or value in NUMPY_CLASSES)
 
 
 _MODULES: dict = {}
@@ -162,8 +168,14 @@ def _make_modules() -> dict:
         "optim": optim_ns,
         "linalg": linalg_ns,
     })
+    from gradcli.lang import pymodules
+
+    torch_members.update(pymodules.torch_members())
     torch_ns = Namespace("torch", _wrap(torch_members))
     return {
+        "torch.cuda": torch_members["cuda"],
+        "math": pymodules.math_namespace(),
+        "numpy": pymodules.numpy_namespace(),
         "torch": torch_ns,
         "torch.nn": nn_ns,
         "torch.nn.functional": functional,
@@ -190,6 +202,8 @@ def make_builtins(modules: dict, print_fn) -> dict:
 
 
 def _make_builtins(modules: dict, print_fn) -> dict:
+    from gradcli.lang.exceptions import EXCEPTION_TYPES
+
     _, autograd, ops, tensor = _engine()
     Tensor = tensor.Tensor
     as_int = tensor.as_int
@@ -253,6 +267,60 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         check_printed(value)
         return str(value)
 
+    def _repr(value):
+        return repr(value)
+
+    def _dict(iterable=(), **kwargs):
+        if iterable.__class__ is dict:
+            result = dict(iterable)
+        else:
+            result = dict(materialize(iterable, "a dict"))
+        result.update(kwargs)
+        return result
+
+    def _set(iterable=()):
+        return set(materialize(iterable, "a set"))
+
+    def _callable_or_none(value):
+        """A key= function: a program's own or a builtin, never a class or engine object."""
+        from gradcli.lang.values import Closure
+
+        if value is not None and value.__class__ not in (Builtin, Closure):
+            raise ProgramTypeError(f"'{type_name(value)}' object is not callable")
+        return value
+
+    def _sorted(iterable, *, key=None, reverse=False):
+        return sorted(materialize(iterable), key=_callable_or_none(key),
+                      reverse=bool(reverse))
+
+    def _reversed(sequence):
+        if isinstance(sequence, Tensor):
+            return functions["flip"](sequence, [0])
+        if sequence.__class__ is dict or not isinstance(sequence, SEQUENCE_TYPES):
+            raise ProgramTypeError(f"'{type_name(sequence)}' object is not reversible")
+        return materialize(sequence)[::-1]
+
+    def _any(iterable):
+        return any(materialize(iterable))
+
+    def _all(iterable):
+        return all(materialize(iterable))
+
+    classes = {float: float, bool: bool, _int: int, _str: str, _list: list, _tuple: tuple,
+               _dict: dict, _set: set}
+
+    def _class(info):
+        if info.__class__ is Builtin and info.fn in classes:
+            return classes[info.fn]
+        if info.__class__ is type:
+            return info
+        if info.__class__ is tuple:
+            return tuple(_class(item) for item in info)
+        raise ProgramTypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
+
+    def _isinstance(obj, classinfo):
+        return isinstance(obj, _class(classinfo))
+
     table = dict(functions)
     table.update(CONSTANTS)
     table.update({
@@ -272,6 +340,14 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         "zip": _zip,
         "list": _list,
         "tuple": _tuple,
+        "dict": _dict,
+        "set": _set,
+        "repr": _repr,
+        "sorted": _sorted,
+        "reversed": _reversed,
+        "any": _hybrid("any", _any),
+        "all": _hybrid("all", _all),
+        "isinstance": _isinstance,
         "staticmethod": lambda fn: fn,
         "no_grad": tensor.no_grad,
         "enable_grad": tensor.enable_grad,
@@ -283,6 +359,7 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         "autograd": modules["torch.autograd"],
         "optim": modules["torch.optim"],
     })
+    table.update(EXCEPTION_TYPES)
     manual_seed = modules["torch"].members.get("manual_seed")
     if manual_seed is not None:
         table["manual_seed"] = manual_seed

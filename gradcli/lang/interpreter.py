@@ -3,10 +3,9 @@
 A tree walker that dispatches on node type through two tables (expressions,
 statements) and refuses everything else. Names resolve only through the
 program's own scopes and the builtin table (`gradcli.lang.builtins`);
-attributes only through the tables below (the Tensor's come from
-`gradcli._tensor`); only `Builtin`s, `Closure`s and a few engine objects
-(grad-mode switches, loss modules) can be called. So no Python object other
-than the language's values ever reaches a program.
+attributes, item assignment and calls of engine objects only through the
+access policy (`gradcli.lang.access`), so no Python object other than the
+language's values ever reaches a program.
 
 Before applying each operator or call it tells the engine where in the file
 the op is (`set_current_source`), so each graph node knows its line:col; an
@@ -24,13 +23,15 @@ from difflib import get_close_matches
 
 from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError,
                             ProgramTypeError, ProgramValueError)
-from gradcli.lang import nodes as n
+from gradcli.lang import access as _access, nodes as n
+from gradcli.lang.exceptions import RaisedError, python_exception
+from gradcli.lang.pymodules import check_array_index, check_device, numpy_operands
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, iterate,
                                    make_builtins, make_modules, materialize)
 from gradcli.lang.limits import (MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS,
                                  MAX_SEQUENCE_LENGTH, Limits)
 from gradcli.limits import budget as _budget, check_built, check_walk
-from gradcli.lang.values import Builtin, Closure, Namespace, Scope, type_name
+from gradcli.lang.values import Builtin, Closure, Scope, type_name
 
 import numpy as np
 
@@ -42,7 +43,6 @@ from gradcli.autograd import graph as _graph
 Tensor = _tensor.Tensor
 _GradMode = _tensor._GradMode
 Function = _autograd.Function
-FunctionCtx = _autograd.FunctionCtx
 as_int = _tensor.as_int
 
 _BINARY = {
@@ -60,6 +60,7 @@ _COMPARE = {
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
 }
 _UNARY = {"-": operator.neg, "+": operator.pos}
+_ORDERING = frozenset({"<", "<=", ">", ">=", "==", "!="})
 _NUMBERS = (int, float, bool)
 # Operands for which `+ - * /` need none of `binary`'s checks (int with int does: a
 # result past MAX_INT_BITS becomes a float).
@@ -67,23 +68,24 @@ _PLAIN_OPERANDS = frozenset({Tensor, float, int})
 _PLAIN_OPERATORS = frozenset({"+", "-", "*", "/"})
 _set_current_source = _graph.set_current_source
 _MAX_TENSOR_DIMS = 64  # numpy's limit
-_SIZED = frozenset({list, tuple, str, dict, range})
+_SIZED = frozenset({list, tuple, str, dict, range, set})
 # Builtins that look at a sequence without walking it: their arguments are not charged.
 _NO_WALK = frozenset({"len", "isinstance", "type", "bool", "id", "iter", "enumerate", "zip",
                       "reversed", "range"})
 
 
 def _charge_scan(item, container) -> None:
-    """Charge `item in container` before it runs: a hash of `item` for a dict, a scan
-    comparing it with every item otherwise (a range scans unless `item` is an int)."""
+    """Charge `item in container` before it runs: a hash of `item` for a dict or set, a
+    scan comparing it with every item otherwise (a range scans unless `item` is an int)."""
     cls = container.__class__
     if cls is range:
         if item.__class__ is not int and item.__class__ is not bool:
             _budget.charge_items(_length(container))
-    elif cls is dict:
+    elif cls is dict or cls is set:
         check_walk(item)
     elif cls in _SIZED:
         check_walk(container)
+_ndarray = np.ndarray
 
 
 def _length(value) -> int:
@@ -95,12 +97,6 @@ def _length(value) -> int:
 # Python errors that mean "bad arguments" when a builtin or an operator raises them.
 _PYTHON_ERRORS = (TypeError, ValueError, LookupError, ArithmeticError, RecursionError)
 
-_GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"})
-_CTX_ATTRIBUTES = frozenset({"save_for_backward", "saved_tensors", "needs_input_grad",
-                             "mark_non_differentiable", "set_materialize_grads"})
-_LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
-_DICT_METHODS = frozenset({"keys", "values", "items", "get"})
-_FUNCTION_METHODS = frozenset({"forward", "backward"})
 _FORMAT_NUMBER = re.compile(r"\d+")
 
 
@@ -139,8 +135,6 @@ class Printer:
             self.emit(line)
 
 
-_STATIC_TABLES: dict = {}
-
 
 class Interpreter:
     """Runs one program once: its module scope, step counter and printed lines.
@@ -170,28 +164,18 @@ class Interpreter:
         self.span = None  # the span last given to the engine
         self.return_value = None
         self.last_assigned: str | None = None
-        if _STATIC_TABLES.get("modules") is not self.modules:
-            # made once per process, like the modules they are read from
-            _STATIC_TABLES.update(
-                modules=self.modules,
-                tensor_methods=frozenset(_tensor.TENSOR_METHODS) | frozenset(_ops.METHODS),
-                tensor_attributes=frozenset(_tensor.TENSOR_ATTRIBUTES),
-                settable=frozenset(_tensor.SETTABLE_ATTRIBUTES),
-                callable_types=self._callable_types(),
-                attribute_tables=self._attribute_tables(),
-            )
-        self.tensor_methods = _STATIC_TABLES["tensor_methods"]
-        self.tensor_attributes = _STATIC_TABLES["tensor_attributes"]
-        self.settable = _STATIC_TABLES["settable"]
-        self.callable_types = _STATIC_TABLES["callable_types"]
-        self.attribute_tables = _STATIC_TABLES["attribute_tables"]
+        self.access = _access.policy(self.modules)
+        self.getattr = self.access.getattr
+        self.readers = self.access.readers
+        self.callable_types = self.access.callable_types
         self._eval = {
             n.Num: self._num, n.Str: self._str, n.Constant: self._constant,
             n.FString: self._fstring, n.Name: self._name, n.Attribute: self._attribute,
             n.Subscript: self._subscript, n.Call: self._call, n.BinOp: self._binop,
             n.UnaryOp: self._unaryop, n.BoolOp: self._boolop, n.Compare: self._compare,
             n.IfExp: self._ifexp, n.Lambda: self._lambda, n.ListExpr: self._list,
-            n.TupleExpr: self._tuple, n.DictExpr: self._dict,
+            n.TupleExpr: self._tuple, n.DictExpr: self._dict, n.SetExpr: self._set,
+            n.Comprehension: self._comprehension,
         }
         self._exec = {
             n.ExprStmt: self._expr_stmt, n.Assign: self._assign, n.AugAssign: self._augassign,
@@ -199,25 +183,9 @@ class Interpreter:
             n.While: self._while, n.For: self._for, n.With: self._with,
             n.FunctionDef: self._def, n.ClassDef: self._class, n.Return: self._return,
             n.Pass: self._pass, n.Break: self._break, n.Continue: self._continue,
-            n.Assert: self._assert,
+            n.Assert: self._assert, n.Try: self._try, n.Raise: self._raise,
         }
-
-    def _callable_types(self) -> tuple:
-        """Engine objects a program may call besides Builtins and Closures: loss modules."""
-        types = []
-        for value in self.modules["torch.nn"].members.values():
-            fn = value.fn if isinstance(value, Builtin) else None
-            if isinstance(fn, type) and any("__call__" in vars(k) for k in fn.__mro__[:-1]):
-                types.append(fn)
-        return tuple(types)
-
-    def _attribute_tables(self) -> list:
-        """(type, names) pairs: the attributes a program may read on engine objects."""
-        tables = [(_tensor.RemovableHandle, frozenset({"remove"}))]
-        for value in self.modules["torch.optim"].members.values():
-            if isinstance(value, Builtin) and isinstance(value.fn, type):
-                tables.append((value.fn, frozenset({"step", "zero_grad", "param_groups"})))
-        return tables
+        self.handling: list = []  # the errors the `except` blocks being run caught (bare `raise`)
 
     # --- running -----------------------------------------------------------
 
@@ -328,131 +296,11 @@ class Interpreter:
                             hint=f"did you mean '{close[0]}'?" if close else None)
 
     def _attribute(self, node):
-        return self.getattr(self.eval(node.value), node.attr, node.span)
-
-    def getattr(self, obj, attr: str, span):
-        """`obj.attr`, for the attributes the language defines and no other."""
-        allowed = None
-        if isinstance(obj, Tensor):
-            if attr in self.tensor_attributes:
-                return self._read(obj, attr, span)
-            if attr in self.tensor_methods:
-                return Builtin(attr, self._read(obj, attr, span))
-            allowed = self.tensor_attributes | self.tensor_methods
-        elif obj.__class__ is Namespace:
-            value = obj.members.get(attr, _MISSING)
-            if value is not _MISSING:
-                return value
-            close = get_close_matches(attr, sorted(obj.members), n=1)
-            raise ProgramError(f"module '{obj.name}' has no attribute '{attr}'", span,
-                               hint=f"did you mean '{obj.name}.{close[0]}'?" if close else None)
-        elif isinstance(obj, _graph.Node):
-            allowed = set(_GRAPH_NODE_ATTRIBUTES)
-            if isinstance(obj, _graph.AccumulateGrad):
-                allowed.add("variable")
-            if isinstance(obj, FunctionCtx):
-                allowed |= _CTX_ATTRIBUTES
-                if attr not in allowed and self._ctx_attribute_allowed(attr) \
-                        and attr in vars(obj):
-                    return vars(obj)[attr]
-            if attr in allowed:
-                return self._bound(obj, attr, span)
-        elif isinstance(obj, type) and issubclass(obj, Function) and obj is not Function:
-            if attr == "apply":
-                return Builtin(f"{obj.__name__}.apply", obj.apply)
-            member = vars(obj).get(attr) if attr in _FUNCTION_METHODS else None
-            if member is not None:
-                return member.__func__  # the program's own forward/backward
-            allowed = {"apply"} | _FUNCTION_METHODS
-        elif obj.__class__ is list:
-            if attr in _LIST_METHODS:
-                return Builtin(attr, self._list_method(obj, attr))
-            allowed = _LIST_METHODS
-        elif obj.__class__ is dict:
-            if attr in _DICT_METHODS:
-                return Builtin(attr, self._dict_method(obj, attr))
-            allowed = _DICT_METHODS
-        elif isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
-            allowed = frozenset(type(obj)._fields)
-            if attr in allowed:
-                return getattr(obj, attr)
-        else:
-            for cls, names in self.attribute_tables:
-                if isinstance(obj, cls):
-                    if attr in names:
-                        return self._bound(obj, attr, span)
-                    allowed = names
-                    break
-        close = get_close_matches(attr, sorted(allowed), n=1) if allowed else []
-        if close:
-            hint = f"did you mean '{close[0]}'?"
-        elif allowed and len(allowed) <= 8:
-            hint = "its attributes are " + ", ".join(sorted(allowed))
-        else:
-            hint = None
-        kind = obj.name() if isinstance(obj, _graph.Node) else type_name(obj)
-        raise ProgramError(f"'{kind}' object has no attribute '{attr}'", span, hint=hint)
-
-    def _read(self, obj, attr, span):
-        try:
-            return getattr(obj, attr)
-        except GradcliError as error:
-            raise error.at(span)
-
-    def _bound(self, obj, attr, span):
-        value = self._read(obj, attr, span)
-        if callable(value) and not isinstance(value, (Tensor, tuple, list, dict)):
-            return Builtin(attr, value)
-        return value
-
-    @staticmethod
-    def _ctx_attribute_allowed(attr: str) -> bool:
-        """A name a program may give its own value on a custom Function's ctx: not the
-        engine's (`ctx.foo = 3` is fine, `ctx.next_functions = ...` is not)."""
-        return not attr.startswith("_") and not hasattr(FunctionCtx, attr) \
-            and attr not in ("n_outputs", "needs_input_grad")
-
-    def _list_method(self, obj: list, attr: str):
-        if attr == "append":
-            def append(value):
-                check_length(len(obj) + 1)
-                obj.append(value)
-                check_built(obj)
-            return append
-        if attr == "extend":
-            def extend(values):
-                items = materialize(values)
-                check_length(len(obj) + len(items))
-                obj.extend(items)
-                check_built(obj)
-            return extend
-        if attr == "insert":
-            def insert(index, value):
-                check_length(len(obj) + 1)
-                _budget.charge_items(len(obj))  # the items after `index` move
-                obj.insert(as_int(index, "index"), value)
-                check_built(obj)
-            return insert
-        if attr == "pop":
-            def pop(index=-1):
-                index = as_int(index, "index")
-                if index != -1:
-                    _budget.charge_items(len(obj))
-                return obj.pop(index)
-            return pop
-        if attr in ("count", "index", "remove"):
-            method = getattr(obj, attr)
-
-            def scan(value, *bounds):
-                check_walk(obj)  # compares `value` with each item, nested ones in full
-                return method(value, *bounds)
-            return scan
-        return getattr(obj, attr)
-
-    def _dict_method(self, obj: dict, attr: str):
-        if attr == "get":
-            return lambda key, default=None: obj.get(key, default)
-        return lambda: list(getattr(obj, attr)())
+        obj = self.eval(node.value)
+        reader = self.readers.get(obj.__class__)  # the access policy's table (exact types)
+        if reader is not None:
+            return reader(obj, node.attr, node.span)
+        return self.getattr(obj, node.attr, node.span)
 
     def _subscript(self, node):
         obj = self.eval(node.value)
@@ -461,28 +309,21 @@ class Interpreter:
         return self.getitem(obj, index, node.span)
 
     def getitem(self, obj, index, span):
-        if not (isinstance(obj, Tensor) or isinstance(obj, SEQUENCE_TYPES)):
+        if not (isinstance(obj, Tensor) or isinstance(obj, SEQUENCE_TYPES)
+                or obj.__class__ is _ndarray):
             raise ProgramTypeError(f"'{type_name(obj)}' object is not subscriptable", span)
-        if not isinstance(obj, (Tensor, dict)):
-            index = self._sequence_index(index, span)
+        if not isinstance(obj, (Tensor, dict, _ndarray)):
+            index = _access.sequence_index(index, span)
         try:
-            if obj.__class__ is dict:
+            if obj.__class__ is _ndarray:
+                check_array_index(obj, index)
+            elif obj.__class__ is dict:
                 check_walk(index)  # hashed
             return obj[index]
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
             raise self.fail(exc, span) from None
-
-    def _sequence_index(self, index, span):
-        """An index into a list, tuple, range or str: an int (an integral float or
-        one-element tensor is accepted) or a slice of them."""
-        try:
-            if isinstance(index, slice):
-                return index
-            return as_int(index, "an index")
-        except GradcliError as error:
-            raise error.at(span)
 
     def _index(self, node):
         if node.__class__ is n.TupleExpr:
@@ -531,8 +372,10 @@ class Interpreter:
             return self.call_closure(func, args, kwargs, span)
         if cls is Builtin:
             fn, name = func.fn, func.name
-        elif isinstance(func, _GradMode) or isinstance(func, self.callable_types):
+        elif isinstance(func, self.callable_types):
             fn, name = func, type(func).__name__
+        elif func.__class__ is type and func in _access.CALLABLE_CLASSES:
+            fn, name = func, func.__name__
         elif isinstance(func, type) and issubclass(func, Function):
             raise ProgramTypeError(f"'{func.__name__}' is a Function class: call it as "
                                    f"{func.__name__}.apply(...)", span)
@@ -540,6 +383,8 @@ class Interpreter:
             raise ProgramTypeError(f"'{type_name(func)}' object is not callable", span)
         self.set_source(span)
         try:
+            if kwargs and "device" in kwargs:
+                check_device(kwargs["device"])
             for arg in args if name not in _NO_WALK else ():
                 if arg.__class__ in _SIZED:
                     # a builtin may walk it all (print, str, sum, sorted, tensor): charged
@@ -677,8 +522,10 @@ class Interpreter:
                 return _int_arithmetic(op, left, right)
             if op == "**" and left.__class__ in _NUMBERS and right.__class__ in _NUMBERS:
                 return _number_power(left, right)
-            if op in ("*", "+") and (isinstance(left, (list, tuple, str))
-                                     or isinstance(right, (list, tuple, str))):
+            if left.__class__ is _ndarray or right.__class__ is _ndarray:
+                left, right = numpy_operands(op, left, right)
+            elif op in ("*", "+") and (isinstance(left, (list, tuple, str))
+                                       or isinstance(right, (list, tuple, str))):
                 left, right = _check_sequence_arithmetic(op, left, right)
             elif op == "%" and left.__class__ is str:
                 # `"%9999999999d" % 1` would allocate without bound; f-strings are checked.
@@ -740,6 +587,11 @@ class Interpreter:
                         and op != "is" and op != "is not":
                     check_walk(left)
                     check_walk(right)
+                if left.__class__ is _ndarray or right.__class__ is _ndarray:
+                    if op in _ORDERING:
+                        left, right = numpy_operands(op, left, right)
+                    elif op == "in" or op == "not in":
+                        numpy_operands("==", left, right)  # `x in a` compares x with all of a
                 result = _COMPARE[op](left, right)
             except GradcliError as error:
                 raise error.at(span)
@@ -780,7 +632,8 @@ class Interpreter:
             return self._built(items, node.span)
         shape = _numeric_shape(items)
         if shape is None:
-            return self._built(items, node.span)  # holds tensors or other values: a Python list (`[w]`, `stack([a, b])`)
+            # holds tensors or other values: a Python list (`[w]`, `stack([a, b])`)
+            return self._built(items, node.span)
         if shape is False:
             raise ProgramValueError("a list literal of numbers must be rectangular (this one is "
                                     "ragged)", node.span)
@@ -801,7 +654,7 @@ class Interpreter:
 
     @staticmethod
     def _built(value, span):
-        """A list or tuple a literal built, refused if it nests too deeply."""
+        """A container a literal built, refused if it nests too deeply."""
         try:
             check_built(value)
         except GradcliError as error:
@@ -820,6 +673,80 @@ class Interpreter:
             except GradcliError as error:
                 raise error.at(key_node.span)
         return self._built(result, node.span)
+
+    def _set(self, node):
+        result = set()
+        for element in node.elts:
+            value = self.eval(element)
+            try:
+                check_walk(value)  # hashed
+                result.add(value)
+            except TypeError as exc:
+                raise self.fail(exc, element.span) from None
+            except GradcliError as error:
+                raise error.at(element.span)
+        return self._built(result, node.span)
+
+    def _comprehension(self, node):
+        """A comprehension, in its own scope; a generator expression is made a list at once."""
+        first = self.eval_plain(node.generators[0].iter)
+        result = {} if node.kind == "dict" else set() if node.kind == "set" else []
+        saved = self.scope
+        self.scope = Scope({}, saved, node.locals)
+        try:
+            self._clauses(node, 0, first, result)
+        finally:
+            self.scope = saved
+        self.charge(result)
+        return self._built(result, node.span)
+
+    def _clauses(self, node, level: int, iterable, result):
+        clause = node.generators[level]
+        span = clause.iter.span
+        self.set_source(span)
+        try:
+            iterator = iterate(iterable)
+        except GradcliError as error:
+            raise error.at(span)
+        cost = self.costs.get(id(node), 1)
+        innermost = level == len(node.generators) - 1
+        kind = node.kind
+        while True:
+            self.set_source(span)
+            try:
+                item = next(iterator, _MISSING)
+            except GradcliError as error:
+                raise error.at(span)
+            except RuntimeError as exc:  # a dict changed size during iteration
+                raise self.fail(exc, span) from None
+            if item is _MISSING:
+                return
+            self.step(clause.span)
+            self.budget.work += cost
+            self.store(clause.target, item)
+            if not all(self.truth(self.eval(test), test.span) for test in clause.ifs):
+                continue
+            if not innermost:
+                self._clauses(node, level + 1, self.eval_plain(node.generators[level + 1].iter),
+                              result)
+                continue
+            if len(result) >= MAX_SEQUENCE_LENGTH:
+                try:
+                    check_length(len(result) + 1, f"a {'list' if kind == 'generator' else kind}")
+                except GradcliError as error:
+                    raise error.at(node.span)
+            try:
+                if kind == "dict":
+                    key = self.eval(node.key)
+                    result[key] = self.eval(node.elt)
+                elif kind == "set":
+                    result.add(self.eval(node.elt))
+                else:
+                    result.append(self.eval(node.elt))
+            except TypeError as exc:  # an unhashable key
+                if isinstance(exc, GradcliError):
+                    raise
+                raise self.fail(exc, node.elt.span) from None
 
     def _fstring(self, node) -> str:
         out = []
@@ -951,41 +878,19 @@ class Interpreter:
         return items
 
     def setattr(self, obj, attr: str, value, span):
-        if isinstance(obj, Tensor):
-            if attr not in self.settable:
-                raise ProgramError(f"cannot set attribute '{attr}' of a Tensor", span,
-                                   hint="settable: " + ", ".join(sorted(self.settable)))
-        elif isinstance(obj, FunctionCtx):
-            if not self._ctx_attribute_allowed(attr):
-                raise ProgramError(f"cannot set attribute '{attr}' of ctx", span)
-        else:
-            raise ProgramError(f"cannot set attributes of a '{type_name(obj)}' object", span)
         try:
-            if attr == "requires_grad" and isinstance(obj, Tensor):
-                if not isinstance(value, (bool, np.bool_)):
-                    raise ProgramTypeError("requires_grad must be a bool")
-                obj.requires_grad_(bool(value))   # PyTorch's checks: leaves only, float dtypes
-            else:
-                setattr(obj, attr, value)
+            self.access.setattr(obj, attr, value)
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
             raise self.fail(exc, span) from None
 
     def setitem(self, obj, index, value, span):
-        if isinstance(obj, Tensor) or obj.__class__ is dict:
-            pass
-        elif obj.__class__ is list:
-            index = self._sequence_index(index, span)
-            if isinstance(index, slice):
-                value = materialize(value)
-        else:
-            raise ProgramTypeError(f"'{type_name(obj)}' object does not support item assignment", span)
         try:
             if obj.__class__ is dict:
                 check_walk(index)  # hashed
-            obj[index] = value
-            if obj.__class__ is not Tensor:
+            self.access.setitem(obj, index, value, span)
+            if obj.__class__ is list or obj.__class__ is dict:
                 check_built(obj)
         except GradcliError as error:
             raise error.at(span)
@@ -1136,7 +1041,7 @@ class Interpreter:
         members = {}
         for stmt in node.body:
             if stmt.__class__ is n.FunctionDef:
-                if stmt.name not in _FUNCTION_METHODS:
+                if stmt.name not in _access.FUNCTION_METHODS:
                     raise ProgramError(f"a Function class defines only forward and backward, "
                                        f"not '{stmt.name}'", stmt.span)
                 closure = Closure(self, stmt, f"{node.name}.{stmt.name}", stmt.params, stmt.body,
@@ -1168,9 +1073,83 @@ class Interpreter:
     def _assert(self, node):
         if not self.truth(self.eval(node.test), node.test.span):
             message = "assertion failed"
+            cause = AssertionError()
             if node.msg is not None:
-                message += f": {self.eval(node.msg)}"
-            raise ProgramError(message, node.span)
+                msg = self.eval(node.msg)
+                message += f": {msg}"
+                cause = AssertionError(msg)
+            error = ProgramError(message, node.span)
+            error.__cause__ = cause  # caught as AssertionError
+            raise error
+
+    def _try(self, node):
+        try:
+            signal = self._try_except(node)
+        except GradcliError as error:
+            if node.finalbody and python_exception(error) is not None:
+                final = self.exec_block(node.finalbody)
+                if final is not None:
+                    return final  # `return` or `break` in `finally` drops the error, as in Python
+            raise
+        if node.finalbody:
+            final = self.exec_block(node.finalbody)
+            if final is not None:
+                return final
+        return signal
+
+    def _try_except(self, node):
+        try:
+            signal = self.exec_block(node.body)
+        except GradcliError as error:
+            value = python_exception(error)
+            if value is None or not node.handlers:
+                raise
+            for handler in node.handlers:
+                if handler.type is None or isinstance(value, self._caught(handler.type)):
+                    break
+            else:
+                raise
+            if handler.name is not None:
+                self.scope.vars[handler.name] = value
+            self.handling.append(error)
+            try:
+                return self.exec_block(handler.body)
+            finally:
+                self.handling.pop()
+        if node.orelse:
+            return self.exec_block(node.orelse)
+        return signal
+
+    def _caught(self, type_node):
+        """The exception class or tuple of classes an `except` clause names."""
+        kinds = self.eval(type_node)
+        for kind in kinds if kinds.__class__ is tuple else (kinds,):
+            if kind.__class__ is not type or not issubclass(kind, BaseException):
+                raise ProgramTypeError("catching classes that do not inherit from BaseException "
+                                       "is not allowed", type_node.span)
+        return kinds
+
+    def _raise(self, node):
+        if node.exc is None:
+            if not self.handling:
+                raise RaisedError(RuntimeError("No active exception to reraise"), node.span)
+            raise self.handling[-1]
+        value = self._exception(node.exc, "exceptions must derive from BaseException")
+        if node.cause is not None:
+            cause = self.eval(node.cause)
+            if cause is not None:
+                value.__cause__ = self._exception(node.cause, "exception causes must derive from "
+                                                              "BaseException")
+        raise RaisedError(value, node.span)
+
+    def _exception(self, node, message: str) -> BaseException:
+        value = self.eval(node)
+        if value.__class__ is type and value in _access.CALLABLE_CLASSES \
+                and issubclass(value, BaseException):
+            value = value()
+        if not isinstance(value, BaseException) or isinstance(value, GradcliError):
+            raise ProgramTypeError(message, node.span)
+        return value
 
 
 # --- helpers ---------------------------------------------------------------

@@ -211,6 +211,10 @@ def module_bindings(module: n.Module) -> frozenset:
                 blocks.append(stmt.orelse)
             elif cls is n.With:
                 blocks.append(stmt.body)
+            elif cls is n.Try:
+                bound.update(h.name for h in stmt.handlers if h.name is not None)
+                blocks.extend(h.body for h in stmt.handlers)
+                blocks.extend((stmt.body, stmt.orelse, stmt.finalbody))
     return frozenset(bound)
 
 

@@ -9,6 +9,8 @@ attribute a program reads goes through the interpreter's tables.
 """
 from __future__ import annotations
 
+from gradcli.errors import type_name  # noqa: F401  (the language imports it from here)
+
 
 class Builtin:
     """A function a program may call: its name and the Python callable behind it."""
@@ -97,16 +99,3 @@ class Scope:
 Builtin.__name__ = "builtin_function_or_method"
 Closure.__name__ = "function"
 Namespace.__name__ = "module"
-
-
-def type_name(value) -> str:
-    """The type of a value as a program sees it (for error messages)."""
-    if isinstance(value, Closure):
-        return "function"
-    if isinstance(value, Builtin):
-        return "builtin_function_or_method"
-    if isinstance(value, Namespace):
-        return "module"
-    if isinstance(value, type):
-        return "type"
-    return type(value).__name__

@@ -164,11 +164,6 @@ def pow(input, exponent):
 export("pow", pow, array=lambda input, exponent: np.power(input, exponent))
 
 
-def rsub_(input, other):
-    """other - input, for a number `other` (RsubBackward1)."""
-    return apply(rsub, (input,), {"other": other})
-
-
 # The node PyTorch's AccumulateGrad leaves on a `.grad` stored under create_graph=True
 # (it copies the incoming gradient): identity backward.
 grad_copy = defop(

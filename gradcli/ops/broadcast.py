@@ -1,4 +1,5 @@
-"""The pair of ops broadcasting rests on: expand and its adjoint sum_to_size.
+"""The pair of ops broadcasting rests on: expand and its adjoint sum_to_size, and
+PyTorch's error for shapes that do not broadcast (`broadcast_shapes`).
 
 The engine undoes broadcasting once, for every op, by calling `sum_to_size`;
 making it an op of its own (with `expand` as its backward) keeps gradients of
@@ -6,12 +7,29 @@ broadcast ops differentiable at every order.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ShapeError
 from .._tensor import check_elements, shape_str
 from .domains import cases
 from .registry import defop, sum_to_shape
+
+
+def broadcast_shapes(sa, sb) -> tuple:
+    """The shape two shapes broadcast to, with PyTorch's error when they do not fit."""
+    try:
+        return tuple(np.broadcast_shapes(sa, sb))
+    except ValueError:
+        n = max(len(sa), len(sb))
+        for i in range(1, min(len(sa), len(sb)) + 1):
+            if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
+                raise ShapeError(
+                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
+                    f"at non-singleton dimension {n - i}"
+                ) from None
+        raise
 
 
 def _expand_shape(shape, sizes):
@@ -40,9 +58,7 @@ def _expand_shape(shape, sizes):
 
 def _expand(self, size):
     shape = _expand_shape(np.shape(self), size)
-    count = 1
-    for d in shape:
-        count *= d
+    count = math.prod(shape)
     check_elements(count)
     out = np.broadcast_to(self, shape)
     if isinstance(self, np.ndarray) and self.flags.writeable and self.size == count and all(

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import as_int
 from .domains import unary, vectorize
-from .registry import FUNCTIONS, apply, defop, export
+from .registry import TENSORS, apply, defop, export
 
 _SQRT_PI = math.sqrt(math.pi)
 
@@ -244,4 +244,4 @@ def _frac(self):
 frac = defop("frac", "FracBackward0", _frac,
              rules=(lambda F, g: g,), formulas=("grad",),
              sympy=lambda sp, x: vectorize(lambda e: e - _trunc_sympy(sp, e))(x), domain=_integers)
-export("fix", FUNCTIONS["trunc"])
+export("fix", TENSORS.trunc)

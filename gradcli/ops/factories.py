@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ..errors import ProgramTypeError, ProgramValueError
+from ..errors import ProgramTypeError, ProgramValueError, type_name
 from .._tensor import Tensor, as_int, check_elements
 from .domains import cases
 from .registry import METHODS, apply, defop, export
@@ -48,10 +48,7 @@ def _size(sizes, name: str) -> tuple:
     for s in shape:
         if s < 0:
             raise ProgramValueError(f"{name}: Dimension size must be non-negative.")
-    count = 1
-    for s in shape:
-        count *= s
-    check_elements(count)
+    check_elements(math.prod(shape))
     return shape
 
 
@@ -114,10 +111,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         shape, flat = data.shape, None
     else:
         shape, flat = _nested(data)
-    count = 1
-    for s in shape:
-        count *= s
-    check_elements(count)
+    check_elements(math.prod(shape))
     if flat is None:
         values = np.array(data)
     else:
@@ -169,8 +163,6 @@ export("full", full, method=False)
 def _like_input(name, input) -> Tensor:
     """The tensor a `*_like` factory takes its shape from: PyTorch refuses anything else."""
     if not isinstance(input, Tensor):
-        from ..lang.values import type_name
-
         raise ProgramTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
     return input
 

@@ -12,15 +12,16 @@ so for batched products it always takes the plain path. `outer` is
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, as_int, check_elements
-from .broadcast import _expand_shape
+from .broadcast import _expand_shape, broadcast_shapes
 from .domains import cases
 from .costs import cubic, matmul_flops
-
-from .registry import FUNCTIONS, apply, defop, export
+from .registry import TENSORS, apply, defop, export
 
 
 def _shape(x) -> tuple:
@@ -30,18 +31,6 @@ def _shape(x) -> tuple:
 def _array(x):
     """The numpy value of a rule argument (a Tensor under create_graph, else an array)."""
     return x._data if isinstance(x, Tensor) else np.asarray(x)
-
-
-def _fn(name):
-    # Looked up at call time: reshape, unsqueeze, expand and mul live in other modules.
-    return FUNCTIONS[name]
-
-
-def _size(shape) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _obj(x):
@@ -226,47 +215,30 @@ def matmul(input, other):
     if da == 2 and db == 1:
         return apply(mv, (input, other))
     if da == 1 and db == 2:
-        row = _fn("unsqueeze")(input, 0)
+        row = TENSORS.unsqueeze(input, 0)
         return apply(matmul_squeeze, (apply(mm, (row, other)),), {"dim": 0})
     if da == 2 and db == 2:
         return apply(mm, (input, other))
     if da >= 3 and db <= 2:
         # Fold the batch into the rows: one mm (or mv) on a (batch * n, m) matrix.
-        folded = _fn("reshape")(input, (-1, sa[-1]))
+        folded = TENSORS.reshape(input, (-1, sa[-1]))
         out = apply(mv if db == 1 else mm, (folded, other))
         return apply(unsafe_view, (out,), {"shape": sa[:-1] + sb[1:]})
     # Batched: expand both to a common batch, flatten it, bmm, and view the result back.
-    a = _fn("unsqueeze")(input, 0) if da == 1 else input
-    b = _fn("unsqueeze")(other, -1) if db == 1 else other
+    a = TENSORS.unsqueeze(input, 0) if da == 1 else input
+    b = TENSORS.unsqueeze(other, -1) if db == 1 else other
     sa2, sb2 = _shape(a), _shape(b)
-    batch = _broadcast_batch(sa2[:-2], sb2[:-2])
+    batch = broadcast_shapes(sa2[:-2], sb2[:-2])
     n, m, k, p = sa2[-2], sa2[-1], sb2[-2], sb2[-1]
-    count = _size(batch)
-    a3 = _fn("reshape")(_fn("expand")(a, batch + (n, m)), (count, n, m))
-    b3 = _fn("reshape")(_fn("expand")(b, batch + (k, p)), (count, k, p))
+    count = math.prod(batch)
+    a3 = TENSORS.reshape(TENSORS.expand(a, batch + (n, m)), (count, n, m))
+    b3 = TENSORS.reshape(TENSORS.expand(b, batch + (k, p)), (count, k, p))
     out = apply(bmm, (a3, b3))
     shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
     return apply(unsafe_view, (out,), {"shape": shape})
 
 
-def _broadcast_batch(sa, sb):
-    """The broadcast of two batch shapes, with PyTorch's message when they do not fit."""
-    try:
-        return tuple(np.broadcast_shapes(sa, sb))
-    except ValueError:
-        n = max(len(sa), len(sb))
-        for i in range(1, min(len(sa), len(sb)) + 1):
-            if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
-                raise ShapeError(
-                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
-                    f"at non-singleton dimension {n - i}"
-                ) from None
-        raise
-
-
 export("matmul", matmul, array=np.matmul)
-Tensor.__matmul__ = matmul
-Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
 
 
 def outer(input, vec2):
@@ -274,7 +246,7 @@ def outer(input, vec2):
     for name, x in (("self", input), ("vec2", vec2)):
         if len(_shape(x)) != 1:
             raise ShapeError(f"outer: Expected 1-D argument {name}, but got {len(_shape(x))}-D")
-    return _fn("mul")(_fn("reshape")(input, (_shape(input)[0], 1)), vec2)
+    return TENSORS.mul(TENSORS.reshape(input, (_shape(input)[0], 1)), vec2)
 
 
 export("outer", outer, array=np.outer)
@@ -567,215 +539,6 @@ inverse = defop(
 )
 
 
-# -- einsum: composed from views, sums and matmul -----------------------------------------
-#
-# No op of its own: a repeated subscript within an operand is a `diagonal`, a
-# subscript no other operand or the output needs is summed at once, each pair
-# of operands is one `matmul` over the subscripts they share (permuted and
-# reshaped to (batch, rows, shared) @ (batch, shared, cols)), or a broadcasting
-# `mul` when they share none, and the output is a `permute`. Every step is a
-# differentiable op, so every order of derivative comes for free, and no
-# intermediate is larger than a pairwise product needs (the element limit is
-# checked by each op).
-
-
-def _einsum_error(message):
-    return ShapeError(f"einsum(): {message}")
-
-
-def _parse_subscripts(equation):
-    """The subscripts of each operand and of the output (None: implicit), '...' as Ellipsis."""
-    if not isinstance(equation, str):
-        raise ProgramTypeError(f"einsum(): argument 'equation' (position 1) must be str, "
-                               f"not {type(equation).__name__}")
-    lhs, arrow, rhs = equation.partition("->")
-    terms = [[]]
-    i = 0
-    while i < len(lhs):
-        c = lhs[i]
-        if c == ",":
-            terms.append([])
-        elif c == ".":
-            if lhs[i:i + 3] != "..." or Ellipsis in terms[-1]:
-                found = "for which an ellipsis was already found" if Ellipsis in terms[-1] \
-                    else "that is not part of any ellipsis"
-                raise _einsum_error(f"found '.' for operand {len(terms) - 1} {found}")
-            terms[-1].append(Ellipsis)
-            i += 2
-        elif c.isascii() and c.isalpha():
-            terms[-1].append(c)
-        elif c != " ":
-            raise _einsum_error(f"invalid subscript given at index {i} in the equation string, "
-                                "subscripts must be in [a-zA-Z]")
-        i += 1
-    if not arrow:
-        return terms, None
-    output = []
-    i = 0
-    while i < len(rhs):
-        c = rhs[i]
-        if c == ".":
-            if rhs[i:i + 3] != "..." or Ellipsis in output:
-                found = "but an ellipsis (...) was already found" if Ellipsis in output \
-                    else "that is not part of any ellipsis"
-                raise _einsum_error(f"found '.' for output {found}")
-            output.append(Ellipsis)
-            i += 2
-        elif c.isascii() and c.isalpha():
-            if c in output:
-                raise _einsum_error(f"output subscript {c} appears more than once in the output")
-            output.append(c)
-        elif c != " ":
-            raise _einsum_error(f"invalid subscript given at index {len(lhs) + 2 + i} in the equation "
-                                "string, subscripts must be in [a-zA-Z]")
-        i += 1
-    return terms, output
-
-
-def _einsum_labels(terms, operands):
-    """Each operand's labels (letters; the dims under '...' as ints, aligned right) and sizes."""
-    ell = []
-    for k, (term, x) in enumerate(zip(terms, operands)):
-        nd = len(_shape(x))
-        letters = len(term) - (Ellipsis in term)
-        if Ellipsis not in term and letters != nd:
-            raise _einsum_error(f"the number of subscripts in the equation ({letters}) does not match the "
-                                f"number of dimensions ({nd}) for operand {k} and no ellipsis was given")
-        if letters > nd:
-            raise _einsum_error(f"the number of subscripts in the equation ({letters}) is more than the "
-                                f"number of dimensions ({nd}) for operand {k}")
-        ell.append(nd - letters)
-    n_ell = max(ell) if ell else 0
-    labels, sizes = [], {}
-    for k, (term, x, e) in enumerate(zip(terms, operands, ell)):
-        own = []
-        for s in term:
-            own.extend(range(n_ell - e, n_ell) if s is Ellipsis else (s,))
-        seen = {}
-        for label, n in zip(own, _shape(x)):
-            if label in seen and seen[label] != n:
-                raise _einsum_error(f"subscript {label} is repeated for operand {k} but the sizes don't "
-                                    f"match, {n} != {seen[label]}")
-            seen[label] = n
-            before = sizes.get(label, 1)
-            if n != before and before != 1 and n != 1:
-                what = f"subscript {label}" if isinstance(label, str) else "the dimensions under '...'"
-                raise _einsum_error(f"{what} has size {n} for operand {k} which does not broadcast with "
-                                    f"previously seen size {before}")
-            sizes[label] = n if n != 1 else before
-        labels.append(own)
-    return labels, sizes, n_ell
-
-
-def _einsum_output(output, labels, n_ell):
-    if output is None:
-        counts = {}
-        for own in labels:
-            for label in own:
-                if isinstance(label, str):
-                    counts[label] = counts.get(label, 0) + 1
-        return list(range(n_ell)) + sorted(label for label, n in counts.items() if n == 1)
-    out = []
-    for s in output:
-        out.extend(range(n_ell) if s is Ellipsis else (s,))
-        if s is not Ellipsis and not any(s in own for own in labels):
-            raise _einsum_error(f"output subscript {s} does not appear in the equation for any input operand")
-    return out
-
-
-def _einsum_diagonals(x, own):
-    """An operand with each repeated label reduced to its diagonal (a view), and its labels."""
-    own = list(own)
-    while len(set(own)) != len(own):
-        label = next(l for l in own if own.count(l) > 1)
-        d1 = own.index(label)
-        d2 = own.index(label, d1 + 1)
-        x = _fn("diagonal")(x, 0, d1, d2)
-        own = [l for k, l in enumerate(own) if k not in (d1, d2)] + [label]
-    return x, own
-
-
-def _einsum_sum(x, own, drop):
-    dims = tuple(k for k, l in enumerate(own) if l in drop)
-    if not dims:
-        return x, own
-    return _fn("sum")(x, dims), [l for l in own if l not in drop]
-
-
-def _einsum_permute(x, own, order):
-    if own == order:
-        return x
-    return _fn("permute")(x, tuple(own.index(l) for l in order))
-
-
-def _einsum_reshape(x, shape):
-    return x if _shape(x) == tuple(shape) else _fn("reshape")(x, tuple(shape))
-
-
-def _einsum_pair(a, la, b, lb, keep, sizes):
-    """The product of two operands summed over the labels they share that `keep` lacks."""
-    a, la = _einsum_sum(a, la, {l for l in la if l not in lb and l not in keep})
-    b, lb = _einsum_sum(b, lb, {l for l in lb if l not in la and l not in keep})
-    batch = [l for l in la if l in lb and l in keep]
-    shared = [l for l in la if l in lb and l not in keep]
-    left = [l for l in la if l not in lb]
-    right = [l for l in lb if l not in la]
-    sa, sb = dict(zip(la, _shape(a))), dict(zip(lb, _shape(b)))
-    if not shared:
-        a = _einsum_permute(a, la, batch + left)
-        b = _einsum_permute(b, lb, batch + right)
-        a = _einsum_reshape(a, [sa[l] for l in batch + left] + [1] * len(right))
-        b = _einsum_reshape(b, [sb[l] for l in batch] + [1] * len(left) + [sb[l] for l in right])
-        return _fn("mul")(a, b), batch + left + right
-    a = _einsum_permute(a, la, batch + left + shared)
-    b = _einsum_permute(b, lb, batch + shared + right)
-    if any(sa[l] != sb[l] for l in shared):   # a size-1 dim broadcast against the other's
-        a = _fn("expand")(a, [sa[l] for l in batch + left] + [sizes[l] for l in shared])
-        b = _fn("expand")(b, [sb[l] for l in batch] + [sizes[l] for l in shared + right])
-    rows = _size([sa[l] for l in left])
-    cols = _size([sb[l] for l in right])
-    inner = _size([sizes[l] for l in shared])
-    a = _einsum_reshape(a, [sa[l] for l in batch] + [rows, inner])
-    b = _einsum_reshape(b, [sb[l] for l in batch] + [inner, cols])
-    out = matmul(a, b)
-    batch_shape = _shape(out)[:len(batch)]
-    out = _einsum_reshape(out, list(batch_shape) + [sa[l] for l in left] + [sb[l] for l in right])
-    return out, batch + left + right
-
-
-def einsum(equation, *operands):
-    """Einstein summation: einsum('ij,jk->ik', a, b) is a @ b (composed of diagonal, sum,
-    permute, reshape, mul and matmul; `...` broadcasts)."""
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    for k, x in enumerate(operands):
-        if not isinstance(x, Tensor):
-            raise ProgramTypeError(f"expected Tensor as element {k} in argument 1, but got "
-                                   f"{type(x).__name__}")
-    terms, output = _parse_subscripts(equation)
-    if not operands:
-        raise _einsum_error("must provide at least one operand")
-    if len(terms) > len(operands):
-        raise _einsum_error("fewer operands were provided than specified in the equation")
-    if len(terms) < len(operands):
-        raise _einsum_error("more operands were provided than specified in the equation")
-    labels, sizes, n_ell = _einsum_labels(terms, operands)
-    out_labels = _einsum_output(output, labels, n_ell)
-    parts = [_einsum_diagonals(x, own) for x, own in zip(operands, labels)]
-    result, own = parts[0]
-    for k in range(1, len(parts)):
-        keep = set(out_labels).union(*(p[1] for p in parts[k + 1:]))
-        result, own = _einsum_pair(result, own, parts[k][0], parts[k][1], keep, sizes)
-    result, own = _einsum_sum(result, own, {l for l in own if l not in out_labels})
-    missing = [l for l in out_labels if l not in own]   # a '...' of no operand's dims
-    if missing:
-        raise _einsum_error("output subscripts do not match the operands")
-    return _einsum_permute(result, own, out_labels)
-
-
-export("einsum", einsum, method=False)
-
-
 # -- torch.linalg: solve, and the namespace ----------------------------------------------------
 
 
@@ -827,7 +590,7 @@ def solve(A, B, *, left=True, out=None):
     sa, sb = _shape(A), _shape(B)
     _check_square("solve", sa)
     if not left:
-        return _fn("transpose")(solve(_fn("transpose")(A, -2, -1), _fn("transpose")(B, -2, -1)), -2, -1)
+        return TENSORS.transpose(solve(TENSORS.transpose(A, -2, -1), TENSORS.transpose(B, -2, -1)), -2, -1)
     vector = len(sb) == 1 or (len(sb) == len(sa) - 1 and sb == sa[:-1])
     rows = sb[-1] if vector else (sb[-2] if len(sb) >= 2 else None)
     if rows != sa[-1]:
@@ -835,11 +598,11 @@ def solve(A, B, *, left=True, out=None):
         raise ShapeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                          f"({sa[-2]}x{sa[-1]} and {rows}x{cols})")
     core = 1 if vector else 2
-    batch = _broadcast_batch(sa[:-2], sb[:-core])
+    batch = broadcast_shapes(sa[:-2], sb[:-core])
     if sa[:-2] != batch:
-        A = _fn("expand")(A, batch + sa[-2:])
+        A = TENSORS.expand(A, batch + sa[-2:])
     if sb[:-core] != batch:
-        B = _fn("expand")(B, batch + sb[-core:])
+        B = TENSORS.expand(B, batch + sb[-core:])
     return apply(linalg_solve, (A, B), {"vector": vector})
 
 
@@ -848,7 +611,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(ord, str) or not isinstance(ord, (int, float, np.number, Tensor)):
         raise ProgramTypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, "
                                f"not {type(ord).__name__}")
-    return _fn("norm")(x, float(ord), dim, keepdim)
+    return TENSORS.norm(x, float(ord), dim, keepdim)
 
 
 _MATRIX_ORDS = ("fro", 1, -1, np.inf, -np.inf)
@@ -869,13 +632,13 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise ProgramValueError(f"linalg.matrix_norm: Order {ord} not supported.")
     d0, d1 = (_dim(d, len(shape)) for d in dim)
     if ord == "fro":
-        return _fn("norm")(A, 2.0, (d0, d1), keepdim)
+        return TENSORS.norm(A, 2.0, (d0, d1), keepdim)
     if abs(ord) == np.inf:
         d0, d1 = d1, d0
     if not keepdim and d0 < d1:
         d1 -= 1
-    sums = _fn("norm")(A, 1.0, d0, keepdim)
-    return _fn("amax" if ord > 0 else "amin")(sums, d1, keepdim)
+    sums = TENSORS.norm(A, 1.0, d0, keepdim)
+    return (TENSORS.amax if ord > 0 else TENSORS.amin)(sums, d1, keepdim)
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -885,7 +648,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
     if ord is None:
-        return _fn("norm")(A, 2.0, None if dim is None else tuple(dim), keepdim)
+        return TENSORS.norm(A, 2.0, None if dim is None else tuple(dim), keepdim)
     if dim is None:
         if len(shape) not in (1, 2):
             raise ShapeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
@@ -901,5 +664,5 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 # torch.linalg.<name> (the language's `torch.linalg` namespace is made from this table)
 LINALG_FUNCTIONS = {
     "norm": linalg_norm, "vector_norm": vector_norm, "matrix_norm": matrix_norm,
-    "inv": FUNCTIONS["inverse"], "det": FUNCTIONS["det"], "solve": solve,
+    "inv": TENSORS.inverse, "det": TENSORS.det, "solve": solve,
 }

@@ -20,21 +20,17 @@ import math
 
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, as_int, check_elements
+from .broadcast import broadcast_shapes
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
-from .registry import FUNCTIONS, NN_FUNCTIONS, apply, defop, export
-from . import factories, linalg
+from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, apply, defop, export
+from . import factories
 
 REDUCTIONS = ("none", "mean", "sum")
 # PyTorch's binary_cross_entropy floors each log at -100, and its backward
 # divides by max(x (1 - x), EPSILON), EPSILON being a C++ float 1e-12.
 _LOG_FLOOR = -100.0
 _BCE_EPSILON = float(np.float32(1e-12))
-
-
-def _fn(name):
-    # Looked up at call time: these ops live in other modules.
-    return FUNCTIONS[name]
 
 
 def _shape(x) -> tuple:
@@ -188,18 +184,8 @@ def _broadcast_tensors(a, b):
     sa, sb = _shape(a), _shape(b)
     if sa == sb:
         return a, b
-    try:
-        shape = tuple(np.broadcast_shapes(sa, sb))
-    except ValueError:
-        n = max(len(sa), len(sb))
-        for i in range(1, min(len(sa), len(sb)) + 1):
-            if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
-                raise ShapeError(
-                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
-                    f"at non-singleton dimension {n - i}"
-                ) from None
-        raise
-    expand = _fn("expand")
+    shape = broadcast_shapes(sa, sb)
+    expand = TENSORS.expand
     return (a if sa == shape else expand(a, shape)), (b if sb == shape else expand(b, shape))
 
 
@@ -217,11 +203,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         return apply(mse_loss_op, (input, target), {"reduction": reduction})
     if _shape(weight) != _shape(input):
         raise ProgramValueError("Weights and input must have the same size.")
-    errors = _fn("pow")(input - target, 2) * weight
+    errors = TENSORS.pow(input - target, 2) * weight
     if reduction == "none":
         return errors
-    total = _fn("sum")(errors)
-    return total if reduction == "sum" else total / _fn("sum")(weight)
+    total = TENSORS.sum(errors)
+    return total if reduction == "sum" else total / TENSORS.sum(weight)
 
 
 export("mse_loss", mse_loss, method=False, nn=True,
@@ -471,12 +457,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     # PyTorch's cross_entropy_loss_label_smoothing, step by step.
     weighted = logp * w_b if w_b is not None else logp
     keep = (t != ignore_index).astype(np.float64)
-    smooth = -_fn("sum")(weighted, class_dim) * keep
+    smooth = -TENSORS.sum(weighted, class_dim) * keep
     if reduction == "mean":
         denom = float(np.sum(w[np.where(t != ignore_index, t, 0)] * keep)) if w is not None else float(np.sum(keep))
-        smooth = _fn("sum")(smooth) / denom
+        smooth = TENSORS.sum(smooth) / denom
     elif reduction == "sum":
-        smooth = _fn("sum")(smooth)
+        smooth = TENSORS.sum(smooth)
     return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / classes)
 
 
@@ -486,13 +472,11 @@ def _cross_entropy_probabilities(logp, target, w_b, reduction, label_smoothing, 
     terms = logp * w_b if w_b is not None else logp
     terms = terms * target
     if reduction == "none":
-        return -_fn("sum")(terms, class_dim)
-    total = -_fn("sum")(terms)
+        return -TENSORS.sum(terms, class_dim)
+    total = -TENSORS.sum(terms)
     if reduction == "sum":
         return total
-    size = 1
-    for d in _shape(logp):
-        size *= d
+    size = math.prod(_shape(logp))
     return total / float(size // classes) if size else total * float("nan")
 
 
@@ -505,15 +489,15 @@ export("cross_entropy", cross_entropy, method=False, nn=True)
 def linear(input, weight, bias=None):
     """input @ weight.T + bias: mm or addmm with weight.t(), as PyTorch records it."""
     shape = _shape(input)
-    wt = _fn("t")(weight)
+    wt = TENSORS.t(weight)
     if len(shape) == 2:
-        return _fn("addmm")(bias, input, wt) if bias is not None else _fn("mm")(input, wt)
+        return TENSORS.addmm(bias, input, wt) if bias is not None else TENSORS.mm(input, wt)
     if bias is None or not shape:
-        out = linalg.matmul(input, wt)
+        out = TENSORS.matmul(input, wt)
         return out if bias is None else out + bias
-    flat = _fn("reshape")(input, (-1, shape[-1]))
-    out = _fn("addmm")(bias, flat, wt)
-    return _fn("reshape")(out, shape[:-1] + _shape(out)[-1:])
+    flat = TENSORS.reshape(input, (-1, shape[-1]))
+    out = TENSORS.addmm(bias, flat, wt)
+    return TENSORS.reshape(out, shape[:-1] + _shape(out)[-1:])
 
 
 export("linear", linear, method=False, nn=True)
@@ -714,7 +698,7 @@ def logsigmoid(input):
 
 def softsign(input):
     """input / (input.abs() + 1), composed as PyTorch composes it (DivBackward0 over AddBackward0)."""
-    return input / (_fn("abs")(input) + 1)
+    return input / (TENSORS.abs(input) + 1)
 
 
 for _name, _function, _array in (("gelu", gelu, _gelu), ("silu", silu, _silu),
@@ -730,8 +714,8 @@ for _name, _function, _array in (("gelu", gelu, _gelu), ("silu", silu, _silu),
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(norm(input, p, dim), eps), composed as PyTorch composes it
     (DivBackward0 over ExpandBackward0, ClampMinBackward0, LinalgVectorNormBackward0)."""
-    norm = _fn("norm")(input, float(p), dim, True)
-    return input / _fn("expand")(_fn("clamp_min")(norm, eps), _shape(input))
+    norm = TENSORS.norm(input, float(p), dim, True)
+    return input / TENSORS.expand(TENSORS.clamp_min(norm, eps), _shape(input))
 
 
 def one_hot(tensor, num_classes=-1):
@@ -773,7 +757,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     shape = _shape(input)
     keep = factories._rng(None).random(shape) >= p if p < 1.0 else np.zeros(shape, dtype=bool)
     mask = keep / (1.0 - p) if p < 1.0 else keep.astype(np.float64)
-    return _fn("mul")(input, Tensor._make(mask))
+    return TENSORS.mul(input, Tensor._make(mask))
 
 
 for _name, _function in (("normalize", normalize), ("one_hot", one_hot), ("dropout", dropout)):

@@ -30,8 +30,7 @@ from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, _dims, as_int
 from .domains import SHAPES, _sample, cases
 from .costs import reduction
-from .registry import ARRAYS, apply, defop, export
-from .select import maximum, minimum
+from .registry import ARRAYS, TENSORS, apply, defop, export
 
 # -- dims ------------------------------------------------------------------------
 
@@ -51,10 +50,7 @@ def _axes(dim, ndim):
 
 def _count(shape, dim):
     """How many elements each output element of a reduction over `dim` reduces."""
-    n = 1
-    for a in _axes(dim, len(shape)):
-        n *= shape[a]
-    return n
+    return math.prod(shape[a] for a in _axes(dim, len(shape)))
 
 
 def _keep(F, t, shape, dim, keepdim):
@@ -430,7 +426,7 @@ def max(input, dim=None, keepdim=False, *, other=None):
     With a tensor as second argument, the elementwise `maximum`, as torch.max(a, b) is.
     """
     if other is not None or isinstance(dim, Tensor):
-        return maximum(input, dim if other is None else other)
+        return TENSORS.maximum(input, dim if other is None else other)
     if dim is None:
         if keepdim:
             raise _no_dim_keepdim("max")
@@ -444,7 +440,7 @@ def min(input, dim=None, keepdim=False, *, other=None):
     With a tensor as second argument, the elementwise `minimum`, as torch.min(a, b) is.
     """
     if other is not None or isinstance(dim, Tensor):
-        return minimum(input, dim if other is None else other)
+        return TENSORS.minimum(input, dim if other is None else other)
     if dim is None:
         if keepdim:
             raise _no_dim_keepdim("min")

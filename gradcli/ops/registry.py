@@ -14,11 +14,13 @@ namespace of the ops: numpy arrays when no graph of the backward is wanted
 from __future__ import annotations
 
 import inspect
+import math
+from enum import IntEnum
 from types import SimpleNamespace
 
 import numpy as np
 
-from ..errors import ProgramTypeError, ShapeError
+from ..errors import ProgramTypeError
 from .._tensor import Tensor, _grad_enabled, check_elements
 from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
 from ..autograd import graph as _graph
@@ -29,13 +31,25 @@ OPS: dict[str, "Op"] = {}
 
 # The namespaces rules compute in: filled from the op table (op name -> forward on
 # arrays / public function on Tensors) plus the helpers below.
+# TENSORS is also how one op's code calls another: `TENSORS.reshape(x, shape)`, looked up
+# when called, so the op may live in any module of gradcli.ops.
 ARRAYS = SimpleNamespace()
 TENSORS = SimpleNamespace()
 FUNCTIONS: dict = {}      # public name -> function (gradcli.<name>, the language's builtins)
 NN_FUNCTIONS: dict = {}   # the names also reachable as F.<name> / torch.nn.functional.<name>
 METHODS: dict = {}        # Tensor method name -> function
-# views.link, set when ops/views.py is imported (it builds on this module)
-link_view = [lambda view, input, output_nr=None: view]
+
+
+class Reads(IntEnum):
+    """What a parameter of a backward rule reads: the kinds of an `Op.plans` entry."""
+
+    INPUT = 0    # an input, by its name (`self`, `other`); the key is its position
+    RESULT = 1   # the op's output (`result`)
+    PARAM = 2    # a parameter (`dim`, `keepdim`); the key is its name
+    SHAPE = 3    # an input's shape (`self_shape`); the key is the input's position
+
+
+INPUT, RESULT, PARAM, SHAPE = Reads
 
 
 class Op:
@@ -71,15 +85,15 @@ class Op:
         self.defaults = {p.name: p.default for p in extra if p.default is not inspect.Parameter.empty}
         self.plans = tuple(self._plan(rule) for rule in self.rules)
         self.saves_anything = any(
-            kind in (0, 1) for plan in self.plans if plan for kind, _ in plan
+            kind is INPUT or kind is RESULT for plan in self.plans if plan for kind, _ in plan
         )
-        self.reads_shapes = any(kind == 3 for plan in self.plans if plan for kind, _ in plan)
+        self.reads_shapes = any(kind is SHAPE for plan in self.plans if plan for kind, _ in plan)
         self.needs_shapes = broadcasts or self.reads_shapes
         self._save_cache = {}
         self.fn = None
 
     def _plan(self, rule):
-        """What each rule reads, as (kind, key): 0 input, 1 result, 2 param, 3 input shape."""
+        """What each rule reads, as (kind, key) pairs: see `Reads`."""
         if rule is None:
             return None
         code = rule.__code__
@@ -89,13 +103,13 @@ class Op:
         plan = []
         for name in names[2:]:
             if name in self.inputs:
-                plan.append((0, self.inputs.index(name)))
+                plan.append((INPUT, self.inputs.index(name)))
             elif name == "result":
-                plan.append((1, None))
+                plan.append((RESULT, None))
             elif name.endswith("_shape") and name[:-6] in self.inputs:
-                plan.append((3, self.inputs.index(name[:-6])))
+                plan.append((SHAPE, self.inputs.index(name[:-6])))
             else:
-                plan.append((2, name))
+                plan.append((PARAM, name))
         return tuple(plan)
 
     def save_plan(self, mask: int):
@@ -107,15 +121,62 @@ class Op:
             for i, rule_plan in enumerate(self.plans):
                 if mask >> i & 1 and rule_plan:
                     for kind, key in rule_plan:
-                        if kind == 0:
-                            inputs[i if key is None else key] = True
-                        elif kind == 1:
+                        if kind is INPUT:
+                            inputs[key] = True
+                        elif kind is RESULT:
                             result = True
             # third: the versions of the saved inputs when none was modified in place
             # (a saved number has no version: None, like an unsaved input)
             plan = self._save_cache[mask] = (tuple(inputs) if any(inputs) else None, result,
                                              tuple(0 if keep else None for keep in inputs))
         return plan
+
+    def backward(self, node: OpNode, grad, create_graph: bool) -> list:
+        """Gradients for each input of `node` (a node of this op) from its output gradient(s).
+
+        `OpNode.apply`. With create_graph, the rules run on Tensors (`F` = TENSORS) so
+        that the result has a graph of its own; otherwise on arrays (`F` = ARRAYS),
+        with no Tensor made.
+        """
+        if node.released or node.versions is not _NOTHING or node._result_counter is not None:
+            node.check_saved()
+        F = TENSORS if create_graph else ARRAYS
+        if self.n_outputs != 1:
+            grad = [
+                g if g is not None else (Tensor._make(np.zeros(shape)) if create_graph else np.zeros(shape))
+                for g, shape in zip(grad, node.out_shapes)
+            ]
+        grads = []
+        i = -1
+        for next_node, _ in node.next_functions:
+            i += 1
+            if next_node is None:
+                grads.append(None)
+                continue
+            plan = self.plans[i]
+            if plan:
+                args = []
+                for kind, key in plan:
+                    if kind is INPUT:
+                        t = node.saved[key]
+                        args.append(t._data if not create_graph and isinstance(t, Tensor) else t)
+                    elif kind is RESULT:
+                        args.append(Tensor._make(node.result, node, True, 0, node._result_counter)
+                                    if create_graph else node.result)
+                    elif kind is PARAM:
+                        params = node.params
+                        args.append(params[key] if params and key in params else self.defaults.get(key))
+                    else:
+                        args.append(node.shapes[key])
+                gi = self.rules[i](F, grad, *args)
+            else:
+                gi = self.rules[i](F, grad)
+            if self.broadcasts and node.shapes is not None:
+                shape = node.shapes[i]
+                if np.shape(gi._data if create_graph else gi) != shape:
+                    gi = F.sum_to_size(gi, shape)
+            grads.append(gi)
+        return grads
 
     def __repr__(self) -> str:
         return f"Op({self.name!r}, node={self.node!r})"
@@ -255,7 +316,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             node._result_counter = version
         result = Tensor._make(out, node, True, 0, version)
     if out.base is not None or out is x:
-        return link_view[0](result, inputs[0])  # maybe a view of its input (select, reshape...)
+        return link(result, inputs[0])  # maybe a view of its input (select, reshape...)
     return result
 
 
@@ -339,7 +400,7 @@ def _wrap_outputs(op: Op, inputs, params, outs, mask):
         out = np.asarray(out)
         differentiable = node is not None and out.dtype != np.int64
         result = Tensor._make(out, node if differentiable else None, differentiable, k)
-        results.append(result if out.base is None else link_view[0](result, inputs[0], k))
+        results.append(result if out.base is None else link(result, inputs[0], k))
     return tuple(results)
 
 
@@ -381,71 +442,11 @@ def _check_broadcast(a, b) -> None:
     try:
         shape = np.broadcast_shapes(sa, sb)
     except ValueError:
-        for i in range(1, min(len(sa), len(sb)) + 1):
-            if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
-                raise ShapeError(
-                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
-                    f"at non-singleton dimension {max(len(sa), len(sb)) - i}"
-                ) from None
+        from .broadcast import broadcast_shapes   # only on error: broadcast.py builds on this module
+
+        broadcast_shapes(sa, sb)   # raises PyTorch's error
         raise
-    count = 1
-    for d in shape:
-        count *= d
-    check_elements(count)
-
-
-# -- backward --------------------------------------------------------------------
-
-
-def apply_backward(node: OpNode, grad, create_graph: bool) -> list:
-    """Gradients for each input of `node` from its output gradient(s).
-
-    With create_graph, rules run on Tensors (`F` = TENSORS) so that the result has
-    a graph of its own; otherwise on arrays (`F` = ARRAYS), with no Tensor made.
-    """
-    op = node.op
-    if node.released or node.versions is not _NOTHING or node._result_counter is not None:
-        node.check_saved()
-    F = TENSORS if create_graph else ARRAYS
-    if op.n_outputs != 1:
-        grad = [
-            g if g is not None else (Tensor._make(np.zeros(shape)) if create_graph else np.zeros(shape))
-            for g, shape in zip(grad, node.out_shapes)
-        ]
-    grads = []
-    i = -1
-    for next_node, _ in node.next_functions:
-        i += 1
-        if next_node is None:
-            grads.append(None)
-            continue
-        plan = op.plans[i]
-        if plan:
-            args = []
-            for kind, key in plan:
-                if kind == 0:
-                    t = node.saved[key]
-                    args.append(t._data if not create_graph and isinstance(t, Tensor) else t)
-                elif kind == 1:
-                    args.append(Tensor._make(node.result, node, True, 0, node._result_counter)
-                                if create_graph else node.result)
-                elif kind == 2:
-                    params = node.params
-                    args.append(params[key] if params and key in params else op.defaults.get(key))
-                else:
-                    args.append(node.shapes[key])
-            gi = op.rules[i](F, grad, *args)
-        else:
-            gi = op.rules[i](F, grad)
-        if op.broadcasts and node.shapes is not None:
-            shape = node.shapes[i]
-            if np.shape(gi._data if create_graph else gi) != shape:
-                gi = F.sum_to_size(gi, shape)
-        grads.append(gi)
-    return grads
-
-
-OpNode.apply = apply_backward
+    check_elements(math.prod(shape))
 
 
 def sum_to_shape(a: ndarray, shape) -> ndarray:
@@ -461,3 +462,7 @@ def sum_to_shape(a: ndarray, shape) -> ndarray:
     if lead:
         out = out.reshape(out.shape[lead:])
     return out.reshape(shape)
+
+
+# Last: views.py builds on `apply` (an in-place op on a view records CopySlices).
+from .views import link  # noqa: E402

@@ -11,6 +11,11 @@ covers, and every live view of that base is regenerated as an
 
 The region a view covers is read off the numpy strides (as PyTorch's
 as_strided does), so one rule serves every chain of view ops.
+
+The in-place machinery of every Tensor lives here too, attached to Tensor as
+methods: `_check_inplace` (PyTorch's refusals), `_inplace` (run an op and write
+its result into the tensor), `_rebase` (the tensor's new history), and the
+in-place methods that are no op of the table: `zero_`, `fill_`, `copy_`.
 """
 from __future__ import annotations
 
@@ -19,18 +24,91 @@ import weakref
 import numpy as np
 
 from ..autograd.graph import op_name
-from ..errors import AutogradError
-from .._tensor import Tensor, _grad_enabled
-from . import registry
-from .registry import Op, apply
-from .shape import _index, _index_rule, copy_slices
+from ..errors import AutogradError, ShapeError
+from .._tensor import Tensor, _grad_enabled, no_grad, shape_str
+from .registry import METHODS, TENSORS, Op, apply
 
+
+# -- a region of an array, read and written -------------------------------------------------
+#
+# `indices` is a pair (basic, advanced): a numpy key of ints, slices and None
+# applied first (a view), then a key of slices and integer arrays applied to
+# that view (None where a stage is empty). Applying basic indices before tensor
+# ones is PyTorch's order (numpy would treat an int beside an array as one more
+# array); it also keeps `x[0, [1, 2]] = v` a write through a view. The index
+# ops (indexing.py) read and write regions with the same functions.
+
+
+def _view(a, indices):
+    basic, advanced = indices
+    v = a if basic is None else a[basic]
+    return v if advanced is None else v[advanced]
+
+
+def _index(self, indices):
+    return _view(self, indices)
+
+
+def _index_put(self, values, indices, accumulate=False):
+    out = np.array(self, copy=True)
+    basic, advanced = indices
+    target = out if basic is None else out[basic]
+    if advanced is None:
+        if accumulate:
+            target += values
+        else:
+            target[...] = values
+    elif accumulate:
+        np.add.at(target, advanced, values)
+    else:
+        target[advanced] = values
+    return out
+
+
+def _data(x):
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _reduce_to(F, g, shape):
+    """A gradient of a value broadcast to the indexed shape, summed back to the value's shape."""
+    return g if np.shape(_data(g)) == tuple(shape) else F.sum_to_size(g, tuple(shape))
+
+
+def _put_self_rule(F, g, indices, accumulate):
+    return g if accumulate else F.index_put(g, 0.0, indices)
+
+
+def _put_values_rule(F, g, indices, values_shape):
+    return _reduce_to(F, F.index(g, indices), values_shape)
+
+
+def _index_rule(F, g, self_shape, indices):
+    return F.index_put_impl(np.zeros(self_shape), g, indices)
+
+
+PUT_FORMULAS = ("grad.index_put(indices, 0) unless accumulate", "grad[indices] summed to values.shape")
+
+
+def _put_sympy(sp, x, v, indices, accumulate=False):
+    return _index_put(x, v, indices, accumulate)
+
+
+# `x[1:3] = v`: PyTorch's CopySlices node. It is index_put on a basic key under
+# another name; it lives outside the table because its name has no Backward<k>
+# form (tests/ops/test_shape.py checks its gradients).
+copy_slices = Op(
+    "copy_slices", "CopySlices", _index_put, inputs=("self", "values"),
+    rules=(_put_self_rule, _put_values_rule), formulas=PUT_FORMULAS, sympy=_put_sympy,
+)
 
 as_strided_view = Op(
     "as_strided_view", "AsStridedBackward0", _index,
     rules=(_index_rule,), formulas=("index_put(zeros(self.shape), region, grad, accumulate=True)",),
     sympy=lambda sp, x, indices: _index(x, indices),
 )
+
+
+# -- views -----------------------------------------------------------------------------------
 
 
 def _owner(a: np.ndarray):
@@ -130,12 +208,12 @@ def rebase(t: Tensor, result: Tensor) -> None:
     root = t._base
     indices = None if root is None else region(t, root)
     if indices is None:
-        t._rebase(result.grad_fn, result._output_nr)
+        _rebase(t, result.grad_fn, result._output_nr)
         if root is None and t._views:
             _regenerate(t, ())
         return
     new_base = apply(copy_slices, (root, result), {"indices": indices})
-    root._rebase(new_base.grad_fn)
+    _rebase(root, new_base.grad_fn)
     _regenerate(root, (t,))
 
 
@@ -148,7 +226,117 @@ def _regenerate(root: Tensor, extra) -> None:
         indices = region(view, root)
         if indices is None:
             continue
-        view._rebase(apply(as_strided_view, (root,), {"indices": indices}).grad_fn)
+        _rebase(view, apply(as_strided_view, (root,), {"indices": indices}).grad_fn)
 
 
-registry.link_view[0] = link
+
+# -- in-place ops on any tensor --------------------------------------------------------------
+
+
+def _check_inplace(self, args=()) -> None:
+    """PyTorch's refusals of an in-place op on this tensor; a read-only array is copied first."""
+    if _grad_enabled[0]:
+        base = self._base
+        if base is not None:
+            if getattr(self, "_view_kind", None) is not None:
+                check_view_kind(self, args)
+            if base.requires_grad and base.grad_fn is None:
+                raise AutogradError(
+                    "a view of a leaf Variable that requires grad is being used in an in-place "
+                    "operation."
+                )
+        elif self.requires_grad and self.grad_fn is None:
+            raise AutogradError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+    if not self._data.flags.writeable:
+        if self._data.ndim == 0 or self._data.base is None:
+            self._data = self._data.copy()
+        else:
+            raise ShapeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation."
+            )
+
+
+def _inplace(self, fn, *args, **kwargs) -> Tensor:
+    """Run the out-of-place `fn` and write its result into this tensor's storage.
+
+    When a graph is being recorded, the op is applied to a snapshot of the old
+    value (so what the node saves is not the value overwritten here) and this
+    tensor is rebased onto the new node, as PyTorch rebases in-place results.
+    """
+    _check_inplace(self, args)
+    other_requires = any(isinstance(a, Tensor) and a.requires_grad for a in args)
+    if _grad_enabled[0] and (self.requires_grad or other_requires):
+        old = Tensor._make(self._data.copy(), self.grad_fn, self.requires_grad, self._output_nr)
+        result = fn(old, *args, **kwargs)
+    else:
+        with no_grad():
+            result = fn(self, *args, **kwargs)
+    out = result._data
+    if out.shape != self._data.shape:
+        raise ShapeError(
+            f"output with shape {shape_str(self._data.shape)} doesn't match the broadcast shape "
+            f"{shape_str(out.shape)}"
+        )
+    if self._data.dtype != out.dtype:
+        self._data = self._data.astype(out.dtype)
+    self._data[...] = out
+    self._counter[0] += 1
+    node = result.grad_fn
+    if node is not None:
+        if getattr(node, "_result_counter", None) is result._counter:
+            # a node that saved its result (exp_, sigmoid_) saved this tensor as it is now
+            node.result = self._data
+            node._result_counter = self._counter
+            node.result_version = self._counter[0]
+        if self._base is None and self._views is None:
+            _rebase(self, result.grad_fn, result._output_nr)
+        else:
+            rebase(self, result)
+    return self
+
+
+def _rebase(self, grad_fn, output_nr: int = 0) -> None:
+    """Make `grad_fn` this tensor's history after an in-place op.
+
+    A retain_grad() follows the tensor to its new node; other hooks stay on the
+    old one and see the gradient of the value before the change, as in PyTorch.
+    """
+    if self._retains_grad and self.grad_fn is not None:
+        hooks = self.grad_fn._tensor_hooks or []
+        for entry in hooks:
+            if entry[2] and entry[0] == self._output_nr:
+                hooks.remove(entry)
+                grad_fn._add_tensor_hook(output_nr, entry[1], retains=True)
+                break
+    self.grad_fn = grad_fn
+    self._output_nr = output_nr
+    self.requires_grad = True
+
+
+def zero_(self) -> Tensor:
+    if self.grad_fn is not None and _grad_enabled[0]:
+        return _inplace(self, TENSORS.zeros_like_op)   # recorded (ZeroBackward0), one version bump
+    _check_inplace(self)
+    self._data[...] = 0.0
+    self._counter[0] += 1
+    return self
+
+
+def fill_(self, value) -> Tensor:
+    return _inplace(self, lambda t, v: TENSORS.add(TENSORS.mul(t, 0.0), v), value)
+
+
+def copy_(self, src) -> Tensor:
+    return _inplace(self, lambda t, s: TENSORS.add(TENSORS.mul(t, 0.0), s), src)
+
+
+Tensor._check_inplace = _check_inplace
+Tensor._inplace = _inplace
+Tensor._rebase = _rebase
+for _method in (zero_, fill_, copy_):
+    METHODS[_method.__name__] = _method
+    setattr(Tensor, _method.__name__, _method)

@@ -1,5 +1,6 @@
 """JSON that strict parsers accept: tensors as numbers or nested lists, NaN and
-infinities as the strings "NaN", "Infinity", "-Infinity" (SPEC 5)."""
+infinities as the strings "NaN", "Infinity", "-Infinity" (SPEC 5); and the
+document each command prints with --json."""
 from __future__ import annotations
 
 import json
@@ -79,3 +80,74 @@ def dumps(doc, compact: bool = False) -> str:
     if compact:
         return json.dumps(doc, separators=(",", ":"), allow_nan=False)
     return json.dumps(doc, indent=2, allow_nan=False)
+
+
+def shown(values: dict) -> dict:
+    """The named values that have a JSON (and a printed) form."""
+    return {k: v for k, v in values.items() if is_value(v)}
+
+
+# -- one document per command: the answer of `gradcli.queries` as JSON -------------------
+
+
+def _output(name, out) -> dict:
+    return {"name": name, "value": value(out)}
+
+
+def _nested(d):
+    if isinstance(d, dict):
+        return {k: _nested(v) for k, v in d.items()}
+    return value(d)
+
+
+def eval_doc(answer) -> dict:
+    name, values = answer
+    return {"output": name, "values": {k: value(v) for k, v in shown(values).items()}}
+
+
+def backward_doc(r) -> dict:
+    doc = {"output": _output(r.output_name, r.output), "grads": {k: value(v) for k, v in r.grads.items()}}
+    if r.why_none:
+        doc["why_none"] = r.why_none
+    if r.steps is not None:
+        doc["steps"] = [_step(s) for s in r.steps]
+    return doc
+
+
+def _step(s) -> dict:
+    return {"node": s.node,
+            **({"variable": s.variable} if s.variable is not None else {}),
+            "source": f"{s.source[0]}:{s.source[1]}" if s.source else None,
+            "grad_in": value(s.grad_in),
+            "edges": [{"next": node, "index": nr, "grad": value(g) if g is not None else None,
+                       **({"variable": var} if var is not None else {})}
+                      for node, nr, g, var in s.edges]}
+
+
+def grad_doc(r) -> dict:
+    doc = {"output": _output(r.output_name, r.output), "order": r.order, "wrt": r.wrt,
+           "grads": _nested(r.grads)}
+    if r.symbolic is not None:
+        doc["symbolic"] = r.symbolic
+    return doc
+
+
+def jacobian_doc(r) -> dict:
+    return {"output": _output(r.output_name, r.output), "wrt": r.wrt,
+            "jacobian": {k: value(v) for k, v in r.blocks.items()}}
+
+
+def hessian_doc(r) -> dict:
+    return {"output": _output(r.output_name, r.output), "wrt": r.wrt, "hessian": _nested(r.blocks)}
+
+
+def run_doc(answer) -> dict:
+    """`run --json`: what the script printed, its values, and the .grad of its tensors."""
+    printed, run = answer
+    grads = {k: value(v.grad) for k, v in run.values.items() if isinstance(v, Tensor) and v.grad is not None}
+    return {"printed": printed, "values": {k: value(v) for k, v in shown(run.values).items()},
+            "grads": grads}
+
+
+def ops_doc(rows) -> dict:
+    return {"ops": rows}

@@ -92,6 +92,14 @@ def test_grad_symbolic_second_order_and_tensors():
     assert doc["w"]["w"] == "[[0, 0], [0, 0]]"
 
 
+def test_grad_symbolic_of_a_vector_output_weighs_it_by_grad_outputs():
+    result = CliRunner().invoke(app, ["grad", "-e", "x = [2.0, 3.0]; y = x * x", "--wrt", "x",
+                                      "--grad-outputs", "[1.0, 2.0]", "--symbolic", "--json"],
+                               catch_exceptions=False)
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["symbolic"]["x"] == "[2*x[0], 4*x[1]]"
+
+
 def test_sympy_is_not_imported_at_start_up():
     code = ("import sys, gradcli.cli.app, gradcli.check, gradcli.check.core; "
             "print('sympy' in sys.modules)")

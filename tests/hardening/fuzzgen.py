@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-SEED_DIRS = (ROOT / "samples", ROOT / "tests" / "seed" / "cases")
+SEED_DIRS = (ROOT / "samples",)
 
 # Budgets for fuzzed runs: small enough that a runaway program ends fast, in-process.
 FUZZ_LIMITS = ("--max-elements", "1000000", "--max-steps", "20000")

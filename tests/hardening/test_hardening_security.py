@@ -71,7 +71,7 @@ ATTEMPTS = [
      "x = tensor(1., requires_grad=True)\ny = x * 2\nn = y.grad_fn.next_functions[0][0].op", "4:36",
      "no attribute 'op'"),
     ("tensor_private", "x = tensor(1.)\nd = x._data", "3:7", "'Tensor' object has no attribute '_data'"),
-    ("tensor_numpy", "x = tensor(1.)\nd = x.numpy()", "3:7", "no attribute 'numpy'"),
+    ("tensor_numpy", "x = tensor(1.)\nd = x.numpy().tofile", "3:15", "no attribute 'tofile'"),
     ("tensor_set_private", "x = tensor(1.)\nx._data = 1", "3:3", "cannot set attribute '_data'"),
     ("namespace_escape", "m = torch.os", "2:11", "module 'torch' has no attribute 'os'"),
     ("namespace_private", "m = torch._C", "2:11", "module 'torch' has no attribute '_C'"),

@@ -30,7 +30,18 @@ def numbers(line: str) -> list:
     return [float(x) for x in NUMBER.findall(line)]
 
 
-@pytest.mark.parametrize("case", cases("run"), ids=lambda c: c["file"])
+# s07 expects PyTorch's float32 losses: it passes only once tensors have real
+# float32 (issue 12). Strict, so the day it passes the marker must go.
+FLOAT32_CASES = {"s07_training.py"}
+
+
+def _run_case_param(case):
+    marks = [pytest.mark.xfail(strict=True, reason="needs float32 dtypes (issue 12)")] \
+        if case["file"] in FLOAT32_CASES else []
+    return pytest.param(case, id=case["file"], marks=marks)
+
+
+@pytest.mark.parametrize("case", [_run_case_param(c) for c in cases("run")])
 def test_run_cases_print_the_expected_lines(case):
     path = SEEDS / case["file"]
     program = compile_program(path.read_text(), str(path))

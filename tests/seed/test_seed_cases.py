@@ -1,4 +1,5 @@
-"""The seed cases (copied from shared/seed-cases with their expected.json) through the CLI.
+"""The seed cases (the programs in samples/, expected.json beside this file; both from
+shared/seed-cases) through the CLI.
 
 Each case runs in-process through Typer's CliRunner and is judged as the
 shared check.py judges it: exit code, stderr fragment, JSON paths, graph
@@ -14,8 +15,8 @@ from typer.testing import CliRunner
 
 from gradcli.cli.app import app
 
-CASES_DIR = Path(__file__).parent / "cases"
-CASES = json.loads((CASES_DIR / "expected.json").read_text())["cases"]
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+CASES = json.loads((Path(__file__).parent / "expected.json").read_text())["cases"]
 NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:e[-+]?\d+)?|-?\.\d+|nan|inf", re.I)
 
 
@@ -56,7 +57,7 @@ def _id(case):
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 def test_seed_case(case):
     command = case["command"]
-    argv = [command, *case.get("args", []), str(CASES_DIR / case["file"])]
+    argv = [command, *case.get("args", []), str(SAMPLES / case["file"])]
     if command != "run":
         argv.append("--json")
     result = CliRunner().invoke(app, argv, catch_exceptions=False)
