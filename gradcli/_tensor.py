@@ -14,6 +14,7 @@ import numpy as np
 
 from .errors import AutogradError, LimitError, ProgramTypeError, ShapeError
 from .format import format_tensor
+from .limits import MAX_LIST_ITEMS, budget as _budget
 
 ndarray = np.ndarray
 float64 = np.float64
@@ -121,25 +122,7 @@ class set_grad_enabled(_GradMode):
 # -- limits --------------------------------------------------------------------
 
 
-class Limits:
-    """Resource limits of SPEC 2.5 that the engine enforces itself."""
-
-    __slots__ = ("max_elements",)
-
-    def __init__(self, max_elements: int = 10**8):
-        self.max_elements = max_elements
-
-
-limits = Limits()
-
-
-def check_elements(count: int) -> None:
-    """Refuse to build a tensor over the element limit (checked before allocating)."""
-    if count > limits.max_elements:
-        raise LimitError(
-            f"a tensor of {count} elements exceeds the limit of {limits.max_elements} elements",
-            hint="raise the limit with --max-elements",
-        )
+check_elements = _budget.check_elements  # refuse (and charge) a tensor before allocating it
 
 
 # -- shapes --------------------------------------------------------------------
@@ -300,6 +283,9 @@ class Tensor:
         return value if isinstance(value, bool) else float(value)
 
     def tolist(self):
+        if self._data.size > MAX_LIST_ITEMS:  # refused before a Python float is made
+            raise LimitError(f"tolist() of {self._data.size} elements would make more than "
+                             f"{MAX_LIST_ITEMS} Python numbers", hint="the limit is fixed")
         return self._data.tolist()
 
     def numpy(self) -> ndarray:

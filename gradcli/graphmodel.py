@@ -8,12 +8,12 @@ pure function of the model. Nothing here imports typer or rich.
 """
 from __future__ import annotations
 
-import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .errors import ProgramError
 from ._tensor import Tensor
+from .limits import gc_paused
 
 
 @dataclass(eq=False)
@@ -135,19 +135,6 @@ def recorded_shapes():
         yield shapes
 
 
-@contextmanager
-def _gc_paused():
-    """Pause the cyclic GC: the walk makes no cycles, and with a 10^5-node graph alive
-    every collection it would trigger re-traverses the whole graph."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def build(output: Tensor, names: dict | None = None, output_name: str | None = None,
           saved: bool = False, values: bool = False, shapes: dict | None = None) -> GraphModel:
     """Walk the graph of `output` once into a GraphModel.
@@ -158,7 +145,7 @@ def build(output: Tensor, names: dict | None = None, output_name: str | None = N
     `recorded_shapes`) gives the nodes their output shapes; leaves and tensors the
     run still holds have theirs without it.
     """
-    with _gc_paused():
+    with gc_paused():
         return _build(output, names, output_name, saved, values, shapes or {})
 
 

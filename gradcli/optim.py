@@ -11,10 +11,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ProgramTypeError, ProgramValueError
+from .errors import ProgramError, ProgramTypeError, ProgramValueError
 from ._tensor import Tensor
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer"]
+
+
+def _closure_loss(closure):
+    """The loss a program's closure returns to step(), through the engine's call boundary:
+    a Tensor or a number (not an object of the program's to hand back)."""
+    from .autograd.callback import call_program
+
+    loss = call_program("step(closure)", None, closure)
+    if loss is not None and not isinstance(loss, (Tensor, int, float)):
+        raise ProgramTypeError(f"step(): the closure returned a {type(loss).__name__}, "
+                               "expected the loss (a Tensor)")
+    return loss
 
 
 class Optimizer:
@@ -37,6 +49,11 @@ class Optimizer:
             groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)
+
+    def step(self, closure=None):
+        """PyTorch's base class has no update rule: its step() raises NotImplementedError."""
+        raise ProgramError("Optimizer.step() is not implemented by the base class",
+                           hint="use an optimizer with an update rule: optim.SGD, optim.Adam, ...")
 
     def add_param_group(self, group: dict) -> None:
         if not isinstance(group, dict):
@@ -89,7 +106,7 @@ def _call_closure(closure):
     from ._tensor import enable_grad
 
     with enable_grad():
-        return closure()
+        return _closure_loss(closure)
 
 
 def _number(value, what: str) -> float:

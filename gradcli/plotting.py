@@ -143,13 +143,11 @@ class Sampler:
     def _run(self, values: dict):
         """The program run with `values` for inputs, then the answer limits of one --points line:
         each sample has the budgets of a run of its own (as drive gives its first run)."""
-        from .autograd.graph import observe_nodes
-        from .lang.program import answer_limits
+        from .limits import limited
 
-        with observe_nodes(None):  # a run's nodes count against its steps, not the answer's
+        with limited(self.limits):  # one budget for the sample's run and its answer
             run = self.program.run({**self.overrides, **values}, requires_grad=self.wrt,
                                    stdout=_silent, limits=self.limits)
-        with answer_limits(self.limits):
             yield run
 
     def chain(self, point: dict, order: int) -> list:

@@ -14,6 +14,8 @@ from ..errors import AutogradError, GradcliError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, shape_str
 from . import anomaly, node_hooks as _node_hooks, saved_hooks as _saved_hooks
 from . import graph as _graph
+from .callback import call_program
+from ..limits import NODE_WORK, budget as _budget
 from .graph import AccumulateGrad
 
 ndarray = np.ndarray
@@ -138,7 +140,7 @@ def _run_tensor_hooks(node, output_nr: int, g, create_graph: bool):
         for nr, hook, is_retain in list(hooks):
             if nr != output_nr or is_retain != retains:
                 continue
-            out = hook(_wrap(g, create_graph))
+            out = call_program("hook", getattr(node, "source", None), hook, _wrap(g, create_graph))
             if out is not None:
                 g = _unwrap(_hook_result(hook, out, g), create_graph)
     return g
@@ -146,7 +148,7 @@ def _run_tensor_hooks(node, output_nr: int, g, create_graph: bool):
 
 def _run_leaf_hooks(variable: Tensor, g, create_graph: bool):
     for hook in list(variable._hooks):
-        out = hook(_wrap(g, create_graph))
+        out = call_program("hook", None, hook, _wrap(g, create_graph))
         if out is not None:
             g = _unwrap(_hook_result(hook, out, g), create_graph)
     return g
@@ -207,6 +209,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
         owned.add(id(g))
     prev_mode = _grad_enabled[0]
     _grad_enabled[0] = bool(create_graph)
+    budget = _budget
     try:
         while ready:
             node = ready.pop()
@@ -214,6 +217,9 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
             grads = None
             if g is not None and (needed is None or node in needed):
                 try:
+                    budget.work += NODE_WORK  # a backward step costs what making a node does
+                    if budget.work > budget.max_work:
+                        raise budget.exhausted()
                     grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
                 except GradcliError as error:
                     if error.node is None:

@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError, type_name
 from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
 from . import graph as _graph
+from .callback import call_program
 from .graph import FREED_MESSAGE, Node, _modified_message, edge_to
 from . import saved_hooks as _saved_hooks
 
@@ -35,6 +36,7 @@ class _SavedOutput:
         if self.differentiable:
             return Tensor._make(self.data, node, True, self.index, self.counter)
         return Tensor._make(self.data, version=self.counter)
+from ..limits import budget as _budget
 
 
 class FunctionCtx(Node):
@@ -48,6 +50,14 @@ class FunctionCtx(Node):
     _non_differentiable = ()
     _materialize_grads = True
     _packed = None   # what saved_tensors_hooks' pack returned, per saved tensor
+
+    # What the engine and the renderers read on other nodes (a leaf's `variable`, a saved
+    # `result`, an op's `op` and `params`): declared here so that a program's `ctx.variable
+    # = x` is refused like any engine attribute and a custom node never poses as another kind.
+    variable = None
+    result = None
+    op = None
+    params = None
 
     def name(self) -> str:
         return f"{self._cls.__name__}Backward"
@@ -116,7 +126,8 @@ class FunctionCtx(Node):
             for g, shape in zip(grads, self._output_shapes)
         ]
         with set_grad_enabled(create_graph):
-            result = _callable(self._cls._backward_method())(self, *wrapped)
+            result = call_program(f"{self._cls.__name__}.backward", self.source,
+                                  _callable(self._cls._backward_method()), self, *wrapped)
         if not isinstance(result, tuple):
             result = (result,)
         n_args = len(self._input_shapes)
@@ -206,10 +217,12 @@ class Function(metaclass=_FunctionMeta):
     def _call_forward(cls, ctx, args, kwargs):
         """`forward(ctx, ...)`, or `forward(...)` then `setup_context(ctx, inputs, output)`
         when the class defines setup_context."""
+        forward = f"{cls.__name__}.forward"
         if not cls._uses_setup_context():
-            return _callable(cls.forward)(ctx, *args, **kwargs)
-        outputs = _callable(cls.forward)(*args, **kwargs)
-        _callable(cls.setup_context)(ctx, tuple(args), outputs)
+            return call_program(forward, ctx.source, _callable(cls.forward), ctx, *args, **kwargs)
+        outputs = call_program(forward, ctx.source, _callable(cls.forward), *args, **kwargs)
+        call_program(f"{cls.__name__}.setup_context", ctx.source, _callable(cls.setup_context),
+                     ctx, tuple(args), outputs)
         return outputs
 
     @classmethod
@@ -219,6 +232,7 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        _budget.node_made()
         ctx = FunctionCtx.__new__(FunctionCtx)
         ctx._cls = cls
         ctx._saved = ()

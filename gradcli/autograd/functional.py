@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, check_elements, enable_grad
+from .callback import call_program
 from .engine import grad
 
 
@@ -107,7 +108,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     inputs = tuple(x.detach().requires_grad_() if not x.requires_grad or not create_graph else x
                    for x in inputs)
     with enable_grad():
-        outputs, multi_out = _checked_outputs(func(*inputs), "jacobian")
+        outputs, multi_out = _checked_outputs(call_program("jacobian", None, func, *inputs),
+                                              "jacobian")
         if strict:
             from .products import check_requires_grad
 
@@ -124,7 +126,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     _check_strategy(outer_jacobian_strategy, "hessian", "outer_jacobian_strategy")
 
     def gradient(*xs):
-        outs, _ = _checked_outputs(func(*xs), "hessian")
+        outs, _ = _checked_outputs(call_program("hessian", None, func, *xs), "hessian")
         if len(outs) != 1:
             raise AutogradError("The function given to hessian should return a single Tensor")
         out = outs[0]

@@ -165,21 +165,37 @@ def run_app(argv: list[str] | None = None) -> int:
     except (BrokenPipeError, PipeClosed):
         _silence_stdout()
         return 0
+    except MemoryError:
+        from .backstop import out_of_memory
+
+        return out_of_memory()
+    except OSError as exc:
+        from .backstop import write_failed
+
+        code = write_failed(exc)
+        if code is None:
+            return _internal_error(debug)
+        return code
     except RecursionError:
         if debug:
             raise
         sys.stderr.write("gradcli: error: the program nests too deeply to run\n")
         return int(ExitCode.PROGRAM)
     except Exception:  # a bug in gradcli itself
-        import traceback
+        return _internal_error(debug)
 
-        sys.stderr.write("gradcli: internal error: this is a bug in gradcli; please report it\n")
-        if debug:
-            traceback.print_exc()
-        else:
-            exc_type, exc, _ = sys.exc_info()
-            sys.stderr.write(f"  {exc_type.__name__}: {exc}\n  (run again with --debug for the traceback)\n")
-        return int(ExitCode.INTERNAL)
+
+def _internal_error(debug: bool) -> int:
+    """Report the exception being handled as a bug in gradcli (exit 70)."""
+    import traceback
+
+    sys.stderr.write("gradcli: internal error: this is a bug in gradcli; please report it\n")
+    if debug:
+        traceback.print_exc()
+    else:
+        exc_type, exc, _ = sys.exc_info()
+        sys.stderr.write(f"  {exc_type.__name__}: {exc}\n  (run again with --debug for the traceback)\n")
+    return int(ExitCode.INTERNAL)
 
 
 def _silence_stdout() -> None:

@@ -22,6 +22,7 @@ from ..hints import complete
 from ..render import jsonout, style
 from ..render.errors import error_json, error_text
 from . import progress
+from .backstop import stdin_buffer
 from .options import LIMIT_OPTIONS, Common
 
 # Set by `cli.main` for a real gradcli process (not for a CliRunner in a test session, where
@@ -51,9 +52,10 @@ def read_source(file: Optional[str], expr: Optional[str]) -> Source:
     if file is None:
         raise UsageError("missing FILE (or -e/--expr TEXT)", hint="gradcli COMMAND --help shows an example")
     if file == "-":
-        if sys.stdin.isatty():  # not a pipe: a person who may not know gradcli waits for them
+        stdin = stdin_buffer()  # exit 2 when standard input is closed
+        if sys.stdin is not None and sys.stdin.isatty():  # a person who may not know gradcli waits
             sys.stderr.write("gradcli: reading the program from standard input (end it with Ctrl-D)\n")
-        data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
+        data = stdin.read(MAX_SOURCE_BYTES + 1)
         name = "<stdin>"
     else:
         name = file
@@ -207,7 +209,8 @@ def load(opts: Common, file: Optional[str], expr: Optional[str]):
 def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
           requires_grad: tuple = (), script: bool = False, printer: Callable | None = None) -> None:
     """Load the program, run it (once, or once per point), answer, and print the answer."""
-    from ..lang.program import answer_limits
+    from ..autograd.graph import set_current_source
+    from ..limits import limited
 
     program = load(opts, opts.file, opts.expr)
     if FREEZE_AFTER_COMPILE[0]:
@@ -222,11 +225,14 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
     if opts.points is not None:
         _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script)
         return
-    with progress.after(f"running {opts.source.filename}"):
-        run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print, limits=limits,
-                          script=script)
-        with answer_limits(limits):
+    with progress.after(f"running {opts.source.filename}"), limited(limits):
+        # one budget for the run and what the command computes after it
+        try:
+            run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print,
+                              limits=limits, script=script)
             result = answer(run)
+        finally:  # a program's own backward (a custom Function) may have run: its places end here
+            set_current_source(None)
     if opts.json:
         emit(jsonout.dumps(to_json(result)))
     else:
@@ -235,7 +241,7 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
 
 def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script):
     """One run per JSON line; a failing line prints its error and the run goes on."""
-    from ..lang.program import answer_limits
+    from ..limits import limited
 
     def answer_point(point, lineno):
         overrides = dict(base)
@@ -243,12 +249,12 @@ def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, s
             if not _numeric(value):
                 raise UsageError(f"--points line {lineno}: {key!r} is not a number or a list of numbers")
             overrides[key] = value
-        run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
-                          limits=limits, script=script)
-        with answer_limits(limits):
+        with limited(limits):
+            run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
+                              limits=limits, script=script)
             return to_json(answer(run))
 
-    stdin = sys.stdin.buffer if opts.points == "-" else None
+    stdin = stdin_buffer() if opts.points == "-" else None
     stream = stdin
     try:
         if stream is None:
@@ -297,7 +303,7 @@ def _parse_point(lineno: int, line: bytes | None) -> dict:
         raise LimitError(f"--points line {lineno} is longer than "
                          f"{MAX_POINT_LINE_BYTES // 2**20} MiB", hint="the limit is fixed")
     try:
-        text = line.decode("utf-8")
+        text = line.decode("utf-8-sig" if lineno == 1 else "utf-8")  # a BOM on the first
     except UnicodeDecodeError as exc:
         raise UsageError(f"--points line {lineno}: not UTF-8 text (byte {exc.start})") from None
     try:

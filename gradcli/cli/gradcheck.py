@@ -47,8 +47,11 @@ def gradcheck_cmd(
 
     if order not in (1, 2):
         raise UsageError(f"--order {order}: gradcheck checks order 1 or 2")
-    if eps <= 0:
+    if not eps > 0 or eps == float("inf"):  # refuses nan too
         raise UsageError("--eps must be positive")
+    for option, value in (("--atol", atol), ("--rtol", rtol)):
+        if not value >= 0:  # nan would pass every comparison
+            raise UsageError(f"{option} {value}: a tolerance must be a number >= 0")
     if not files and opts.expr is None:
         options = Options(eps, atol, rtol, 2, not no_sympy, fast)
         result = _self_check(options)

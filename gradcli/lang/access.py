@@ -35,6 +35,7 @@ from gradcli.lang.exceptions import EXCEPTION_CLASSES
 from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
                                    check_array_index)
 from gradcli.lang.values import Builtin, Namespace, type_name
+from gradcli.limits import budget as _budget, check_built, check_walk
 
 Tensor = _tensor.Tensor
 Function = _autograd.Function
@@ -103,25 +104,42 @@ def _bound(obj, attr, span):
 
 
 def _list_method(obj: list, attr: str):
-    """A list's method, with the length limit where it grows the list."""
+    """A list's method, with the length limit where it grows the list, the nesting limit
+    where it deepens it, and the budget charged before a scan or a shift of its items."""
     if attr == "append":
         def append(value):
             check_length(len(obj) + 1)
             obj.append(value)
+            check_built(obj)
         return append
     if attr == "extend":
         def extend(values):
             items = materialize(values)
             check_length(len(obj) + len(items))
             obj.extend(items)
+            check_built(obj)
         return extend
     if attr == "insert":
         def insert(index, value):
             check_length(len(obj) + 1)
+            _budget.charge_items(len(obj))  # the items after `index` move
             obj.insert(as_int(index, "index"), value)
+            check_built(obj)
         return insert
     if attr == "pop":
-        return lambda index=-1: obj.pop(as_int(index, "index"))
+        def pop(index=-1):
+            index = as_int(index, "index")
+            if index != -1:
+                _budget.charge_items(len(obj))
+            return obj.pop(index)
+        return pop
+    if attr in ("count", "index", "remove"):
+        method = getattr(obj, attr)
+
+        def scan(value, *bounds):
+            check_walk(obj)  # compares `value` with each item, nested ones in full
+            return method(value, *bounds)
+        return scan
     return getattr(obj, attr)
 
 

@@ -15,7 +15,8 @@ import math
 from itertools import islice
 
 from gradcli.errors import LimitError, ProgramTypeError
-from gradcli.lang.limits import MAX_SEQUENCE_LENGTH
+from gradcli.lang.limits import MAX_INT_BITS, MAX_SEQUENCE_LENGTH
+from gradcli.limits import measure
 from gradcli.lang.values import Builtin, DType, Namespace, type_name
 
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
@@ -33,6 +34,17 @@ def check_length(length: int, what: str = "a list") -> None:
     if length > MAX_SEQUENCE_LENGTH:
         raise LimitError(f"{what} of {length} items exceeds the limit of {MAX_SEQUENCE_LENGTH} items",
                          hint="use a tensor (zeros, arange, ...) for large data")
+
+
+def check_printed(value) -> None:
+    """Refuse to print or format a nested value whose text would pass the string limit
+    (each item prints at least 3 characters, `0, `), before any of it is made."""
+    if value.__class__ in (list, tuple, dict):
+        depth, size, distinct = measure(value)
+        if 3 * size > MAX_SEQUENCE_LENGTH:
+            raise LimitError(f"printing a value of {size} items would make a string longer than "
+                             f"the limit of {MAX_SEQUENCE_LENGTH} characters",
+                             hint="print a part of it, or a tensor (printed in summary)")
 
 
 def materialize(iterable, what: str = "a list") -> list:
@@ -264,9 +276,15 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         raise ProgramTypeError(f"object of type '{type_name(value)}' has no len()")
 
     def _int(value=0, base=None):
-        return int(value) if base is None else int(value, as_int(base, "base"))
+        result = int(value) if base is None else int(value, as_int(base, "base"))
+        if value.__class__ is str and result.bit_length() > MAX_INT_BITS:
+            # as for a literal (SPEC 2.1): a number past 63 bits is a float, so that
+            # `int("1" * 10**7, 2)` cannot make every later `%` scan ten million bits
+            return float(result)
+        return result
 
     def _str(value=""):
+        check_printed(value)
         return str(value)
 
     def _repr(value):

@@ -26,10 +26,11 @@ from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError
 from gradcli.lang import access as _access, foreign as _foreign, nodes as n
 from gradcli.lang.exceptions import RaisedError, python_exception
 from gradcli.lang.pymodules import check_array_index, check_device, numpy_operands
-from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_builtins,
-                                   make_modules, materialize)
+from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, iterate,
+                                   make_builtins, make_modules, materialize)
 from gradcli.lang.limits import (MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS,
-                                 MAX_SEQUENCE_LENGTH, WORK_PER_STEP, Limits)
+                                 MAX_SEQUENCE_LENGTH, Limits)
+from gradcli.limits import budget as _budget, check_built, check_walk
 from gradcli.lang.values import Builtin, Closure, Scope, type_name
 
 import numpy as np
@@ -68,6 +69,22 @@ _PLAIN_OPERATORS = frozenset({"+", "-", "*", "/"})
 _set_current_source = _graph.set_current_source
 _MAX_TENSOR_DIMS = 64  # numpy's limit
 _SIZED = frozenset({list, tuple, str, dict, range, set})
+# Builtins that look at a sequence without walking it: their arguments are not charged.
+_NO_WALK = frozenset({"len", "isinstance", "type", "bool", "id", "iter", "enumerate", "zip",
+                      "reversed", "range"})
+
+
+def _charge_scan(item, container) -> None:
+    """Charge `item in container` before it runs: a hash of `item` for a dict or set, a
+    scan comparing it with every item otherwise (a range scans unless `item` is an int)."""
+    cls = container.__class__
+    if cls is range:
+        if item.__class__ is not int and item.__class__ is not bool:
+            _budget.charge_items(_length(container))
+    elif cls is dict or cls is set:
+        check_walk(item)
+    elif cls in _SIZED:
+        check_walk(container)
 _ndarray = np.ndarray
 
 
@@ -134,9 +151,9 @@ class Interpreter:
         self.script = script
         self.max_steps = limits.max_steps
         self.steps = 0
-        # the work budget (limits.WORK_PER_STEP): tokens run, plus tensors and lists made
-        self.max_work = limits.max_steps * WORK_PER_STEP
-        self.work = 0
+        # the work budget (gradcli.limits): tokens run here, tensor ops and scans charged
+        # by the engine and the value walks, all in one counter
+        self.budget = _budget
         self.costs = program.module.costs
         self.call_depth = 0
         self.printer = Printer(emit)
@@ -184,8 +201,9 @@ class Interpreter:
 
     def exec_block(self, body: list):
         costs = self.costs
+        budget = self.budget
         for stmt in body:
-            self.work += costs.get(id(stmt), 1)
+            budget.work += costs.get(id(stmt), 1)
             signal = self._exec[stmt.__class__](stmt)
             if signal is not None:
                 return signal
@@ -207,19 +225,16 @@ class Interpreter:
             raise LimitError(f"the program ran more than {self.max_steps} steps "
                              "(loop iterations plus function calls)", span,
                              hint="raise the limit with --max-steps")
-        if self.work > self.max_work:
-            raise LimitError(f"the program ran more than {self.max_steps} steps (loop iterations "
-                             "plus function calls, where a long loop body or a large tensor "
-                             "counts as several)", span, hint="raise the limit with --max-steps")
+        if self.budget.work > self.budget.max_work:
+            raise self.budget.exhausted().at(span)
 
     def charge(self, value) -> None:
-        """Count a tensor or Python sequence a program made or handed to a builtin, by what
-        it costs against running a token: 1 per 1024 tensor elements, 1 per 32 items."""
-        cls = value.__class__
-        if cls is Tensor:
-            self.work += value._data.size >> 10
-        elif cls in _SIZED:
-            self.work += _length(value) >> 5
+        """Count a Python sequence a program made, by what it costs against running a
+        token: 1 per 32 items (the engine charged a tensor before making it)."""
+        if value.__class__ in _SIZED and value.__class__ is not range:  # (a range is lazy)
+            length = len(value)
+            check_length(length, f"a {type(value).__name__}")
+            self.budget.work += length >> 5
 
     def set_source(self, span) -> None:
         self.span = span
@@ -310,6 +325,8 @@ class Interpreter:
         try:
             if obj.__class__ is _ndarray:
                 check_array_index(obj, index)
+            elif obj.__class__ is dict:
+                check_walk(index)  # hashed
             return obj[index]
         except GradcliError as error:
             raise error.at(span)
@@ -376,7 +393,16 @@ class Interpreter:
         try:
             if kwargs and "device" in kwargs:
                 check_device(kwargs["device"])
+            for arg in args if name not in _NO_WALK else ():
+                if arg.__class__ in _SIZED:
+                    # a builtin may walk it all (print, str, sum, sorted, tensor): charged
+                    # first, shared parts in full, and refused if nested too deeply
+                    if arg.__class__ is range:
+                        _budget.charge_items(_length(arg))
+                    else:
+                        check_walk(arg)
             result = fn(*args, **kwargs)
+            self.charge(result)
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
@@ -386,10 +412,6 @@ class Interpreter:
             if error is None:
                 raise  # a bug in gradcli
             raise error from None
-        self.charge(result)
-        for arg in args:
-            if arg.__class__ in _SIZED:
-                self.work += _length(arg) >> 5
         if isinstance(result, types.FunctionType) and isinstance(func, _GradMode):
             return Builtin(getattr(args[0], "name", "function"), result)  # a decorated def
         return result
@@ -406,7 +428,7 @@ class Interpreter:
         self.call_depth += 1
         try:
             if closure.is_lambda:
-                self.work += self.costs.get(id(closure.node), 1)
+                self.budget.work += self.costs.get(id(closure.node), 1)
                 return self.eval(closure.body)
             signal = self.exec_block(closure.body)
             if signal is RETURN:
@@ -497,8 +519,6 @@ class Interpreter:
                     raise error.at(span)
                 except _PYTHON_ERRORS as exc:
                     raise self.fail(exc, span) from None
-                if value.__class__ is Tensor:
-                    self.work += value._data.size >> 10
             else:
                 value = self.binary(op, value, right, span)
         return value
@@ -568,9 +588,13 @@ class Interpreter:
         for i, (op, comparator, span) in enumerate(zip(node.ops, node.comparators, node.spans)):
             right = self.eval(comparator)
             self.set_source(span)
-            if op == "in" or op == "not in":
-                self.charge(right)
             try:
+                if op == "in" or op == "not in":
+                    _charge_scan(left, right)
+                elif (left.__class__ in _SIZED or right.__class__ in _SIZED) \
+                        and op != "is" and op != "is not":
+                    check_walk(left)
+                    check_walk(right)
                 if left.__class__ is _ndarray or right.__class__ is _ndarray:
                     if op in _ORDERING:
                         left, right = numpy_operands(op, left, right)
@@ -613,10 +637,11 @@ class Interpreter:
     def _list(self, node):
         items = self._plain_list(node)
         if self.script or not items:
-            return items
+            return self._built(items, node.span)
         shape = _numeric_shape(items)
         if shape is None:
-            return items  # holds tensors or other values: a Python list (`[w]`, `stack([a, b])`)
+            # holds tensors or other values: a Python list (`[w]`, `stack([a, b])`)
+            return self._built(items, node.span)
         if shape is False:
             raise ProgramValueError("a list literal of numbers must be rectangular (this one is "
                                     "ragged)", node.span)
@@ -633,27 +658,42 @@ class Interpreter:
             raise self.fail(exc, span, "tensor") from None
 
     def _tuple(self, node):
-        return tuple(self.eval(element) for element in node.elts)
+        return self._built(tuple([self.eval(element) for element in node.elts]), node.span)
+
+    @staticmethod
+    def _built(value, span):
+        """A container a literal built, refused if it nests too deeply."""
+        try:
+            check_built(value)
+        except GradcliError as error:
+            raise error.at(span)
+        return value
 
     def _dict(self, node):
         result = {}
         for key_node, value_node in zip(node.keys, node.values):
             key = self.eval(key_node)
             try:
+                check_walk(key)  # hashed
                 result[key] = self.eval(value_node)
             except TypeError as exc:
                 raise self.fail(exc, key_node.span) from None
-        return result
+            except GradcliError as error:
+                raise error.at(key_node.span)
+        return self._built(result, node.span)
 
     def _set(self, node):
         result = set()
         for element in node.elts:
             value = self.eval(element)
             try:
+                check_walk(value)  # hashed
                 result.add(value)
             except TypeError as exc:
                 raise self.fail(exc, element.span) from None
-        return result
+            except GradcliError as error:
+                raise error.at(element.span)
+        return self._built(result, node.span)
 
     def _comprehension(self, node):
         """A comprehension, in its own scope; a generator expression is made a list at once."""
@@ -666,7 +706,7 @@ class Interpreter:
         finally:
             self.scope = saved
         self.charge(result)
-        return result
+        return self._built(result, node.span)
 
     def _clauses(self, node, level: int, iterable, result):
         clause = node.generators[level]
@@ -690,7 +730,7 @@ class Interpreter:
             if item is _MISSING:
                 return
             self.step(clause.span)
-            self.work += cost
+            self.budget.work += cost
             self.store(clause.target, item)
             if not all(self.truth(self.eval(test), test.span) for test in clause.ifs):
                 continue
@@ -729,6 +769,8 @@ class Interpreter:
                     raise ProgramValueError(f"format width or precision {number} is too large "
                                             f"(at most {MAX_FORMAT_WIDTH})", part.span)
             try:
+                check_walk(value)
+                check_printed(value)
                 if part.conversion == "r":
                     value = repr(value)
                 elif part.conversion == "s":
@@ -742,7 +784,7 @@ class Interpreter:
                 raise self.fail(exc, part.span) from None
         text = "".join(out)
         check_length(len(text), "a string")
-        self.work += len(text) >> 5
+        self.budget.work += len(text) >> 5
         return text
 
     def _make_print(self):
@@ -755,6 +797,8 @@ class Interpreter:
                 end = "\n"
             if not isinstance(sep, str) or not isinstance(end, str):
                 raise ProgramTypeError("print(): sep and end must be strings")
+            for arg in args:
+                check_printed(arg)
             printer.write(sep.join(str(arg) for arg in args) + end)
 
         print.__qualname__ = "print"
@@ -851,7 +895,11 @@ class Interpreter:
 
     def setitem(self, obj, index, value, span):
         try:
+            if obj.__class__ is dict:
+                check_walk(index)  # hashed
             self.access.setitem(obj, index, value, span)
+            if obj.__class__ is list or obj.__class__ is dict:
+                check_built(obj)
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
@@ -914,7 +962,7 @@ class Interpreter:
         cost = self.costs.get(id(node), 1)  # the test, evaluated again each iteration
         while self.truth(self.eval(test), test.span):
             self.step(node.span)
-            self.work += cost
+            self.budget.work += cost
             signal = self.exec_block(node.body)
             if signal is not None:
                 if signal is BREAK:

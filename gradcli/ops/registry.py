@@ -21,7 +21,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..errors import ProgramTypeError
-from .._tensor import Tensor, _grad_enabled, check_elements, limits
+from .._tensor import Tensor, _grad_enabled, check_elements
+from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
 from ..autograd import graph as _graph
 from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
 from ..autograd import saved_hooks as _saved_hooks
@@ -58,11 +59,12 @@ class Op:
 
     __slots__ = ("name", "node", "inputs", "forward", "rules", "formulas", "sympy", "domain",
                  "broadcasts", "n_outputs", "defaults", "plans", "saves_anything", "_save_cache",
-                 "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes")
+                 "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes", "cost")
 
     def __init__(self, name, node, forward, inputs=("self",), rules=(), formulas=(), sympy=None,
-                 domain=None, broadcasts=False, n_outputs=1, doc=""):
+                 domain=None, broadcasts=False, n_outputs=1, doc="", cost=None):
         self.name = name
+        self.cost = cost  # (arrays, **params) -> elements or flops of work (ops/costs.py)
         self.node = node
         self.forward = forward
         self.inputs = tuple(inputs)
@@ -259,6 +261,8 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         else:
             x = _plain(a, op, 0)
             mask = 0
+        if op.cost is not None or x.__class__ is ndarray and x.size >= _FREE:
+            charge(op, (x,), params)
         out = op.forward(x, **params) if params else op.forward(x)
     elif n == 2:
         a, b = inputs
@@ -277,6 +281,9 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             y = _plain(b, op, 1)
         if op.broadcasts:
             _check_broadcast(x, y)
+        if op.cost is not None or x.__class__ is ndarray and x.size >= _FREE \
+                or y.__class__ is ndarray and y.size >= _FREE:
+            charge(op, (x, y), params)
         out = op.forward(x, y, **params) if params else op.forward(x, y)
     else:
         arrays = []
@@ -290,6 +297,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             else:
                 arrays.append(_plain(t, op, i))
             bit <<= 1
+        charge(op, arrays, params)
         out = op.forward(*arrays, **params) if params else op.forward(*arrays)
         x = arrays[0] if arrays else None
     record = mask and _grad_enabled[0] and op.differentiable
@@ -298,7 +306,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
     if out.__class__ is not ndarray:
         # a numpy scalar (0-d results): keep a comparison's bool and an index's int64
         out = np.asarray(out) if isinstance(out, (np.bool_, np.integer)) else np.asarray(out, dtype=np.float64)
-    elif out.size > limits.max_elements:
+    elif out.size > _budget.max_elements:
         check_elements(out.size)
     if not record:
         result = Tensor._make(out)
@@ -316,7 +324,24 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
     return result
 
 
+def charge(op: Op, arrays, params) -> None:
+    """Charge the budget for an op before it runs: its cost function's estimate, else
+    its inputs' elements (a broadcast's output is charged by `_check_broadcast`)."""
+    cost = op.cost
+    if cost is None:
+        count = 0
+        for a in arrays:
+            count += getattr(a, "size", 1)
+    else:
+        count = cost(*arrays, **params) if params else cost(*arrays)
+    _budget.charge_elements(count)
+
+
 def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
+    budget = _budget  # charge the node (Budget.node_made, inlined: the hot path)
+    budget.work += _NODE_WORK
+    if budget.work > budget.max_work:
+        raise budget.exhausted()
     node = OpNode.__new__(OpNode)
     node.op = op
     n = len(inputs)

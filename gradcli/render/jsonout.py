@@ -9,6 +9,8 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from ..errors import LimitError
+from ..limits import measure
 
 
 def _number(x: float):
@@ -49,8 +51,20 @@ def value(v):
 MAX_DEPTH = 100
 
 
+# Items of a Python value shown in full, shared parts counted each time they are shown
+# (`a = [a, a]` 60 times is 2^60 items in 60 lists): past this it is left out unwalked.
+MAX_ITEMS = 10**6
+
+
 def is_value(v) -> bool:
     """Whether a program value has a JSON form (functions, modules and nodes do not)."""
+    if v.__class__ in (list, tuple, dict):
+        try:
+            _depth, size, _distinct = measure(v, MAX_DEPTH)
+        except LimitError:
+            return False
+        if size > MAX_ITEMS:
+            return False
     stack = [(v, 0)]
     while stack:
         v, depth = stack.pop()

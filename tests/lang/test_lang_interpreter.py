@@ -11,6 +11,7 @@ from gradcli.errors import (AutogradError, ExitCode, GradcliError, LimitError, N
                             ParseError, ProgramError, ProgramTypeError, ProgramValueError, Span,
                             UsageError)
 from gradcli.lang import Limits, compile_program
+from gradcli.limits import budget
 from lang_helpers import raises_at
 
 Tensor = engine_tensor.Tensor
@@ -484,11 +485,11 @@ def test_deep_but_allowed_recursion_works():
 
 
 def test_element_limit_is_set_for_the_run_and_restored():
-    before = engine_tensor.limits.max_elements
+    before = budget.max_elements
     with pytest.raises(LimitError, match="--max-elements|elements") as info:
         run("x = zeros(1000)\n", limits=Limits(max_elements=100))
     assert info.value.span == Span(1, 5, 10)
-    assert engine_tensor.limits.max_elements == before
+    assert budget.max_elements == before
     run("x = zeros(1000)\n")
 
 
