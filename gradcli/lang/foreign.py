@@ -47,7 +47,7 @@ def tensor_attribute_hint(attr: str) -> str | None:
 
 
 def namespace_hint(namespace: str, attr: str, functional: dict) -> str | None:
-    """A hint for a missing member of torch.nn: its module classes are not supported."""
+    """A hint for a missing member of torch.nn: the module classes gradcli lacks."""
     if namespace != "torch.nn" or not attr[:1].isupper():
         return None
     instead = _NN_INSTEAD.get(attr)
@@ -56,4 +56,4 @@ def namespace_hint(namespace: str, attr: str, functional: dict) -> str | None:
         match = next((f for f in sorted(functional) if f.replace("_", "") == wanted), None)
         instead = f"the function F.{match} (torch.nn.functional)" if match else \
             "tensors and the functions of torch.nn.functional (F)"
-    return f"torch.nn's module classes (nn.{attr}) are not supported: write {instead}"
+    return f"nn.{attr} is not supported: write {instead}"
