@@ -65,11 +65,14 @@ def steps(description: str, total: int | None):
 
 
 @contextlib.contextmanager
-def after(description: str, seconds: float = DELAY):
-    """A spinner that appears once the work inside has taken `seconds` (terminal only)."""
+def after(description: str, seconds: float | None = None):
+    """A spinner that appears once the work inside has taken `seconds` (terminal only;
+    DELAY, or $GRADCLI_PROGRESS_DELAY, which the tests set so that a short program shows it)."""
     if not shown():
         yield
         return
+    if seconds is None:
+        seconds = float(os.environ.get("GRADCLI_PROGRESS_DELAY", DELAY))
     import threading
 
     lock = threading.Lock()

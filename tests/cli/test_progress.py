@@ -18,12 +18,14 @@ FILES = ["samples/quickstart.txt", "samples/e05_chain.py", "samples/e01_linear.p
 needs_script = pytest.mark.skipif(shutil.which("script") is None, reason="needs script (util-linux)")
 
 
-def in_a_terminal(args, stdin_text=None):
-    """The bytes a terminal shows for `gradcli ARGS` run under script(1)."""
+def in_a_terminal(args, stdin_text=None, delay=None):
+    """The bytes a terminal shows for `gradcli ARGS` run under script(1) (`delay`: the
+    spinner's, so that a short program shows it on a fast machine too)."""
     command = " ".join(GRADCLI + args)
     proc = subprocess.run(["script", "-qec", command, "/dev/null"], cwd=ROOT, capture_output=True,
                           input=(stdin_text or "").encode(), timeout=300,
-                          env=dict(os.environ, TERM="xterm-256color", COLUMNS="100"))
+                          env=dict(os.environ, TERM="xterm-256color", COLUMNS="100",
+                                   **({"GRADCLI_PROGRESS_DELAY": str(delay)} if delay else {})))
     return proc.returncode, proc.stdout.decode(errors="replace")
 
 
@@ -45,7 +47,7 @@ def test_gradcheck_of_many_files_shows_a_bar_in_a_terminal_only():
 def test_a_program_running_over_a_second_shows_a_spinner_in_a_terminal_only(tmp_path):
     slow = tmp_path / "slow.py"
     slow.write_text(SLOW)
-    code, shown = in_a_terminal(["run", str(slow)])
+    code, shown = in_a_terminal(["run", str(slow)], delay=0.05)
     assert code == 0 and "400000.0" in shown
     assert f"running {slow}" in shown
     proc = piped(["run", str(slow)])
