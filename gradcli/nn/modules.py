@@ -1085,7 +1085,7 @@ class _BatchNorm(Module):
         if self.track_running_stats:
             self.register_buffer("running_mean", FUNCTIONS["zeros"](n, **_dt(dtype)))
             self.register_buffer("running_var", FUNCTIONS["ones"](n, **_dt(dtype)))
-            self.register_buffer("num_batches_tracked", FUNCTIONS["tensor"](0))
+            self.register_buffer("num_batches_tracked", Tensor._make(np.array(0, dtype=np.int64)))
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
