@@ -25,11 +25,12 @@ class GraphNode:
     name of the leaf behind an AccumulateGrad; `source` "line:col" where the op ran;
     `saved` (name, shape or None, value) triples when asked; `value` the tensor
     the node produced, when known and asked; `reached_from` the (node id, edge
-    index) through which the walk first reached this node (None for the root).
+    index) through which the walk first reached this node (None for the root);
+    `module` the index in `GraphModel.modules` of the module whose forward made it.
     """
 
     __slots__ = ("id", "name", "edges", "tensor", "variable", "source", "saved", "value",
-                 "reached_from", "in_degree")
+                 "reached_from", "in_degree", "module")
 
     id: int
     name: str
@@ -41,6 +42,7 @@ class GraphNode:
     value: object
     reached_from: tuple | None
     in_degree: int
+    module: int | None
 
 
 @dataclass(eq=False)
@@ -52,6 +54,8 @@ class GraphModel:
     with_saved: bool = False
     with_values: bool = False
     root: int = 0
+    # the run's modules that hold a node: (path label, class name, parent index or None)
+    modules: list = field(default_factory=list)
 
     def is_shared(self, node_id: int) -> bool:
         """Whether more than one edge leads to this node (it is drawn once, referred to after)."""
@@ -138,6 +142,7 @@ def _build(output, names, output_name, saved, values) -> GraphModel:
             by_fn.setdefault(id(output.grad_fn), output_name)
     if output.grad_fn is not None:
         by_fn_out.setdefault((id(output.grad_fn), output._output_nr), output)
+    paths = _module_paths(names, by_tensor)
 
     # one iterative depth-first walk; `objs` keeps every node alive so id() stays unique
     index: dict[int, int] = {}
@@ -184,11 +189,55 @@ def _build(output, names, output_name, saved, values) -> GraphModel:
             id=i, name=node.name(), edges=edges, tensor=tensor_name, variable=variable,
             source=_span_text(getattr(node, "source", None)),
             saved=_saved_of(node) if saved else None, value=value,
-            reached_from=reached[i], in_degree=0,
+            reached_from=reached[i], in_degree=0, module=None,
         ))
     for node, d in zip(model.nodes, in_degree):
         node.in_degree = d
+    if paths:
+        _assign_modules(model, objs, paths)
     return model
+
+
+def _module_paths(names, by_tensor) -> dict:
+    """id(module) -> (path, module, variable); names the modules' parameters in by_tensor."""
+    if not names or not any(getattr(v, "_parameters", None) is not None for v in names.values()):
+        return {}
+    from .nn.modules import module_paths, module_tensors
+
+    for name, t in reversed(list(module_tensors(names).items())):
+        by_tensor[id(t)] = name  # a path wins over a variable that also holds the parameter
+    return {id(m): (path, m, variable) for path, m, variable in module_paths(names)}
+
+
+def _assign_modules(model, objs, paths) -> None:
+    """Each node's module (the innermost whose forward made it; a parameter's leaf is its
+    owner's), and the clusters those modules form, each under its parent module."""
+    from .nn.modules import NODE_MODULE
+
+    owner = {id(t): id(m) for _, m, _ in paths.values()
+             for t in list(m._parameters.values()) + list(m._buffers.values()) if t is not None}
+    index: dict = {}
+
+    def cluster(key):
+        if key not in index:
+            path, module, variable = paths[key]
+            parent_path = path.rpartition(".")[0] if "." in path else ("" if path else None)
+            parent = next((k for k, (p, _, v) in paths.items() if p == parent_path
+                           and (parent_path or v == variable)), None) if parent_path is not None \
+                else None
+            parent_index = cluster(parent) if parent is not None and parent != key else None
+            index[key] = len(model.modules)
+            model.modules.append((path or variable, module._get_name(), parent_index))
+        return index[key]
+
+    for node, obj in zip(model.nodes, objs):
+        leaf = getattr(obj, "variable", None)
+        module = owner.get(id(leaf)) if leaf is not None else None
+        if module is None and leaf is None:
+            found = NODE_MODULE.get(obj)
+            module = id(found) if found is not None else None
+        if module in paths:
+            node.module = cluster(module)
 
 
 def _value_of(node, tensor_name, names, by_fn_out):
@@ -211,4 +260,7 @@ def graph_of(run, of: str | None = None, saved: bool = False, values: bool = Fal
     from .queries import tensor_output
 
     name, out = tensor_output(run, of)
-    return build(out, getattr(run, "values", None), output_name=name, saved=saved, values=values)
+    names = getattr(run, "values", None)
+    if getattr(run, "modules", None):
+        names = {**names, **run.modules}  # their parameters are named by path (fc1.weight)
+    return build(out, names, output_name=name, saved=saved, values=values)

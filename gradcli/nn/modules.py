@@ -13,6 +13,7 @@ the registered names, the program's own attributes (`_attrs`), the layer's
 from __future__ import annotations
 
 import math
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -42,8 +43,10 @@ MODULE_METHODS = frozenset({
     "get_parameter", "extra_repr", "cpu", "cuda", "type",
 })
 
-# The modules whose forward is running, innermost last: the graph records the innermost.
+# The modules whose forward is running, innermost last.
 CALL_STACK: list = []
+# backward node -> the innermost module whose forward made it (the graph's clusters)
+NODE_MODULE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _function(name: str):
@@ -402,6 +405,7 @@ class Module:
             result = self.forward(*args, **kwargs)
         finally:
             CALL_STACK.pop()
+        _tag_nodes(self, args, result)
         for hook in list(self._forward_hooks):
             changed = hook(self, args, result)
             if changed is not None:
@@ -441,6 +445,59 @@ class Module:
 
     def __dir__(self):
         return []
+
+
+def _tag_nodes(module: Module, args, result) -> None:
+    """Record `module` on the backward nodes its forward made: from the outputs back to the
+    inputs' nodes (a node an inner module recorded keeps the inner one)."""
+    outs = result if isinstance(result, (tuple, list)) else (result,)
+    stack = [o.grad_fn for o in outs if isinstance(o, Tensor) and o.grad_fn is not None]
+    if not stack:
+        return
+    stop = {id(a.grad_fn) for a in args if isinstance(a, Tensor) and a.grad_fn is not None}
+    seen = set()
+    while stack:
+        node = stack.pop()
+        key = id(node)
+        if key in seen or key in stop or hasattr(node, "variable"):
+            continue
+        seen.add(key)
+        if node not in NODE_MODULE:
+            NODE_MODULE[node] = module
+        stack.extend(child for child, _ in node.next_functions if child is not None)
+
+
+def module_paths(values: dict) -> list:
+    """(path, module, variable) for every module a run holds, in named_modules order. With one
+    top-level module the paths are torchviz's (`fc1`, its parameters `fc1.weight`); with
+    several, each starts with its variable (`model.fc1`)."""
+    held = [(name, v) for name, v in values.items() if isinstance(v, Module)]
+    if not held:
+        return []
+    inner = {id(m) for _, v in held for _, m in v.named_modules() if m is not v}
+    tops, seen_tops = [], set()
+    for name, v in held:
+        if id(v) not in inner and id(v) not in seen_tops:
+            seen_tops.add(id(v))
+            tops.append((name, v))
+    out, seen = [], set()
+    for name, top in tops:
+        for path, m in top.named_modules(prefix="" if len(tops) == 1 else name):
+            if id(m) not in seen:
+                seen.add(id(m))
+                out.append((path, m, name))
+    return out
+
+
+def module_tensors(values: dict) -> dict:
+    """The parameters and buffers of the run's modules by dotted path (`fc1.weight`)."""
+    out = {}
+    for path, module, _ in module_paths(values):
+        for table in (module._parameters, module._buffers):
+            for name, t in table.items():
+                if t is not None:
+                    out.setdefault(f"{path}.{name}" if path else name, t)
+    return out
 
 
 class _IncompatibleKeys(tuple):

@@ -222,7 +222,23 @@ def to_dot(model) -> list[str]:
                 out.append(f'  n{n.id} -> none{n.id}_{k} [label="{nr}", style=dashed];')
             else:
                 out.append(f'  n{n.id} -> n{j} [label="{nr}"];')
+    out.extend(_clusters(model, lambda i, label: f"subgraph cluster_{i} {{ label={_dot_string([label])};",
+                         lambda n: f"n{n.id};", "}"))
     out.append("}")
+    return out
+
+
+def _clusters(model, opening, member, closing: str, depth: int = 1, parent=None) -> list[str]:
+    """The modules' clusters, nested as the modules are: each holds the nodes its forward made."""
+    out = []
+    for i, (path, kind, up) in enumerate(model.modules):
+        if up != parent:
+            continue
+        pad = "  " * depth
+        out.append(pad + opening(i, f"{path} ({kind})"))
+        out.extend(pad + "  " + member(n) for n in model.nodes if n.module == i)
+        out.extend(_clusters(model, opening, member, closing, depth + 1, i))
+        out.append(pad + closing)
     return out
 
 
@@ -244,6 +260,8 @@ def to_mermaid(model) -> list[str]:
                 out.append(f"  n{n.id} -.->|{nr}| none{n.id}_{k}")
             else:
                 out.append(f"  n{n.id} -->|{nr}| n{j}")
+    out.extend(_clusters(model, lambda i, label: f'subgraph m{i} ["{_mermaid_text(label)}"]',
+                         lambda n: f"n{n.id}", "end"))
     return out
 
 
