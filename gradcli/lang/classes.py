@@ -124,6 +124,9 @@ class ProgramModule(Module):
         Module.__setattr__(self, name, value)
 
 
+ProgramModule.__name__ = "Module"  # Python's messages name it ('+' of 'Module' and 'int')
+
+
 class SuperProxy:
     """`super()` in a method: the base's methods (the program's, then nn.Module's)."""
 
