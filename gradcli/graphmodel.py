@@ -26,11 +26,12 @@ class GraphNode:
     `saved` (name, shape or None, value) triples when asked; `value` the tensor
     the node produced, when known and asked; `reached_from` the (node id, edge
     index) through which the walk first reached this node (None for the root);
-    `shape` the shape of the tensor it produced (output 0), when known.
+    `shape` the shape of the tensor it produced (output 0), when known; `module` the index
+    in `GraphModel.modules` of the module whose forward made it.
     """
 
     __slots__ = ("id", "name", "edges", "tensor", "variable", "source", "saved", "value",
-                 "reached_from", "in_degree", "shape")
+                 "reached_from", "in_degree", "shape", "module")
 
     id: int
     name: str
@@ -43,6 +44,7 @@ class GraphNode:
     reached_from: tuple | None
     in_degree: int
     shape: list | None
+    module: int | None
 
 
 @dataclass(eq=False)
@@ -56,6 +58,8 @@ class GraphModel:
     root: int = 0
     source_lines: list | None = None  # the program's lines, for the source line of each node
     ids: dict = field(default_factory=dict, repr=False)  # id(grad_fn node) -> node id
+    # the run's modules that hold a node: (path label, class name, parent index or None)
+    modules: list = field(default_factory=list)
 
     def source_line(self, node) -> str | None:
         """The program line a node was made on, stripped (for tooltips)."""
@@ -169,6 +173,7 @@ def _build(output, names, output_name, saved, values, shapes) -> GraphModel:
             by_fn.setdefault(id(output.grad_fn), output_name)
     if output.grad_fn is not None:
         by_fn_out.setdefault((id(output.grad_fn), output._output_nr), output)
+    paths = _module_paths(names, by_tensor)
 
     # one iterative depth-first walk; `objs` keeps every node alive so id() stays unique
     index: dict[int, int] = {}
@@ -218,12 +223,56 @@ def _build(output, names, output_name, saved, values, shapes) -> GraphModel:
             id=i, name=node.name(), edges=edges, tensor=tensor_name, variable=variable,
             source=_span_text(getattr(node, "source", None)),
             saved=_saved_of(node) if saved else None, value=value,
-            reached_from=reached[i], in_degree=0,
+            reached_from=reached[i], in_degree=0, module=None,
             shape=None if shape is None else list(shape),
         ))
     for node, d in zip(model.nodes, in_degree):
         node.in_degree = d
+    if paths:
+        _assign_modules(model, objs, paths)
     return model
+
+
+def _module_paths(names, by_tensor) -> dict:
+    """id(module) -> (path, module, variable); names the modules' parameters in by_tensor."""
+    if not names or not any(getattr(v, "_parameters", None) is not None for v in names.values()):
+        return {}
+    from .nn.modules import module_paths, module_tensors
+
+    for name, t in reversed(list(module_tensors(names).items())):
+        by_tensor[id(t)] = name  # a path wins over a variable that also holds the parameter
+    return {id(m): (path, m, variable) for path, m, variable in module_paths(names)}
+
+
+def _assign_modules(model, objs, paths) -> None:
+    """Each node's module (the innermost whose forward made it; a parameter's leaf is its
+    owner's), and the clusters those modules form, each under its parent module."""
+    from .nn.modules import NODE_MODULE
+
+    owner = {id(t): id(m) for _, m, _ in paths.values()
+             for t in list(m._parameters.values()) + list(m._buffers.values()) if t is not None}
+    index: dict = {}
+
+    def cluster(key):
+        if key not in index:
+            path, module, variable = paths[key]
+            parent_path = path.rpartition(".")[0] if "." in path else ("" if path else None)
+            parent = next((k for k, (p, _, v) in paths.items() if p == parent_path
+                           and (parent_path or v == variable)), None) if parent_path is not None \
+                else None
+            parent_index = cluster(parent) if parent is not None and parent != key else None
+            index[key] = len(model.modules)
+            model.modules.append((path or variable, module._get_name(), parent_index))
+        return index[key]
+
+    for node, obj in zip(model.nodes, objs):
+        leaf = getattr(obj, "variable", None)
+        module = owner.get(id(leaf)) if leaf is not None else None
+        if module is None and leaf is None:
+            found = NODE_MODULE.get(obj)
+            module = id(found) if found is not None else None
+        if module in paths:
+            node.module = cluster(module)
 
 
 def _value_of(node, tensor_name, names, by_fn_out):
@@ -247,8 +296,10 @@ def graph_of(run, of: str | None = None, saved: bool = False, values: bool = Fal
     from .queries import tensor_output
 
     name, out = tensor_output(run, of)
-    model = build(out, getattr(run, "values", None), output_name=name, saved=saved, values=values,
-                  shapes=shapes)
+    names = getattr(run, "values", None)
+    if getattr(run, "modules", None):
+        names = {**names, **run.modules}  # their parameters are named by path (fc1.weight)
+    model = build(out, names, output_name=name, saved=saved, values=values, shapes=shapes)
     program = getattr(getattr(run, "interpreter", None), "program", None)
     text = getattr(program, "source", None)
     model.source_lines = text.splitlines() if isinstance(text, str) else None

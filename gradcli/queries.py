@@ -47,8 +47,20 @@ def _kind(value) -> str:
 
 
 def tensors(run) -> dict[str, Tensor]:
-    """The named tensors of a run, in the order they were first assigned."""
-    return {k: v for k, v in run.values.items() if isinstance(v, Tensor)}
+    """The named tensors of a run, in the order they were first assigned, then the parameters
+    and buffers of its nn modules, named by dotted path (`fc1.weight`, as torchviz names them,
+    even when a variable such as a loop's `p` also holds one: `nn.modules.module_tensors`)."""
+    named = {k: v for k, v in run.values.items() if isinstance(v, Tensor)}
+    modules = getattr(run, "modules", None)
+    if modules:
+        from .nn.modules import module_tensors
+
+        paths = module_tensors(modules)
+        held = {id(t) for t in paths.values()}
+        named = {k: v for k, v in named.items() if id(v) not in held}
+        for k, t in paths.items():
+            named.setdefault(k, t)
+    return named
 
 
 def lookup(run, names: list[str], option: str) -> list[Tensor]:

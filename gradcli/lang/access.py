@@ -8,8 +8,9 @@ four doors here:
   a type without a reader has no attributes at all. A Tensor's attributes and
   methods are `_tensor.TENSOR_ATTRIBUTES`, `TENSOR_METHODS` and `ops.METHODS`;
   a namespace's are its members; the others are listed below.
-- `Access.setattr`: `obj.attr = v` on a Tensor (SETTABLE_ATTRIBUTES) and on a
-  custom Function's ctx (the program's own names), nothing else.
+- `Access.setattr`: `obj.attr = v` on a Tensor (SETTABLE_ATTRIBUTES), on a
+  custom Function's ctx (the program's own names) and on an nn.Module
+  (`set_module_attribute`: registration, or the program's own names), nothing else.
 - `Access.setitem`: `obj[i] = v` on a Tensor, a list, a dict or a numpy array
   (numpy refuses a read-only one: `x.numpy()`).
 - `Access.callable_types`: the engine objects a program may call besides
@@ -31,11 +32,14 @@ from gradcli.autograd import api as _autograd_api, graph as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
 from gradcli.lang import foreign as _foreign
 from gradcli.lang.builtins import materialize, check_length
+from gradcli.lang.classes import BoundMethod, ProgramClass, ProgramModule, SuperProxy
 from gradcli.lang.exceptions import EXCEPTION_CLASSES
 from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
                                    check_array_index)
-from gradcli.lang.values import Builtin, Namespace, type_name
+from gradcli.lang.values import Builtin, Closure, Namespace, type_name
 from gradcli.limits import budget as _budget, check_built, check_walk
+from gradcli.nn.modules import MODULE_METHODS, Module
+from gradcli.ops.factories import Parameter
 
 Tensor = _tensor.Tensor
 Function = _autograd.Function
@@ -283,6 +287,71 @@ def _tensor_reader(attributes: frozenset, methods: frozenset):
     return read
 
 
+def _read_module(obj, attr, span):
+    """A module's attribute: its Parameters, buffers and submodules, the program's own
+    attributes, a program class's methods (bound), the layer's `public` names, MODULE_METHODS."""
+    if attr[:2] != "__":
+        d = obj.__dict__
+        for table in ("_parameters", "_buffers", "_modules", "_attrs"):
+            values = d.get(table)
+            if values is not None and attr in values:
+                return values[attr]
+        if obj.__class__ is ProgramModule:
+            owner, member = d["_program_class"].find(attr)
+            if owner is not None:
+                return BoundMethod(obj, owner, member) if member.__class__ is Closure else member
+        if attr == "training" or attr in obj.public:
+            return _bound(obj, attr, span)
+        if attr in MODULE_METHODS:
+            return Builtin(attr, getattr(obj, attr))
+    raise _no_attribute(obj, attr, span, MODULE_METHODS | frozenset(obj.public))
+
+
+def _read_program_class(obj, attr, span):
+    """`Net.method` (the program's function, unbound) or a class attribute."""
+    owner, member = obj.find(attr) if attr[:2] != "__" else (None, None)
+    if owner is None:
+        raise _attribute_error(f"type object '{obj.name}' has no attribute '{attr}'", span, None)
+    return member
+
+
+def _read_super(obj, attr, span):
+    value = obj.read(attr, MODULE_METHODS) if attr == "__init__" or attr[:2] != "__" else None
+    if value is None:
+        raise _attribute_error(f"'super' object has no attribute '{attr}'", span, None)
+    return value if value.__class__ is BoundMethod or not callable(value) else Builtin(attr, value)
+
+
+def set_module_attribute(obj, attr: str, value) -> None:
+    """`module.attr = value`: a Parameter, a Module or a registered name is registered as
+    PyTorch's __setattr__ does; `training` takes a bool; a layer's public option takes a
+    plain value; any other name is the program's own (kept apart from the module's internals)."""
+    if not attr.isidentifier() or attr[:2] == "__":
+        raise ProgramError(f"cannot set attribute '{attr}' of a module",
+                           hint="a module's attribute names are identifiers not starting with '__'")
+    d = obj.__dict__
+    if attr == "training":
+        if not isinstance(value, (bool, np.bool_)):
+            raise ProgramTypeError("training must be a bool")
+        d["training"] = bool(value)
+        return
+    registered = any(attr in (d.get(table) or ()) for table in ("_parameters", "_modules", "_buffers"))
+    if registered or isinstance(value, (Parameter, Module)):
+        if "_parameters" not in d:
+            kind = "parameters" if isinstance(value, Parameter) else "module"
+            raise ProgramError(f"cannot assign {kind} before Module.__init__() call",
+                               hint="call super().__init__() first in __init__")
+        d["_attrs"].pop(attr, None)
+        Module.__setattr__(obj, attr, value)
+        return
+    if attr in obj.public and attr in d:
+        if not isinstance(value, (bool, int, float, str, tuple, type(None))):
+            raise ProgramTypeError(f"{obj._get_name()}.{attr} takes a number, a string or a tuple")
+        d[attr] = value
+        return
+    d["_attrs"][attr] = value
+
+
 def _read_nothing(obj, attr, span):
     raise _no_attribute(obj, attr, span, None)
 
@@ -311,6 +380,10 @@ class Access:
             np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),
             Device: _named_reader(DEVICE_ATTRIBUTES),
             Generator: _named_reader(GENERATOR_ATTRIBUTES),
+            Module: _read_module,
+            ProgramModule: _read_module,
+            ProgramClass: _read_program_class,
+            SuperProxy: _read_super,
         }
         self.readers.update((cls, _named_reader(names)) for cls, names in _attribute_tables(modules))
         self.resolved: dict = {}
@@ -350,6 +423,9 @@ class Access:
         elif isinstance(obj, FunctionCtx):
             if not ctx_attribute_allowed(attr):
                 raise ProgramError(f"cannot set attribute '{attr}' of ctx")
+        elif isinstance(obj, Module):
+            set_module_attribute(obj, attr, value)
+            return
         else:
             raise ProgramError(f"cannot set attributes of a '{type_name(obj)}' object")
         setattr(obj, attr, value)
@@ -374,7 +450,7 @@ class Access:
 def _callable_types(modules: dict) -> tuple:
     """Engine objects a program may call besides Builtins and Closures: grad-mode switches
     (`no_grad()` used as a decorator) and loss modules (torch.nn's classes with __call__)."""
-    types = [_tensor._GradMode]
+    types = [_tensor._GradMode, Module, ProgramClass, BoundMethod]
     for value in modules["torch.nn"].members.values():
         fn = value.fn if isinstance(value, Builtin) else None
         if isinstance(fn, type) and any("__call__" in vars(k) for k in fn.__mro__[:-1]):

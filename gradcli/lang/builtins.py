@@ -62,7 +62,8 @@ def iterate(value):
     """An iterator over a value the language lets a program iterate."""
     from gradcli._tensor import Tensor
 
-    if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor):
+    if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor) \
+            or getattr(value.__class__, "program_iterable", False):  # Sequential, ModuleList...
         return iter(value)
     raise ProgramTypeError(f"'{type_name(value)}' object is not iterable")
 
@@ -153,6 +154,10 @@ def _make_modules() -> dict:
         **_autograd_api.AUTOGRAD,
     }))
     nn_members = {"functional": functional, "Parameter": getattr(ops.factories, "Parameter", None)}
+    init_ns = None
+    if nn is not None and hasattr(nn, "init"):
+        init_ns = Namespace("torch.nn.init", _wrap(dict(nn.init.FUNCTIONS)))
+        nn_members["init"] = init_ns
     if nn is not None:
         for name in ("MSELoss",) + tuple(getattr(nn, "__all__", ())):
             nn_members.setdefault(name, getattr(nn, name, None))
@@ -195,6 +200,7 @@ def _make_modules() -> dict:
         "torch": torch_ns,
         "torch.nn": nn_ns,
         "torch.nn.functional": functional,
+        "torch.nn.init": init_ns,
         "torch.autograd": autograd_ns,
         "torch.autograd.functional": autograd_functional,
         "torch.autograd.graph": autograd_graph,
@@ -222,7 +228,9 @@ def make_builtins(modules: dict, print_fn) -> dict:
 
 
 def _make_builtins(modules: dict, print_fn) -> dict:
+    from gradcli.lang.classes import ProgramClass, ProgramModule, make_super
     from gradcli.lang.exceptions import EXCEPTION_TYPES
+    from gradcli.nn.modules import Module
 
     _, autograd, ops, tensor = _engine()
     Tensor = tensor.Tensor
@@ -271,7 +279,8 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         return tuple(materialize(iterable, "a tuple"))
 
     def _len(value):
-        if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor):
+        if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor) \
+                or getattr(value.__class__, "program_iterable", False):
             return len(value)
         raise ProgramTypeError(f"object of type '{type_name(value)}' has no len()")
 
@@ -332,6 +341,11 @@ def _make_builtins(modules: dict, print_fn) -> dict:
     def _class(info):
         if info.__class__ is Builtin and info.fn in classes:
             return classes[info.fn]
+        if info.__class__ is Builtin and isinstance(info.fn, type) \
+                and issubclass(info.fn, (Module, Tensor)):  # nn.Linear, nn.Parameter
+            return info.fn
+        if info.__class__ is ProgramClass:
+            return ProgramModule
         if info.__class__ is type:
             return info
         if info.__class__ is tuple:
@@ -339,7 +353,14 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         raise ProgramTypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
 
     def _isinstance(obj, classinfo):
-        return isinstance(obj, _class(classinfo))
+        infos = classinfo if classinfo.__class__ is tuple else (classinfo,)
+        for info in infos:
+            if info.__class__ is ProgramClass:  # a program's class: its instances and subclasses'
+                if obj.__class__ is ProgramModule and obj._program_class.is_subclass_of(info):
+                    return True
+            elif isinstance(obj, _class(info)):
+                return True
+        return False
 
     table = dict(functions)
     table.update(CONSTANTS)
@@ -368,6 +389,7 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         "any": _hybrid("any", _any),
         "all": _hybrid("all", _all),
         "isinstance": _isinstance,
+        "super": make_super,
         "staticmethod": lambda fn: fn,
         "no_grad": tensor.no_grad,
         "enable_grad": tensor.enable_grad,

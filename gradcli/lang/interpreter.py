@@ -24,6 +24,7 @@ from difflib import get_close_matches
 from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError,
                             ProgramTypeError, ProgramValueError)
 from gradcli.lang import access as _access, foreign as _foreign, nodes as n
+from gradcli.lang.classes import ProgramClass, module_base
 from gradcli.lang.exceptions import RaisedError, python_exception
 from gradcli.lang.pymodules import check_array_index, check_device, numpy_operands
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, iterate,
@@ -317,6 +318,8 @@ class Interpreter:
         return self.getitem(obj, index, node.span)
 
     def getitem(self, obj, index, span):
+        if getattr(obj.__class__, "program_iterable", False):  # Sequential, ModuleList, ModuleDict
+            return self._module_item(obj, index, span)
         if not (isinstance(obj, Tensor) or isinstance(obj, SEQUENCE_TYPES)
                 or obj.__class__ is _ndarray):
             raise ProgramTypeError(f"'{type_name(obj)}' object is not subscriptable", span)
@@ -327,6 +330,16 @@ class Interpreter:
                 check_array_index(obj, index)
             elif obj.__class__ is dict:
                 check_walk(index)  # hashed
+            return obj[index]
+        except GradcliError as error:
+            raise error.at(span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, span) from None
+
+    def _module_item(self, obj, index, span):
+        if not isinstance(index, (str, slice)):
+            index = _access.sequence_index(index, span)
+        try:
             return obj[index]
         except GradcliError as error:
             raise error.at(span)
@@ -1040,6 +1053,9 @@ class Interpreter:
 
     def _class(self, node):
         bases = [self.eval(base) for base in node.bases]
+        base = module_base(bases[0]) if len(bases) == 1 else False
+        if base is not False:
+            return self._module_class(node, base)
         if len(bases) != 1 or bases[0] is not Function:
             raise ProgramError("only subclasses of autograd.Function may be defined", node.span,
                                hint=f"class {node.name}(torch.autograd.Function): with "
@@ -1064,6 +1080,37 @@ class Interpreter:
         members["__module__"] = "gradcli.program"
         members["__qualname__"] = node.name
         self._bind(node.name, type(node.name, (Function,), members))
+
+    def _module_class(self, node, base):
+        """`class Net(nn.Module):` (or a program's Module class): a ProgramClass of Closures
+        and plain class attributes, never a Python class (`gradcli.lang.classes`)."""
+        if base is not None and not isinstance(base, ProgramClass):
+            raise ProgramError(f"a program class may derive from nn.Module or from another "
+                               f"program class, not from nn.{base.__name__}", node.span,
+                               hint=f"hold the layer instead: self.layer = nn.{base.__name__}(...)")
+        if node.decorators:
+            raise ProgramError("class decorators are not supported", node.decorators[0].span)
+        methods, attributes = {}, {}
+        for stmt in node.body:
+            if stmt.__class__ is n.FunctionDef:
+                if stmt.name.startswith("__") and stmt.name != "__init__":
+                    raise ProgramError(f"a Module class may define __init__ and methods without "
+                                       f"leading '__', not '{stmt.name}'", stmt.span,
+                                       hint="forward(self, ...) is what calling the module runs")
+                closure = Closure(self, stmt, f"{node.name}.{stmt.name}", stmt.params, stmt.body,
+                                  self._defaults(stmt.params), self.scope, stmt.locals, False)
+                methods[stmt.name] = self._decorate(closure, stmt.decorators)
+            elif stmt.__class__ is n.Assign and len(stmt.targets) == 1 \
+                    and stmt.targets[0].__class__ is n.Name \
+                    and not stmt.targets[0].id.startswith("__"):
+                attributes[stmt.targets[0].id] = self.eval(stmt.value)
+            elif stmt.__class__ is n.Pass or (stmt.__class__ is n.ExprStmt
+                                               and stmt.value.__class__ is n.Str):
+                continue
+            else:
+                raise ProgramError("a Module class body may only define methods and "
+                                   "name = value class attributes", stmt.span)
+        self._bind(node.name, ProgramClass(node.name, base, methods, attributes))
 
     def _return(self, node):
         self.return_value = None if node.value is None else self.eval(node.value)

@@ -196,7 +196,8 @@ class Lexer:
             col = start - line_start + 1
             if kind == "name":
                 text = source[start:end]
-                if text[0] == "_" and text[:2] == "__" and text[-2:] == "__":
+                if text[0] == "_" and text[:2] == "__" and text[-2:] == "__" \
+                        and not _constructor_name(text, tokens):
                     raise self.error(f"names that start and end with '__' are not allowed: '{text}'",
                                      start, end - start)
                 append(new_token(text if text in keywords else "NAME", text,
@@ -516,3 +517,12 @@ class Lexer:
 def tokenize(source: str) -> list[Token]:
     """Tokens of a whole program, ending with EOF."""
     return Lexer(source).tokenize()
+
+
+def _constructor_name(text: str, tokens: list) -> bool:
+    """`__init__` right after `def` (a Module class's constructor) or after `).` (as in
+    `super().__init__()`): the one dunder a program writes; the parser checks the rest."""
+    if text != "__init__" or not tokens:
+        return False
+    last = tokens[-1].kind
+    return last == "def" or last == "." and len(tokens) > 1 and tokens[-2].kind == ")"

@@ -20,7 +20,7 @@ from gradcli.lang.limits import MAX_NESTING, MAX_TOKENS
 from gradcli.lang.tokencount import refuse_too_many_tokens
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
-IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
+IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd",
                       "torch.autograd.functional", "torch.optim", "torch.optim.lr_scheduler",
                       "torch.linalg", "torch.cuda",
                       "torch.autograd.graph", "torch.autograd.function", "torch.func",
@@ -58,6 +58,7 @@ class Parser:
         self.depth = depth
         self.loop_depth = 0
         self.in_function = False
+        self.in_class_body = False
         self.scopes: list[set] = []  # names bound in each enclosing def body
         self.costs: dict = {}  # id(statement or lambda) -> tokens one execution evaluates
         self.nested: list = []  # tokens taken by the blocks of each statement being parsed
@@ -385,18 +386,20 @@ class Parser:
     def _def(self) -> n.FunctionDef:
         token = self.advance()
         name = self.expect("NAME", "expected a function name")
+        if name.value == "__init__" and not self.in_class_body:
+            raise ParseError("only a class defines __init__", name.span)
         self.bind(name.value)
         self.expect("(", "expected '('")
         params = self.params(")", annotations=True)
         self.expect(")", "expected ')'")
         if self.accept("->"):
             self.test()  # a return annotation is accepted and ignored
-        saved = self.loop_depth, self.in_function
-        self.loop_depth, self.in_function = 0, True
+        saved = self.loop_depth, self.in_function, self.in_class_body
+        self.loop_depth, self.in_function, self.in_class_body = 0, True, False
         self.scopes.append(set(params.names()))
         body = self.block(token, "function definition")
         local_names = frozenset(self.scopes.pop())
-        self.loop_depth, self.in_function = saved
+        self.loop_depth, self.in_function, self.in_class_body = saved
         return n.FunctionDef(name.value, params, body, [], local_names, name.span)
 
     def _class(self) -> n.ClassDef:
@@ -413,12 +416,12 @@ class Parser:
                 if not self.accept(","):
                     break
             self.expect(")", "expected ')'")
-        saved = self.loop_depth, self.in_function
-        self.loop_depth, self.in_function = 0, False
+        saved = self.loop_depth, self.in_function, self.in_class_body
+        self.loop_depth, self.in_function, self.in_class_body = 0, False, True
         self.scopes.append(set())  # names bound in a class body are not the enclosing def's
         body = self.block(token, "class definition")
         self.scopes.pop()
-        self.loop_depth, self.in_function = saved
+        self.loop_depth, self.in_function, self.in_class_body = saved
         return n.ClassDef(name.value, bases, body, [], name.span)
 
     def params(self, closer: str, annotations: bool) -> n.Params:
@@ -701,6 +704,9 @@ class Parser:
             self.advance()
             if kind == ".":
                 name = self.expect("NAME", "expected an attribute name")
+                if name.value == "__init__" and not _is_super_call(node):
+                    raise ParseError("names that start and end with '__' are not allowed: "
+                                     "'__init__'", name.span, "only super().__init__() reads it")
                 node = n.Attribute(node, name.value, name.span)
             elif kind == "(":
                 args, keywords = self.call_arguments()
@@ -967,3 +973,7 @@ def parse_expression(source: str) -> n.Node:
     if parser.tok.kind != "EOF":
         raise parser.unexpected(parser.tok)
     return node
+
+
+def _is_super_call(node) -> bool:
+    return node.__class__ is n.Call and node.func.__class__ is n.Name and node.func.id == "super"

@@ -90,6 +90,10 @@ class RunResult:
         variables = interpreter.module_scope.vars
         self.interpreter = interpreter
         self.values = {name: value for name, value in variables.items() if is_data(value)}
+        from gradcli.nn.modules import Module
+
+        # the nn modules at the top level: their parameters are named by path (`fc1.weight`)
+        self.modules = {name: value for name, value in variables.items() if isinstance(value, Module)}
         self.printed = interpreter.printer.lines
         if final is not None and final_value is not None:
             self.output_name, self.output = final.text, final_value

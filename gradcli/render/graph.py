@@ -216,10 +216,24 @@ def _node_lines(model, n) -> list[str]:
 
 
 def to_dot(model) -> list[str]:
-    """Graphviz: the teaching picture (`gradcli.render.picture`)."""
+    """Graphviz: the teaching picture (`gradcli.render.picture`), modules as clusters."""
     from .picture import to_dot as picture_dot
 
     return picture_dot(model)
+
+
+def _clusters(model, opening, member, closing: str, depth: int = 1, parent=None) -> list[str]:
+    """The modules' clusters, nested as the modules are: each holds the nodes its forward made."""
+    out = []
+    for i, (path, kind, up) in enumerate(model.modules):
+        if up != parent:
+            continue
+        pad = "  " * depth
+        out.append(pad + opening(i, f"{path} ({kind})"))
+        out.extend(pad + "  " + member(n) for n in model.nodes if n.module == i)
+        out.extend(_clusters(model, opening, member, closing, depth + 1, i))
+        out.append(pad + closing)
+    return out
 
 
 def _mermaid_text(text: str) -> str:
@@ -254,6 +268,8 @@ def to_mermaid(model) -> list[str]:
                 used.add("none")
             else:
                 out.append(f"  n{n.id} -->{label} n{j}")
+    out.extend(_clusters(model, lambda i, label: f'subgraph m{i} ["{_mermaid_text(label)}"]',
+                         lambda n: f"n{n.id}", "end"))
     styles = {"output": f"fill:{OUTPUT_FILL},stroke:#c07000,stroke-width:3px", "leaf": f"fill:{LEAF_FILL}",
               "named": f"fill:{NAMED_FILL}", "none": f"fill:#ffffff,stroke:{FAINT},color:{FAINT}"}
     out.extend(f"  classDef {kind} {style}" for kind, style in styles.items() if kind in used)

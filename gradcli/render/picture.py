@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import GradcliError, LimitError, UsageError
 from .._tensor import Tensor
-from .graph import shape_text
+from .graph import _clusters, shape_text
 
 SHARED_LEAF = 4  # a leaf used more often is drawn again beside each further use
 MAX_NODES = 500
@@ -167,6 +167,9 @@ def to_dot(model) -> list[str]:
                            f'color="{FAINT}"{label}];')
             else:
                 out.append(f'  n{n.id} -> n{j} [id="e{n.id}_{k}", class="flow"{label}];')
+    out.extend(_clusters(model, lambda i, label: f'subgraph cluster_{i} {{ label={_quoted(label)}; '
+                                                 'style="rounded,dashed"; color="#7a7a7a";',
+                         lambda n: f"n{n.id};", "}"))
     out.append("}")
     return out
 
