@@ -197,9 +197,10 @@ def test_embedding_by_hand():
 
 @needs("layer_norm")
 def test_layer_norm_by_hand():
-    lines = run("y = nn.LayerNorm(2)(torch.tensor([[1.0, 3.0]]))\nprint([round(v, 5) for v in y[0].tolist()])")
-    # mean 2, biased variance 1: (x - 2) / sqrt(1 + 1e-5)
-    assert lines == ["[-0.99999, 0.99999]"]
+    lines = run("y = nn.LayerNorm(2)(torch.tensor([[1.0, 3.0]]))\nprint([round(v, 4) for v in y[0].tolist()])")
+    # mean 2, biased variance 1: (x - 2) / sqrt(1 + 1e-5) = -+0.999995 (4 digits: the 5th is
+    # a tie that float32 and float64 round differently)
+    assert lines == ["[-1.0, 1.0]"]
 
 
 @needs("batch_norm")
@@ -207,11 +208,11 @@ def test_batch_norm_running_statistics_train_and_eval():
     lines = run("""
 bn = nn.BatchNorm1d(1)
 y = bn(torch.tensor([[1.0], [3.0]]))
-print([round(v, 5) for v in y[:, 0].tolist()])
-print(round(bn.running_mean.item(), 6), round(bn.running_var.item(), 6), bn.num_batches_tracked.item())
+print([round(v, 4) for v in y[:, 0].tolist()])
+print(round(bn.running_mean.item(), 6), round(bn.running_var.item(), 6), int(bn.num_batches_tracked.item()))
 bn.eval()
-print(round(bn(torch.tensor([[1.2]])).item(), 5), bn.num_batches_tracked.item())
+print(round(bn(torch.tensor([[1.2]])).item(), 4), int(bn.num_batches_tracked.item()))
 """)
     # batch mean 2, biased var 1; running_mean = 0.9*0 + 0.1*2; running_var = 0.9*1 + 0.1*2 (unbiased)
     # eval: (1.2 - 0.2) / sqrt(1.1 + 1e-5)
-    assert lines == ["[-0.99999, 0.99999]", "0.2 1.1 1", "0.95346 1"]
+    assert lines == ["[-1.0, 1.0]", "0.2 1.1 1", "0.9535 1"]
