@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from .autograd.callback import call_program
 from .errors import ProgramTypeError, ProgramValueError
 
 __all__ = ["LRScheduler", "StepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR"]
@@ -127,7 +128,8 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list:
-        return [base * _factor(fn(self.last_epoch)) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+        return [base * _factor(call_program("lr_lambda", None, fn, self.last_epoch))
+                for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
 def _factor(value) -> float:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, enable_grad
+from .callback import call_program
 from .engine import grad as _grad
 from .functional import _rows
 from .products import _alias
@@ -95,7 +96,7 @@ def _prepared_call(func, args, kwargs, argnums, api):
         originals[i] = args[i]
         args[i], targets[i] = _prepare(args[i])
     with enable_grad():
-        out = func(*args, **kwargs)
+        out = call_program("torch.func", None, func, *args, **kwargs)
     return out, indices, is_tuple, originals, targets, keep
 
 
@@ -156,7 +157,7 @@ def vjp(func, *primals, has_aux=False):
     keep = any(t.requires_grad for p in primals for t in _leaves(p, "vjp"))
     prepared = [_prepare(p) for p in primals]
     with enable_grad():
-        out = func(*[p for p, _ in prepared])
+        out = call_program("torch.func.vjp", None, func, *[p for p, _ in prepared])
     output, aux = _split_aux(out, has_aux, "vjp")
     outputs = _leaves(output, "vjp")
     flat = [t for _, ts in prepared for t in ts]

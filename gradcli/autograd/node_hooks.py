@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import AutogradError, ProgramTypeError, ShapeError
 from .._tensor import RemovableHandle, Tensor, TENSOR_METHODS
 from . import graph as _graph
+from .callback import call_program
 
 
 def _type_name(value) -> str:
@@ -57,7 +58,7 @@ def run_prehooks(hooks: list, node, g, create_graph: bool):
     multi = node.n_outputs != 1
     current = list(g) if multi else [g]
     for hook in list(hooks):
-        current = _checked(hook, hook(_as_tensors(current, create_graph)), current, create_graph)
+        current = _checked(hook, call_program("hook", None, hook, _as_tensors(current, create_graph)), current, create_graph)
     return current if multi else current[0]
 
 
@@ -65,7 +66,7 @@ def run_posthooks(hooks: list, node, grad_inputs, grad_outputs, create_graph: bo
     outputs = _as_tensors(grad_outputs if node.n_outputs != 1 else [grad_outputs], create_graph)
     current = list(grad_inputs)
     for hook in list(hooks):
-        current = _checked(hook, hook(_as_tensors(current, create_graph), outputs), current,
+        current = _checked(hook, call_program("hook", None, hook, _as_tensors(current, create_graph), outputs), current,
                            create_graph)
     return current
 
@@ -82,7 +83,7 @@ def apply_hooked(node, hooked, g, create_graph: bool):
 
 def run_post_accumulate(variable: Tensor) -> None:
     for hook in list(_graph.post_accumulate.get(variable, ())):
-        returned = hook(variable)
+        returned = call_program("post accumulate grad hook", None, hook, variable)
         if returned is not None:
             raise AutogradError("post accumulate grad hooks cannot return anything.")
 

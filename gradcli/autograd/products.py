@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError
 from .._tensor import Tensor, _grad_enabled, enable_grad, set_grad_enabled
+from .callback import call_program
 from .engine import grad
 
 
@@ -151,7 +152,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         inputs_tuple, inputs = as_tuple(inputs, "inputs", "vjp")
         inputs = grad_preprocess(inputs, create_graph, need_graph=True)
-        outputs_tuple, outputs = as_tuple(func(*inputs), "outputs of the user-provided function", "vjp")
+        outputs_tuple, outputs = as_tuple(call_program("vjp", None, func, *inputs), "outputs of the user-provided function", "vjp")
         check_requires_grad(outputs, "outputs", strict)
         v = _prepare_v(v, outputs, outputs_tuple, create_graph, "vjp",
                        "The vector v can only be None if the user-provided function returns a single "
@@ -171,7 +172,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         inputs = grad_preprocess(inputs, create_graph, need_graph=True)
         v = _prepare_v(v, inputs, inputs_tuple, create_graph, "jvp", _V_FOR_INPUT,
                        len(inputs) == 1 and inputs[0]._data.size == 1)
-        outputs_tuple, outputs = as_tuple(func(*inputs), "outputs of the user-provided function", "jvp")
+        outputs_tuple, outputs = as_tuple(call_program("jvp", None, func, *inputs), "outputs of the user-provided function", "jvp")
         check_requires_grad(outputs, "outputs", strict)
         cotangents = tuple(Tensor._make(np.zeros_like(o._data), requires_grad=True) for o in outputs)
         grad_inputs = autograd_grad(outputs, inputs, cotangents, create_graph=True)
@@ -184,7 +185,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def _scalar_output(func, inputs, fn_name: str, strict: bool):
-    outputs_tuple, outputs = as_tuple(func(*inputs), "outputs of the user-provided function", fn_name)
+    outputs_tuple, outputs = as_tuple(call_program(fn_name, None, func, *inputs), "outputs of the user-provided function", fn_name)
     check_requires_grad(outputs, "outputs", strict)
     if outputs_tuple:
         raise AutogradError(f"The function given to {fn_name} should return a single Tensor")

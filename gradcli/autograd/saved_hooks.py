@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError
 from .._tensor import Tensor
+from .callback import call_program
 
 class TensorMap:
     """tensor -> value, held weakly and by identity (a WeakKeyDictionary compares keys
@@ -121,14 +122,14 @@ def pack(t: Tensor):
     pack_hook, unpack_hook = _stack[-1]
     if isinstance(pack_hook, disable_saved_tensors_hooks):
         raise AutogradError(pack_hook.error_message)
-    return (unpack_hook, pack_hook(t))
+    return (unpack_hook, call_program("pack_hook", None, pack_hook, t))
 
 
 def unpack(packed):
     if packed is None:
         return None
     unpack_hook, value = packed
-    out = unpack_hook(value)
+    out = call_program("unpack_hook", None, unpack_hook, value)
     if not isinstance(out, Tensor):
         from ..errors import type_name
 

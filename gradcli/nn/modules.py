@@ -19,6 +19,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .._tensor import RemovableHandle, Tensor
+from ..autograd.callback import call_program
 from ..errors import ProgramError, ProgramTypeError, ProgramValueError
 from ..ops import FUNCTIONS, NN_FUNCTIONS
 from ..ops.factories import Parameter
@@ -394,7 +395,7 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         for hook in list(self._forward_pre_hooks):
-            result = hook(self, args)
+            result = call_program("forward pre-hook", None, hook, self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
         backward = _BackwardHook(self) if self._backward_hooks else None
@@ -407,7 +408,7 @@ class Module:
             CALL_STACK.pop()
         _tag_nodes(self, args, result)
         for hook in list(self._forward_hooks):
-            changed = hook(self, args, result)
+            changed = call_program("forward hook", None, hook, self, args, result)
             if changed is not None:
                 result = changed
         if backward is not None:
@@ -587,7 +588,7 @@ class _BackwardHook:
 
     def _call_hooks(self, grad_input):
         for hook in list(self.module._backward_hooks):
-            result = hook(self.module, grad_input, self.grad_output)
+            result = call_program("backward hook", None, hook, self.module, grad_input, self.grad_output)
             if result is not None:
                 result = result if isinstance(result, tuple) else (result,)
                 if len(result) != len(grad_input):
