@@ -12,6 +12,7 @@ import sys
 from difflib import get_close_matches
 from typing import Callable, Iterable
 
+from gradcli._tensor import Tensor
 from gradcli.errors import ProgramError, UsageError
 from gradcli.lang import nodes as n
 from gradcli.lang.builtins import CONSTANTS
@@ -116,9 +117,10 @@ class RunResult:
 def is_data(value) -> bool:
     """A value the commands report (tensors, numbers, strings and containers of them),
     not a function, class, module or engine object."""
-    from gradcli._tensor import Tensor
+    return value is None or isinstance(value, _DATA_TYPES)
 
-    return value is None or isinstance(value, (Tensor, bool, int, float, str, tuple, list, dict))
+
+_DATA_TYPES = (Tensor, bool, int, float, str, tuple, list, dict)
 
 
 def _write_stdout(line: str) -> None:
