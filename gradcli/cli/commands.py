@@ -111,7 +111,7 @@ def hessian_cmd(opts: Common, wrt: Wrt = None):
           human.print_hessian, requires_grad=tuple(wrt_list))
 
 
-@common_options("file", "expr", "sets", "json", *LIMIT_OPTIONS)
+@common_options("file", "expr", "sets", "json", "dtype", *LIMIT_OPTIONS)
 def run_cmd(opts: Common, detect_anomaly: DetectAnomaly = False):
     """Run the program as a PyTorch script: what it prints goes to standard output.
 
@@ -132,7 +132,7 @@ def run_cmd(opts: Common, detect_anomaly: DetectAnomaly = False):
               printer=out)
 
 
-@common_options("json")
+@common_options("json", "dtype")
 def ops_cmd(opts: Common):
     """The built-in ops: name, backward node, derivative formula per input.
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from typing import Annotated, List, Optional
 
 import typer
@@ -26,6 +27,16 @@ MaxElements = Annotated[int, typer.Option("--max-elements", help="The most eleme
 MaxSteps = Annotated[int, typer.Option(
     "--max-steps", help="The most loop iterations plus calls in one run (a long loop body or a large "
                         "tensor counts as several; derivatives may build this many graph nodes).")]
+
+
+class DTypeName(str, Enum):
+    float32 = "float32"
+    float64 = "float64"
+
+
+DType = Annotated[Optional[DTypeName], typer.Option(
+    "--dtype", help="The default floating dtype (default: float64, float32 for run, as in PyTorch).",
+    show_default=False)]
 Wrt = Annotated[str, typer.Option("--wrt", help="Comma-separated names to differentiate with respect to.",
                                   show_default=False)]
 
@@ -52,6 +63,7 @@ class Common:
     points: Optional[str] = _option(Points)
     max_elements: int = _option(MaxElements, 10**8)
     max_steps: int = _option(MaxSteps, 10**6)
+    dtype: Optional[DTypeName] = _option(DType)
     source: object = None  # not an option: the program (a `common.Source`) once read
 
     def limits(self):

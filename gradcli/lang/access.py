@@ -25,6 +25,7 @@ import numpy as np
 
 import gradcli.autograd as _autograd
 from gradcli import _tensor, ops as _ops
+from gradcli import dtypes as _dtypes
 from gradcli.autograd import graph as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
 from gradcli.lang.builtins import materialize, check_length
@@ -283,7 +284,7 @@ def _callable_types(modules: dict) -> tuple:
 
 def _attribute_tables(modules: dict) -> list:
     """(type, names) pairs: the attributes a program may read on handles and optimizers."""
-    tables = [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES)]
+    tables = [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES), *_dtypes.ATTRIBUTES]
     for value in modules["torch.optim"].members.values():
         if isinstance(value, Builtin) and isinstance(value.fn, type):
             tables.append((value.fn, OPTIMIZER_ATTRIBUTES))

@@ -240,7 +240,9 @@ class Interpreter:
     # --- expressions ----------------------------------------------------------
 
     def _num(self, node):
-        return node.value
+        """A number literal: in the expression commands, of the default floating dtype (SPEC 2.1)."""
+        value = node.value
+        return value if self.script or value.__class__ is not int else float(value)
 
     def _str(self, node):
         return node.value
@@ -456,7 +458,7 @@ class Interpreter:
         evaluate = self._eval
         for binop in reversed(spine):
             right = binop.right
-            right = right.value if right.__class__ is n.Num else evaluate[right.__class__](right)
+            right = evaluate[right.__class__](right)
             op, span = binop.op, binop.span
             if op in _PLAIN_OPERATORS and value.__class__ in _PLAIN_OPERANDS \
                     and right.__class__ in _PLAIN_OPERANDS \

@@ -20,6 +20,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..dtypes import NUMBER_PARAMS, PROMOTION, get_default_dtype, promotion as _promotion, raw_key as _key
+from ..dtypes import _CACHE as _PROMOTIONS   # one cache: cleared when the default dtype changes
 from ..errors import ProgramTypeError
 from .._tensor import Tensor, _grad_enabled, check_elements, limits
 from ..autograd import graph as _graph
@@ -56,7 +58,8 @@ class Op:
 
     __slots__ = ("name", "node", "inputs", "forward", "rules", "formulas", "sympy", "domain",
                  "broadcasts", "n_outputs", "defaults", "plans", "saves_anything", "_save_cache",
-                 "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes")
+                 "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes", "promote",
+                 "number_params")
 
     def __init__(self, name, node, forward, inputs=("self",), rules=(), formulas=(), sympy=None,
                  domain=None, broadcasts=False, n_outputs=1, doc=""):
@@ -89,6 +92,8 @@ class Op:
         self.needs_shapes = broadcasts or self.reads_shapes
         self._save_cache = {}
         self.fn = None
+        self.promote = name if name in PROMOTION else None  # its type promotion (gradcli/dtypes.py)
+        self.number_params = NUMBER_PARAMS.get(name)   # parameters that are operands (rsub's other)
 
     def _plan(self, rule):
         """What each rule reads, as (kind, key) pairs: see `Reads`."""
@@ -257,6 +262,24 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         else:
             x = _plain(a, op, 0)
             mask = 0
+        want = None
+        if op.promote is not None:
+            cx = x.__class__
+            key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0)
+            numbers = op.number_params
+            if numbers is not None:
+                key += tuple([params[p].__class__ for p in numbers])
+            hit = _PROMOTIONS.get(key)
+            if hit is None:
+                keys = (_key(x),) if numbers is None else (_key(x), *[_key(params[p]) for p in numbers])
+                hit = _PROMOTIONS[key] = _promotion(op.promote, keys)
+            compute, want, prep = hit
+            if compute is not None and x.__class__ is ndarray and x.dtype != compute:
+                x = x.astype(compute)
+            if prep is not None:
+                x = prep(x, compute)
+                if numbers is not None:
+                    params = {**params, **{p: prep(params[p], compute) for p in numbers}}
         out = op.forward(x, **params) if params else op.forward(x)
     elif n == 2:
         a, b = inputs
@@ -275,6 +298,24 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             y = _plain(b, op, 1)
         if op.broadcasts:
             _check_broadcast(x, y)
+        want = None
+        if op.promote is not None:
+            # the promotion, cached by a flat key (cheaper to hash than `dtypes.raw_key`s)
+            cx = x.__class__
+            cy = y.__class__
+            key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0,
+                   y.dtype if cy is ndarray else cy, cy is ndarray and y.ndim != 0)
+            hit = _PROMOTIONS.get(key)
+            if hit is None:
+                hit = _PROMOTIONS[key] = _promotion(op.promote, (_key(x), _key(y)))
+            compute, want, prep = hit
+            if compute is not None:
+                if x.__class__ is ndarray and x.dtype != compute:
+                    x = x.astype(compute)
+                if y.__class__ is ndarray and y.dtype != compute:
+                    y = y.astype(compute)
+                if prep is not None:
+                    x, y = prep(x, compute), prep(y, compute)
         out = op.forward(x, y, **params) if params else op.forward(x, y)
     else:
         arrays = []
@@ -288,16 +329,28 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             else:
                 arrays.append(_plain(t, op, i))
             bit <<= 1
+        want = None
+        if op.promote is not None:
+            compute, want, prep = _promotion(op.promote, tuple([_key(v) for v in arrays]))
+            if compute is not None:
+                arrays = [v.astype(compute) if v.__class__ is ndarray and v.dtype != compute else v
+                          for v in arrays]
+                if prep is not None:
+                    arrays = [prep(v, compute) for v in arrays]
         out = op.forward(*arrays, **params) if params else op.forward(*arrays)
         x = arrays[0] if arrays else None
     record = mask and _grad_enabled[0] and op.differentiable
     if op.n_outputs != 1:
         return _wrap_outputs(op, inputs, params, out, mask if record else 0)
     if out.__class__ is not ndarray:
-        # a numpy scalar (0-d results): keep a comparison's bool and an index's int64
-        out = np.asarray(out) if isinstance(out, (np.bool_, np.integer)) else np.asarray(out, dtype=np.float64)
+        # a numpy scalar (0-d results): keep its dtype (a comparison's bool, an index's int64)
+        out = np.asarray(out) if isinstance(out, np.generic) else np.asarray(out, dtype=_default_np())
     elif out.size > limits.max_elements:
         check_elements(out.size)
+    if want is not None and out.dtype is not want and out.dtype != want:
+        if out.dtype.kind == "f" and want.kind != "f":
+            want = _default_np()  # an integer pow with a float exponent
+        out = out.astype(want)
     if not record:
         result = Tensor._make(out)
     else:
@@ -380,6 +433,10 @@ def _wrap_outputs(op: Op, inputs, params, outs, mask):
 
 
 _NUMBERS = (float, int, np.number, np.bool_)
+
+
+def _default_np():
+    return get_default_dtype().np
 
 
 def _plain(value, op: Op, position: int):
