@@ -127,6 +127,11 @@ PROMOTION = [
     (lambda: t([1, 2], "int16").abs(), "torch.int16"),
     (lambda: t([1, 2], "int64") ** 2, "torch.int64"),
     (lambda: t([1, 2], "int64") ** 0.5, "torch.float32"),
+    (lambda: 2 ** t([1, 2], "int64"), "torch.int64"),
+    (lambda: 1.5 - t([1, 2], "int32"), "torch.float32"),    # a number on the left (rsub)
+    (lambda: t([1, 2], "int64").clamp(0.5), "torch.float32"),
+    (lambda: t([1, 2], "int64").round(), "torch.int64"),
+    (lambda: t([1, 2], "int16").floor(), "torch.int16"),
 ]
 
 
@@ -156,6 +161,7 @@ def test_mean_of_integers_is_an_error():
 
 def test_narrow_integers_wrap():
     assert (t([100], "int8") + 100).tolist() == [-56]
+    assert (-3 - t(3, "uint8")).tolist() == 250
     assert names(t([100], "int8") + 1000) == "torch.int8"
 
 
