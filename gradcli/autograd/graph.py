@@ -134,7 +134,7 @@ class OpNode(Node):
     """
 
     __slots__ = ("op", "saved", "versions", "params", "shapes", "result", "result_version",
-                 "_result_counter", "released", "out_shapes", "n_outputs")
+                 "_result_counter", "released", "out_shapes", "n_outputs", "in_dtypes")
 
     def name(self) -> str:
         return self.op.node

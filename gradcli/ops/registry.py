@@ -178,6 +178,11 @@ class Op:
                 shape = node.shapes[i]
                 if np.shape(gi._data if create_graph else gi) != shape:
                     gi = F.sum_to_size(gi, shape)
+            if node.in_dtypes is not None and node.in_dtypes[i] is not None:
+                # a gradient has its input's dtype, cast at the edge as PyTorch's engine casts it
+                source = gi._data.dtype if create_graph else np.asarray(gi).dtype
+                if source != node.in_dtypes[i]:
+                    gi = F._to_copy(gi, node.in_dtypes[i], source)
             grads.append(gi)
         return grads
 
@@ -353,6 +358,8 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         result = Tensor._make(out)
     else:
         node = _make_node(op, inputs, params, mask, out.shape)
+        if want is not None:
+            _note_input_dtypes(node, inputs, out.dtype)
         version = [0]
         if node.result is not None:
             node.result = out
@@ -408,10 +415,18 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.shapes = shapes
     node.out_shapes = None
     node.n_outputs = 1
+    node.in_dtypes = None
     observer = _graph._node_observer[0]
     if observer is not None:
         observer(node, inputs)
     return node
+
+
+def _note_input_dtypes(node: OpNode, inputs, dtype) -> None:
+    """Keep the dtype of each input whose dtype the result does not have (a promoted op)."""
+    if any(t.__class__ is Tensor and t._data.dtype != dtype for t in inputs):
+        node.in_dtypes = tuple(t._data.dtype if isinstance(t, Tensor) and t._data.dtype != dtype else None
+                               for t in inputs)
 
 
 def _wrap_outputs(op: Op, inputs, params, outs, mask):

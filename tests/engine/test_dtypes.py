@@ -291,3 +291,15 @@ def test_set_default_dtype_and_get_default_dtype():
         with pytest.raises(ProgramTypeError):
             g.set_default_dtype(g.int64)
     assert g.get_default_dtype() is g.float64   # the suite's (restored)
+
+
+def test_mixed_dtype_backward_casts_at_each_edge(float32_default):
+    # the float64 product's gradient reaches z (float32) as float32, as PyTorch's engine casts it
+    w = g.tensor([1.5, 2.0], requires_grad=True)
+    x = g.tensor([0.1, 0.3], dtype=g.float64, requires_grad=True)
+    z = w * 3
+    z.retain_grad()
+    (z * x).sum().backward()
+    assert names(z.grad) == "torch.float32" and names(w.grad) == "torch.float32"
+    assert names(x.grad) == "torch.float64" and x.grad.tolist() == [4.5, 6.0]
+    assert w.grad.tolist() == (np.float32([0.1, 0.3]) * np.float32(3)).tolist()
