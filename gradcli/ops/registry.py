@@ -279,7 +279,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
                 keys = (_key(x),) if numbers is None else (_key(x), *[_key(params[p]) for p in numbers])
                 hit = _PROMOTIONS[key] = _promotion(op.promote, keys)
             compute, want, prep = hit
-            if compute is not None and x.__class__ is ndarray and x.dtype != compute:
+            if compute is not None and x.__class__ is ndarray and x.dtype is not compute and x.dtype != compute:
                 x = x.astype(compute)
             if prep is not None:
                 x = prep(x, compute)
@@ -315,9 +315,9 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
                 hit = _PROMOTIONS[key] = _promotion(op.promote, (_key(x), _key(y)))
             compute, want, prep = hit
             if compute is not None:
-                if x.__class__ is ndarray and x.dtype != compute:
+                if x.__class__ is ndarray and x.dtype is not compute and x.dtype != compute:
                     x = x.astype(compute)
-                if y.__class__ is ndarray and y.dtype != compute:
+                if y.__class__ is ndarray and y.dtype is not compute and y.dtype != compute:
                     y = y.astype(compute)
                 if prep is not None:
                     x, y = prep(x, compute), prep(y, compute)
