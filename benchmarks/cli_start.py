@@ -26,7 +26,7 @@ TORCH = "python -c 'import torch'"
 TARGET = 1.5
 GRADCLI = "gradcli backward quickstart.txt"
 NO_CACHE = "same, no bytecode cache (PYTHONDONTWRITEBYTECODE=1)"
-UNWANTED = ("sympy", "pydantic", "torch", "scipy", "pandas", "IPython", "matplotlib")
+UNWANTED = ("sympy", "pydantic", "torch", "scipy", "pandas", "IPython", "matplotlib", "plotext")
 
 
 def import_profile(cmd_args: list[str]) -> tuple[dict, list]:

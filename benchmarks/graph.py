@@ -17,6 +17,11 @@ collector's); the CLI is timed as a whole process, standard output to a pipe.
 Floor: plain Python walking the same DAG held as lists, printing each node once
 (indented, as gradcli does up to its depth cap) and a reference line for each
 edge to a node already printed.
+
+Pictures (issue 16): `gradcli graph FILE -o g.svg` on the same DAG at 200 and
+2,000 nodes, whole process with Graphviz's layout (the `dot` gradcli finds: PATH's,
+else the graphviz-pure wheel's), targets under 1 s and under 3 s; the 2,000-node
+one with `--max-nodes 2000`. `--pictures-only` runs just these.
 """
 from __future__ import annotations
 
@@ -26,9 +31,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import fmt_s, gc_mode, gradcli_cmd, repeats, report, run_process, summary
+from _common import fmt_s, gc_mode, gradcli_cmd, process_env, repeats, report, run_process, summary
 
 SIZES = {10_000: 3_333, 30_000: 10_000, 100_000: 33_333}
+PICTURES = {200: (66, 1.0), 2_000: (666, 3.0)}  # nodes: (K, target seconds) of graph -o g.svg
 REPEAT = repeats(5)
 LINEAR = 12.5        # the 10^5/10^4 ratio still called linear (10x, with 25% slack)
 DEPTH_CAP = 40       # indentation cap of the floor (gradcli's tree un-indents every 40 levels)
@@ -104,7 +110,55 @@ def floor_tree(children: list) -> dict:
     return {"graph": time.perf_counter() - t0, "lines": len(out), "bytes": len(text.encode())}
 
 
+def pictures(tmp: str) -> tuple[list, list, dict]:
+    """Rows, summaries and details of `graph -o g.svg` at 200 and 2,000 nodes."""
+    try:
+        from gradcli.render.picture import find_dot
+
+        dot = find_dot()[0]
+    except Exception as exc:  # no Graphviz at all: say so, measure nothing
+        return [], [summary("graph -o g.svg, 200 / 2,000 nodes", "under 1 s / 3 s", f"skipped: {exc}",
+                            None, None, None)], {}
+    rows, details, met = [], {"dot": dot}, True
+    dots = {Path(dot).name: process_env()}
+    if Path(dot).name == "dot":  # a system dot: the wheel too, when installed (an empty PATH finds it)
+        empty = Path(tmp) / "empty-path"
+        empty.mkdir(exist_ok=True)
+        wheel_env = dict(process_env(), PATH=str(empty))
+        probe = run_process([sys.executable, "-c", "from gradcli.render.picture import find_dot; "
+                                                   "print(find_dot()[0])"], env=wheel_env)[1]
+        if probe.returncode == 0:
+            dots["graphviz-pure"] = wheel_env
+    for n, (k, target) in PICTURES.items():
+        path = Path(tmp) / f"pic{n}.py"
+        path.write_text(program(k))
+        out = Path(tmp) / f"pic{n}.svg"
+        for name, env in dots.items():
+            times = []
+            for _ in range(3):
+                t, proc = run_process(gradcli_cmd() + ["graph", str(path), "-o", str(out), "--max-nodes",
+                                                       str(max(n, 500))], timeout=300, env=env)
+                if proc.returncode != 0:
+                    raise SystemExit(f"gradcli graph -o failed: {proc.stderr.decode()[-2000:]}")
+                times.append(t)
+            details.setdefault(n, {})[name] = {"seconds": min(times), "all": times,
+                                               "svg_bytes": out.stat().st_size}
+            met = met and min(times) < target
+            rows.append([f"{n:,}", f"gradcli graph -o g.svg (whole process, {name})",
+                         fmt_s(min(times)), f"{min(times) / n * 1e6:.0f}", None, f"{out.stat().st_size:,}"])
+    text = "; ".join(f"{name} " + " / ".join(fmt_s(details[n][name]["seconds"]) for n in PICTURES)
+                     for name in dots)
+    return rows, [summary("graph -o g.svg, 200 / 2,000-node DAG", "under 1 s / under 3 s", text, None,
+                          None, met)], details
+
+
 def main() -> None:
+    if "--pictures-only" in sys.argv:
+        with tempfile.TemporaryDirectory() as tmp:
+            rows, summaries, details = pictures(tmp)
+        report("graph pictures", ["nodes", "side", "time", "us/node", "lines", "bytes"], rows, summaries,
+               details={"pictures": details}, notes=["best of 3 whole processes"])
+        return
     lib, cli, floor = {}, {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for n, k in SIZES.items():
@@ -122,6 +176,7 @@ def main() -> None:
             assert cli[n][1] == lib[n]["bytes"], "the CLI and the library print different trees"
             dag = floor_dag(k)
             floor[n] = min((floor_tree(dag) for _ in range(REPEAT)), key=lambda r: r["graph"])
+        picture_rows, picture_summaries, picture_details = pictures(tmp)
     small, big = min(SIZES), max(SIZES)
     rows = []
     for n in SIZES:
@@ -146,13 +201,14 @@ def main() -> None:
         f"{lib[big]['bytes'] / 1e6:.1f} MB; 10^5/10^4: time {t_ratio:.1f}x "
         f"({t_ratio_lib:.1f}x library GC, {t_ratio_off:.1f}x collector off), bytes {b_ratio:.1f}x",
         f"{fmt_s(floor[big]['graph'])}, {floor[big]['bytes'] / 1e6:.1f} MB", None,
-        t_ratio <= LINEAR and b_ratio <= LINEAR)]
+        t_ratio <= LINEAR and b_ratio <= LINEAR)] + picture_summaries
+    rows.extend(picture_rows)
     report("graph", ["nodes", "side", "time", "us/node", "lines", "bytes"], rows, summaries,
            details={"library": lib, "cli": {n: {"seconds": c[0], "bytes": c[1], "lines": c[2]}
                                             for n, c in cli.items()},
                     "floor": floor, "time_ratio_cli_gc": t_ratio,
                     "time_ratio_library_gc": t_ratio_lib, "time_ratio_gc_off": t_ratio_off,
-                    "bytes_ratio": b_ratio},
+                    "bytes_ratio": b_ratio, "pictures": picture_details},
            notes=[f"tree phase: best of {max(REPEAT, 250_000 // small)} ({small:,} nodes) to {REPEAT} "
                   f"({big:,}) on one built graph (compile+run of the 10^5 "
                   f"program: {fmt_s(lib[big]['build'])}); CLI: best of 2 whole processes; "

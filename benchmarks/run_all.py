@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 BENCHMARKS = ["cli_start", "scalar_chain", "mlp", "deep_chain", "higher_order", "parse", "points",
-              "gradcheck", "graph"]
+              "gradcheck", "graph", "conv"]
 
 
 def run(name: str, env: dict, echo: bool = True, label: str = "") -> dict | None:

@@ -15,6 +15,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import AutogradError, LimitError, ProgramTypeError, ShapeError
 from .format import format_tensor
+from .limits import MAX_LIST_ITEMS, budget as _budget
 
 ndarray = np.ndarray
 float64 = np.float64
@@ -77,13 +78,27 @@ class enable_grad(_GradMode):
 
 
 class inference_mode(_GradMode):
-    """`torch.inference_mode()`: no graph is recorded, as under no_grad (PyTorch's
-    inference tensors' extra restrictions are not modelled)."""
+    """`torch.inference_mode()`: no graph is recorded, as under no_grad, and the tensors
+    made inside are inference tensors, which no node may save (autograd/saved_hooks.py)."""
 
     __slots__ = ()
 
     def __init__(self, mode: bool = True):
         super().__init__(not mode)
+
+    def __enter__(self):
+        if not self._mode:
+            from .autograd import saved_hooks
+
+            saved_hooks.enter_inference()
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        if not self._mode:
+            from .autograd import saved_hooks
+
+            saved_hooks.exit_inference()
+        return super().__exit__(*exc)
 
 
 class set_grad_enabled(_GradMode):
@@ -108,25 +123,7 @@ class set_grad_enabled(_GradMode):
 # -- limits --------------------------------------------------------------------
 
 
-class Limits:
-    """Resource limits of SPEC 2.5 that the engine enforces itself."""
-
-    __slots__ = ("max_elements",)
-
-    def __init__(self, max_elements: int = 10**8):
-        self.max_elements = max_elements
-
-
-limits = Limits()
-
-
-def check_elements(count: int) -> None:
-    """Refuse to build a tensor over the element limit (checked before allocating)."""
-    if count > limits.max_elements:
-        raise LimitError(
-            f"a tensor of {count} elements exceeds the limit of {limits.max_elements} elements",
-            hint="raise the limit with --max-elements",
-        )
+check_elements = _budget.check_elements  # refuse (and charge) a tensor before allocating it
 
 
 # -- shapes --------------------------------------------------------------------
@@ -298,6 +295,9 @@ class Tensor:
         return self._data.item()  # a float32's value exactly, an int as int, a bool as bool
 
     def tolist(self):
+        if self._data.size > MAX_LIST_ITEMS:  # refused before a Python float is made
+            raise LimitError(f"tolist() of {self._data.size} elements would make more than "
+                             f"{MAX_LIST_ITEMS} Python numbers", hint="the limit is fixed")
         return self._data.tolist()
 
     def numpy(self) -> ndarray:

@@ -96,6 +96,8 @@ def resolve(value) -> dtype | None:
             return resolve(Unsupported(name))
     if isinstance(value, np.dtype) and value in BY_NUMPY:
         return BY_NUMPY[value]
+    if isinstance(value, type) and issubclass(value, np.generic) and np.dtype(value) in BY_NUMPY:
+        return BY_NUMPY[np.dtype(value)]   # np.float32 as a dtype= (numpy's scalar types)
     raise ProgramTypeError(f"dtype must be a torch.dtype, not {type(value).__name__}")
 
 

@@ -118,3 +118,21 @@ def type_name(value) -> str:
     if isinstance(value, type):
         return "type"
     return type(value).__name__
+
+
+# A function the library hands to a program (`torch.func.grad(f)`, `once_differentiable`):
+# the language calls only these, its own closures and the builtin table's entries.
+class Builtin:
+    """A function a program may call: its name and the Python callable behind it."""
+
+    __slots__ = ("name", "fn")
+
+    def __init__(self, name: str, fn):
+        self.name = name
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<built-in function {self.name}>"

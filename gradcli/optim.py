@@ -12,10 +12,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ProgramTypeError, ProgramValueError
+from .errors import ProgramError, ProgramTypeError, ProgramValueError
 from ._tensor import Tensor
 
-__all__ = ["SGD", "Optimizer"]
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer"]
+
+
+def _closure_loss(closure):
+    """The loss a program's closure returns to step(), through the engine's call boundary:
+    a Tensor or a number (not an object of the program's to hand back)."""
+    from .autograd.callback import call_program
+
+    loss = call_program("step(closure)", None, closure)
+    if loss is not None and not isinstance(loss, (Tensor, int, float)):
+        raise ProgramTypeError(f"step(): the closure returned a {type(loss).__name__}, "
+                               "expected the loss (a Tensor)")
+    return loss
 
 
 class Optimizer:
@@ -38,6 +50,11 @@ class Optimizer:
             groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)
+
+    def step(self, closure=None):
+        """PyTorch's base class has no update rule: its step() raises NotImplementedError."""
+        raise ProgramError("Optimizer.step() is not implemented by the base class",
+                           hint="use an optimizer with an update rule: optim.SGD, optim.Adam, ...")
 
     def add_param_group(self, group: dict) -> None:
         if not isinstance(group, dict):
@@ -83,6 +100,16 @@ class Optimizer:
         return "\n".join(lines)
 
 
+def _call_closure(closure):
+    """closure() under enable_grad, as PyTorch's step(closure) does; None without one."""
+    if closure is None:
+        return None
+    from ._tensor import enable_grad
+
+    with enable_grad():
+        return _closure_loss(closure)
+
+
 def _number(value, what: str) -> float:
     if isinstance(value, Tensor):
         value = value.item()
@@ -114,12 +141,7 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns closure() if one is given."""
-        loss = None
-        if closure is not None:
-            from ._tensor import enable_grad
-
-            with enable_grad():
-                loss = closure()
+        loss = _call_closure(closure)
         for group in self.param_groups:
             lr = group["lr"]
             momentum = group["momentum"]
@@ -145,6 +167,199 @@ class SGD(Optimizer):
                     d_p = fma(momentum, buf, d_p, dtype) if group["nesterov"] else buf
                 _assign(p, fma(-lr, d_p, p._data, dtype))
         return loss
+
+
+def _check(value: float, ok: bool, message: str) -> float:
+    if not ok:
+        raise ProgramValueError(message)
+    return value
+
+
+def _lerp(start, end, weight: float):
+    """torch.lerp's formula: start + weight (end - start), or from `end` when weight >= 0.5."""
+    if weight < 0.5:
+        return start + weight * (end - start)
+    return end - (end - start) * (1.0 - weight)
+
+
+def _state_tensor(array) -> Tensor:
+    return Tensor._make(np.array(array, copy=True))
+
+
+class _Stepper(Optimizer):
+    """Base of the optimizers below: `step()` visits each parameter with a gradient, in
+    PyTorch's order, and calls `update(p, grad, state, group)`, grad already negated
+    for `maximize`. State tensors are Tensors, updated in place (as PyTorch's are)."""
+
+    def step(self, closure=None):
+        loss = _call_closure(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = np.asarray(p.grad._data)
+                if group.get("maximize"):
+                    grad = -grad
+                state = self.state.setdefault(p, {})
+                if not state:
+                    self.init_state(p, state, group)
+                state["step"]._data[...] += 1
+                self.update(p, grad, state, group, float(state["step"]._data))
+        return loss
+
+    def init_state(self, p, state, group):
+        raise NotImplementedError
+
+    def update(self, p, grad, state, group, step):
+        raise NotImplementedError
+
+
+def _step_counter() -> Tensor:
+    return Tensor._make(np.array(0.0))
+
+
+class Adam(_Stepper):
+    """Adam (Kingma and Ba), PyTorch's single-tensor algorithm step for step; AdamW decouples the decay."""
+
+    decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        lr, eps, weight_decay = _number(lr, "lr"), _number(eps, "eps"), _number(weight_decay, "weight_decay")
+        betas = tuple(_number(b, "betas") for b in betas)
+        _check(lr, lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(eps, eps >= 0.0, f"Invalid epsilon value: {eps}")
+        _check(betas[0], 0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(betas[1], 0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check(weight_decay, weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        self.decoupled = self.decoupled or bool(decoupled_weight_decay)
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                                  "amsgrad": bool(amsgrad), "maximize": bool(maximize), "foreach": foreach,
+                                  "capturable": False, "differentiable": False, "fused": fused,
+                                  "decoupled_weight_decay": self.decoupled})
+
+    def init_state(self, p, state, group):
+        state["step"] = _step_counter()
+        state["exp_avg"] = _state_tensor(np.zeros_like(p._data))
+        state["exp_avg_sq"] = _state_tensor(np.zeros_like(p._data))
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = _state_tensor(np.zeros_like(p._data))
+
+    def update(self, p, grad, state, group, step):
+        lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        param = p._data
+        if wd != 0:
+            if self.decoupled:
+                _assign(p, param * (1 - lr * wd))
+                param = p._data
+            else:
+                grad = fma(wd, param, grad)
+        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        exp_avg[...] = _lerp(exp_avg, grad, 1 - beta1)
+        exp_avg_sq[...] = fma(1 - beta2, grad * grad, exp_avg_sq * beta2)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+        if group["amsgrad"]:
+            top = state["max_exp_avg_sq"]._data
+            np.maximum(top, exp_avg_sq, out=top)
+            denom = np.sqrt(top) / bias_correction2_sqrt + eps
+        else:
+            denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
+        _assign(p, fma(-step_size, exp_avg / denom, param))
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: the parameter shrinks by lr * weight_decay before the step."""
+
+    decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         fused=fused)
+
+
+class RMSprop(_Stepper):
+    """RMSprop (Hinton), optionally centered and with momentum, PyTorch's single-tensor algorithm."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        lr, alpha, eps = _number(lr, "lr"), _number(alpha, "alpha"), _number(eps, "eps")
+        weight_decay, momentum = _number(weight_decay, "weight_decay"), _number(momentum, "momentum")
+        _check(lr, lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(eps, eps >= 0.0, f"Invalid epsilon value: {eps}")
+        _check(momentum, momentum >= 0.0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay, weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        _check(alpha, alpha >= 0.0, f"Invalid alpha value: {alpha}")
+        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay,
+                                  "momentum": momentum, "centered": bool(centered), "capturable": False,
+                                  "foreach": foreach, "maximize": bool(maximize), "differentiable": False})
+
+    def init_state(self, p, state, group):
+        state["step"] = _step_counter()
+        state["square_avg"] = _state_tensor(np.zeros_like(p._data))
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = _state_tensor(np.zeros_like(p._data))
+        if group["centered"]:
+            state["grad_avg"] = _state_tensor(np.zeros_like(p._data))
+
+    def update(self, p, grad, state, group, step):
+        lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+        if group["weight_decay"] != 0:
+            grad = fma(group["weight_decay"], p._data, grad)
+        square_avg = state["square_avg"]._data
+        square_avg[...] = fma(1 - alpha, grad * grad, square_avg * alpha)
+        if group["centered"]:
+            grad_avg = state["grad_avg"]._data
+            grad_avg[...] = _lerp(grad_avg, grad, 1 - alpha)
+            avg = np.sqrt(fma(-1.0, grad_avg * grad_avg, square_avg))
+        else:
+            avg = np.sqrt(square_avg)
+        avg = avg + eps
+        if momentum > 0:
+            buf = state["momentum_buffer"]._data
+            buf[...] = buf * momentum + grad / avg
+            _assign(p, fma(-lr, buf, p._data))
+        else:
+            _assign(p, fma(-lr, grad / avg, p._data))
+
+
+class Adagrad(_Stepper):
+    """Adagrad (Duchi et al.), with PyTorch's lr_decay and initial accumulator."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        lr, lr_decay, eps = _number(lr, "lr"), _number(lr_decay, "lr_decay"), _number(eps, "eps")
+        weight_decay = _number(weight_decay, "weight_decay")
+        initial = _number(initial_accumulator_value, "initial_accumulator_value")
+        _check(lr, lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(lr_decay, lr_decay >= 0.0, f"Invalid lr_decay value: {lr_decay}")
+        _check(weight_decay, weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        _check(initial, initial >= 0.0, f"Invalid initial_accumulator_value value: {initial}")
+        _check(eps, eps >= 0.0, f"Invalid epsilon value: {eps}")
+        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                                  "initial_accumulator_value": initial, "foreach": foreach,
+                                  "maximize": bool(maximize), "differentiable": False, "fused": fused})
+        # PyTorch fills the state when the optimizer is made, not at the first step
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.init_state(p, self.state.setdefault(p, {}), group)
+
+    def init_state(self, p, state, group):
+        state["step"] = _step_counter()
+        state["sum"] = _state_tensor(np.full_like(p._data, group["initial_accumulator_value"]))
+
+    def update(self, p, grad, state, group, step):
+        if group["weight_decay"] != 0:
+            grad = fma(group["weight_decay"], p._data, grad)
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        total = state["sum"]._data
+        total[...] = total + grad * grad
+        std = np.sqrt(total) + group["eps"]
+        _assign(p, fma(-clr, grad / std, p._data))
 
 
 def _assign(p: Tensor, value) -> None:
@@ -206,3 +421,6 @@ def fma(a, b, c, dtype=np.float64) -> np.ndarray:
         z = th + _round_to_odd_sum(tl, ul)
         plain = a * b + c
     return np.where(np.isfinite(z), z, plain)
+
+
+from . import lr_scheduler  # noqa: E402,F401  (torch.optim.lr_scheduler, as optim.lr_scheduler)

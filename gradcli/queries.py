@@ -13,6 +13,7 @@ import numpy as np
 from .autograd import engine
 from .autograd.functional import _rows
 from .errors import LimitError, ProgramError, ProgramTypeError, UsageError
+from .hints import explained, place_of
 from ._tensor import Tensor, check_elements
 
 
@@ -46,8 +47,20 @@ def _kind(value) -> str:
 
 
 def tensors(run) -> dict[str, Tensor]:
-    """The named tensors of a run, in the order they were first assigned."""
-    return {k: v for k, v in run.values.items() if isinstance(v, Tensor)}
+    """The named tensors of a run, in the order they were first assigned, then the parameters
+    and buffers of its nn modules, named by dotted path (`fc1.weight`, as torchviz names them,
+    even when a variable such as a loop's `p` also holds one: `nn.modules.module_tensors`)."""
+    named = {k: v for k, v in run.values.items() if isinstance(v, Tensor)}
+    modules = getattr(run, "modules", None)
+    if modules:
+        from .nn.modules import module_tensors
+
+        paths = module_tensors(modules)
+        held = {id(t) for t in paths.values()}
+        named = {k: v for k, v in named.items() if id(v) not in held}
+        for k, t in paths.items():
+            named.setdefault(k, t)
+    return named
 
 
 def lookup(run, names: list[str], option: str) -> list[Tensor]:
@@ -94,6 +107,7 @@ class Step:
     grad_in: object
     edges: list = field(default_factory=list)  # (next node name or None, output_nr, grad, leaf name)
     variable: str | None = None                # for AccumulateGrad: the leaf accumulated into
+    fn: object = field(default=None, repr=False)  # the node itself (the walk-through maps it to the graph)
 
 
 @dataclass
@@ -105,9 +119,11 @@ class BackwardResult:
     steps: list | None = None
 
 
-def why_no_grad(t: Tensor, reached: bool) -> str | None:
+def why_no_grad(t: Tensor, reached: bool, left_out: bool = False) -> str | None:
     if not t.requires_grad:
         return "it does not require grad"
+    if left_out:
+        return "--inputs left it out"
     if not t.is_leaf and not t.retains_grad:
         return "it is not a leaf: call .retain_grad() on it to keep its gradient"
     if not reached:
@@ -121,14 +137,19 @@ def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
     grad_tensor = as_gradient(gradient, out)
     input_tensors = lookup(run, inputs, "--inputs") if inputs else None
     trace = [] if steps else None
-    engine.backward([out], None if grad_tensor is None else [grad_tensor],
-                    retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
+    with explained(run, name, out):
+        engine.backward([out], None if grad_tensor is None else [grad_tensor],
+                        retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
     grads, why = {}, {}
+    chosen = {id(t) for t in input_tensors or ()}
     for key, t in tensors(run).items():
-        if (t.is_leaf and t.requires_grad) or t.retains_grad:
+        # with --inputs, PyTorch accumulates into exactly those, non-leaves included
+        if id(t) in chosen or (t.is_leaf and t.requires_grad) or t.retains_grad:
             grads[key] = t.grad
             if t.grad is None:
-                why[key] = why_no_grad(t, False)
+                left_out = input_tensors is not None and id(t) not in chosen
+                why[key] = "no path leads from the output to it" if id(t) in chosen \
+                    else why_no_grad(t, False, left_out)
         elif t.grad is None and t is not out:
             why[key] = why_no_grad(t, True)
     return BackwardResult(name, out, grads, why, _steps(trace, run) if steps else None)
@@ -141,7 +162,7 @@ def _steps(trace, run) -> list[Step]:
     for node, grad_in, grads in trace:
         leaf = getattr(node, "variable", None)
         step = Step(node.name(), node.source, _array(grad_in),
-                    variable=None if leaf is None else names.get(id(leaf), "?"))
+                    variable=None if leaf is None else names.get(id(leaf), "?"), fn=node)
         for (nxt, nr), g in zip(node.next_functions, grads or [None] * len(node.next_functions)):
             variable = getattr(nxt, "variable", None)
             step.edges.append((None if nxt is None else nxt.name(), nr, _array(g),
@@ -183,23 +204,30 @@ def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = Fa
 
 
 def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
-             allow_unused=False, create_graph=False) -> GradResult:
+             allow_unused=False, create_graph=False, command: str = "grad") -> GradResult:
     name, out = tensor_output(run, of)
     xs = lookup(run, wrt, "--wrt")
     if order < 1:
         raise UsageError("--order must be 1 or more")
     if order == 1:
         seed = as_gradient(grad_outputs, out)
-        grads = engine.grad(out, xs, seed, create_graph=create_graph, allow_unused=allow_unused)
+        with explained(run, name, out, wrt, "grad"):
+            grads = engine.grad(out, xs, seed, create_graph=create_graph, allow_unused=allow_unused)
         return GradResult(name, out, list(wrt), 1, dict(zip(wrt, grads)), grad_outputs=seed)
     if out._data.size != 1:
-        raise ProgramError(f"--order {order} needs a scalar output, and {name!r} has shape "
-                           f"{list(out._data.shape)}", hint="reduce it (e.g. .sum()) or use jacobian")
+        what = "hessian" if command == "hessian" else f"--order {order}"
+        raise ProgramError(f"{what} needs a scalar output, and {name!r} has shape {list(out._data.shape)}",
+                           place_of(run, name, out),
+                           hint="reduce it in the program (e.g. .sum()), pick a scalar with --of NAME, "
+                                "or use `gradcli jacobian`")
     # every N-th partial derivative: (elements of the inputs)^N numbers, one backward pass per
     # number of the order below; refused before the passes, as one tensor of that size would be
     n = sum(x._data.size for x in xs)
+    if n > 1 and order * (n.bit_length() - 1) > 4096:  # n ** order is not even computed
+        raise LimitError(f"--order {order} of {n} input elements has more than 2**4096 partial "
+                         "derivatives", hint="ask for a lower --order")
     check_elements(n ** order)
-    _check_passes(run, sum(n ** k for k in range(order)))
+    _check_passes(run, order if n <= 1 else (n ** order - 1) // (n - 1))
     nested = derivatives(out.reshape(()), xs, order)
     return GradResult(name, out, list(wrt), order, _name_nested(nested, wrt))
 
@@ -236,7 +264,7 @@ def run_jacobian(run, wrt: list[str], of=None) -> MatrixResult:
 
 
 def run_hessian(run, wrt: list[str], of=None) -> MatrixResult:
-    result = run_grad(run, wrt, of=of, order=2)
+    result = run_grad(run, wrt, of=of, order=2, command="hessian")
     return MatrixResult(result.output_name, result.output, result.wrt, result.grads)
 
 
@@ -247,3 +275,27 @@ def op_table() -> list[dict]:
     return [{"name": op.name, "node": op.node, "inputs": list(op.inputs),
              "formulas": {i: f for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None}}
             for op in OPS.values() if op.differentiable]
+
+
+def op_detail(name: str) -> dict:
+    """One built-in op in full: its row of `op_table` plus its parameters and description."""
+    import difflib
+
+    from .errors import UsageError
+    from .ops import OPS
+
+    op = OPS.get(name)
+    if op is None:
+        close = difflib.get_close_matches(name, list(OPS), n=3)
+        raise UsageError(f"no op named {name!r}",
+                         hint=f"did you mean {' or '.join(close)}?" if close else "gradcli ops lists them")
+    return {"name": op.name, "node": op.node, "inputs": list(op.inputs),
+            "params": [[p, _plain(op.defaults.get(p))] for p in op.params],
+            "formulas": {i: f for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None},
+            "doc": op.doc or ""}
+
+
+def _plain(v):
+    """A parameter's default as JSON can hold it."""
+    return v if v is None or isinstance(v, (bool, int, float, str)) else repr(v)
+

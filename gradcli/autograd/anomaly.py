@@ -38,11 +38,15 @@ def detect_anomaly_if(flag: bool):
 
 
 class set_detect_anomaly:
-    """torch.autograd.set_detect_anomaly(mode): a switch and a context manager."""
+    """torch.autograd.set_detect_anomaly(mode, check_nan=True): a switch and a context manager.
 
-    def __init__(self, mode: bool):
+    Only the NaN check is modelled (it is what anomaly mode reports here), so
+    `check_nan=False` turns the switch on without a check to make.
+    """
+
+    def __init__(self, mode: bool, check_nan: bool = True):
         self.prev = enabled[0]
-        enabled[0] = bool(mode)
+        enabled[0] = bool(mode) and bool(check_nan)
 
     def __enter__(self):
         return self
@@ -52,5 +56,22 @@ class set_detect_anomaly:
         return False
 
 
-def detect_anomaly():
-    return set_detect_anomaly(True)
+class detect_anomaly:
+    """torch.autograd.detect_anomaly(check_nan=True): on inside a `with` block only."""
+
+    def __init__(self, check_nan: bool = True):
+        self.check_nan = bool(check_nan)
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = enabled[0]
+        enabled[0] = self.check_nan
+        return self
+
+    def __exit__(self, *exc):
+        enabled[0] = self.prev
+        return False
+
+
+def is_anomaly_enabled() -> bool:
+    return enabled[0]

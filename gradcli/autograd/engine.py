@@ -12,7 +12,10 @@ import numpy as np
 
 from ..errors import AutogradError, GradcliError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, shape_str
-from . import anomaly
+from . import anomaly, node_hooks as _node_hooks, saved_hooks as _saved_hooks
+from . import graph as _graph
+from .callback import call_program
+from ..limits import NODE_WORK, budget as _budget
 from .graph import AccumulateGrad
 
 ndarray = np.ndarray
@@ -137,7 +140,7 @@ def _run_tensor_hooks(node, output_nr: int, g, create_graph: bool):
         for nr, hook, is_retain in list(hooks):
             if nr != output_nr or is_retain != retains:
                 continue
-            out = hook(_wrap(g, create_graph))
+            out = call_program("hook", getattr(node, "source", None), hook, _wrap(g, create_graph))
             if out is not None:
                 g = _unwrap(_hook_result(hook, out, g), create_graph)
     return g
@@ -145,7 +148,7 @@ def _run_tensor_hooks(node, output_nr: int, g, create_graph: bool):
 
 def _run_leaf_hooks(variable: Tensor, g, create_graph: bool):
     for hook in list(variable._hooks):
-        out = hook(_wrap(g, create_graph))
+        out = call_program("hook", None, hook, _wrap(g, create_graph))
         if out is not None:
             g = _unwrap(_hook_result(hook, out, g), create_graph)
     return g
@@ -208,6 +211,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
         owned.add(id(g))
     prev_mode = _grad_enabled[0]
     _grad_enabled[0] = bool(create_graph)
+    budget = _budget
     try:
         while ready:
             node = ready.pop()
@@ -215,6 +219,9 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
             grads = None
             if g is not None and (needed is None or node in needed):
                 try:
+                    budget.work += NODE_WORK  # a backward step costs what making a node does
+                    if budget.work > budget.max_work:
+                        raise budget.exhausted()
                     grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
                 except GradcliError as error:
                     if error.node is None:
@@ -226,6 +233,8 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     anomaly.check(node, grads)
             if not retain_graph:
                 node.release()
+                if _saved_hooks._packed:
+                    _saved_hooks.forget(node)
             for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
@@ -259,15 +268,21 @@ def _run_node(node, g, create_graph, targets, captured, accumulate, owned) -> No
         variable = node.variable
         if variable._hooks:
             g = _run_leaf_hooks(variable, g, create_graph)
+        # the node itself runs only when it accumulates (autograd.grad captures before it)
+        hooked = _graph.extras.get(node) if accumulate and _graph.extras else None
+        if hooked is not None and hooked.pre:
+            g = _node_hooks.run_prehooks(hooked.pre, node, g, create_graph)
         if targets is not None:
             slot = targets.get((node, 0))
-            if slot is not None:
-                captured[slot] = _add(captured[slot], g)
-                if accumulate:
-                    _accumulate(variable, g, create_graph, owned)
-            return None
+            if slot is None:
+                return None
+            captured[slot] = _add(captured[slot], g)
         if accumulate:
             _accumulate(variable, g, create_graph, owned)
+            if _graph.post_accumulate:
+                _node_hooks.run_post_accumulate(variable)
+        if hooked is not None and hooked.post:
+            _node_hooks.run_posthooks(hooked.post, node, (), g, create_graph)
         return None
     if node.n_outputs == 1:
         if node._tensor_hooks:
@@ -288,7 +303,14 @@ def _run_node(node, g, create_graph, targets, captured, accumulate, owned) -> No
                 slot = targets.get((node, nr))
                 if slot is not None:
                     captured[slot] = _add(captured[slot], g[nr])
-    return node.apply(g, create_graph) if node.next_functions else None
+    if not node.next_functions:
+        return None
+    if _saved_hooks._packed:
+        _saved_hooks.unpack_node(node)
+    hooked = _graph.extras.get(node) if _graph.extras else None
+    if hooked is None:
+        return node.apply(g, create_graph)
+    return _node_hooks.apply_hooked(node, hooked, g, create_graph)
 
 
 class _Targets(dict):

@@ -2,7 +2,11 @@
 
 The ctx a user's forward receives is the backward node itself (as in PyTorch),
 named `<ClassName>Backward`; it keeps what `save_for_backward` saved until the
-graph is freed.
+graph is freed. A saved output is kept as PyTorch's SavedVariable keeps one
+(`is_output`): its array, rebuilt on access as the output of this node, so a
+double backward flows through it and the graph holds no reference cycle.
+Both styles of PyTorch 2 work: `forward(ctx, ...)`, or `forward(...)` beside
+`setup_context(ctx, inputs, output)`.
 """
 from __future__ import annotations
 
@@ -11,7 +15,28 @@ import numpy as np
 from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError, type_name
 from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
 from . import graph as _graph
+from .callback import call_program
 from .graph import FREED_MESSAGE, Node, _modified_message, edge_to
+from . import saved_hooks as _saved_hooks
+
+
+class _SavedOutput:
+    """A saved output of the node: its array and version counter, not the tensor
+    (which holds the node: a cycle)."""
+
+    __slots__ = ("index", "data", "counter", "differentiable")
+
+    def __init__(self, index: int, tensor: Tensor, differentiable: bool):
+        self.index = index
+        self.data = tensor._data
+        self.counter = tensor._counter
+        self.differentiable = differentiable
+
+    def unpack(self, node) -> Tensor:
+        if self.differentiable:
+            return Tensor._make(self.data, node, True, self.index, self.counter)
+        return Tensor._make(self.data, version=self.counter)
+from ..limits import budget as _budget
 
 
 class FunctionCtx(Node):
@@ -19,15 +44,35 @@ class FunctionCtx(Node):
 
     __slots__ = ("_cls", "_saved", "_saved_versions", "_released", "needs_input_grad",
                  "_input_shapes", "_tensor_positions", "__dict__")
+    # set by mark_dirty / mark_non_differentiable / set_materialize_grads (class defaults,
+    # so a ctx made elsewhere, e.g. check/replay's, has them too)
+    _dirty = ()
+    _non_differentiable = ()
+    _materialize_grads = True
+    _packed = None   # what saved_tensors_hooks' pack returned, per saved tensor
+
+    # What the engine and the renderers read on other nodes (a leaf's `variable`, a saved
+    # `result`, an op's `op` and `params`): declared here so that a program's `ctx.variable
+    # = x` is refused like any engine attribute and a custom node never poses as another kind.
+    variable = None
+    result = None
+    op = None
+    params = None
 
     def name(self) -> str:
         return f"{self._cls.__name__}Backward"
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.function.{self.name()} object at {id(self):#x}>"
 
     def save_for_backward(self, *tensors) -> None:
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
                 raise AutogradError("save_for_backward can only save variables, but argument "
                                     f"{tensors.index(t)} is of type {type(t).__name__}")
+        for t in tensors:
+            if t is not None:
+                _saved_hooks.check_savable(t)
         self._saved = tensors
         self._saved_versions = tuple(None if t is None else t._counter[0] for t in tensors)
 
@@ -35,25 +80,38 @@ class FunctionCtx(Node):
     def saved_tensors(self) -> tuple:
         if self._released:
             raise AutogradError(FREED_MESSAGE)
+        if self._packed is not None:
+            return tuple(_saved_hooks.unpack(p) for p in self._packed)
+        out = []
         for t, v in zip(self._saved, self._saved_versions):
+            if t.__class__ is _SavedOutput:
+                t = t.unpack(self)
             if t is not None and t._counter[0] != v:
                 raise AutogradError(_modified_message(t, v))
-        return tuple(self._saved)
+            out.append(t)
+        return tuple(out)
+
+    saved_variables = saved_tensors
 
     def mark_non_differentiable(self, *tensors) -> None:
-        pass
+        self._non_differentiable = self._non_differentiable + _tensors_of(tensors, "mark_non_differentiable")
+
+    def mark_dirty(self, *tensors) -> None:
+        self._dirty = self._dirty + _tensors_of(tensors, "mark_dirty")
 
     def set_materialize_grads(self, value: bool) -> None:
-        pass
+        self._materialize_grads = bool(value)
 
     def saved_tensors_info(self):
         if self._released:
             return []
-        return [(f"saved[{i}]", t) for i, t in enumerate(self._saved)]
+        return [(f"saved[{i}]", t.unpack(self) if t.__class__ is _SavedOutput else t)
+                for i, t in enumerate(self._saved)]
 
     def release(self) -> None:
         if self._saved:
             self._saved = ()
+            self._packed = None
             self._released = True
 
     def apply(self, grads, create_graph: bool) -> list:
@@ -61,13 +119,15 @@ class FunctionCtx(Node):
             raise AutogradError(FREED_MESSAGE)
         if self.n_outputs == 1:
             grads = [grads]
+        materialize = self._materialize_grads
         wrapped = [
             (g if create_graph else Tensor._make(g)) if g is not None
-            else Tensor._make(np.zeros(shape))
+            else (Tensor._make(np.zeros(shape)) if materialize else None)
             for g, shape in zip(grads, self._output_shapes)
         ]
         with set_grad_enabled(create_graph):
-            result = _callable(self._cls.backward)(self, *wrapped)
+            result = call_program(f"{self._cls.__name__}.backward", self.source,
+                                  _callable(self._cls._backward_method()), self, *wrapped)
         if not isinstance(result, tuple):
             result = (result,)
         n_args = len(self._input_shapes)
@@ -133,8 +193,46 @@ class Function(metaclass=_FunctionMeta):
         raise AutogradError("You must implement either the backward or vjp method for your custom "
                             "autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def vjp(ctx, *grad_outputs):
+        """PyTorch's other name for backward: a class may define either."""
+        return Function.backward(ctx, *grad_outputs)
+
+    @classmethod
+    def _backward_method(cls):
+        if cls.backward is Function.backward and cls.vjp is not Function.vjp:
+            return cls.vjp
+        return cls.backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise ProgramError("You must implement the setup_context function for custom "
+                           "autograd.Function with a forward that takes no ctx.")
+
+    @classmethod
+    def _uses_setup_context(cls) -> bool:
+        return cls.setup_context is not Function.setup_context
+
+    @classmethod
+    def _call_forward(cls, ctx, args, kwargs):
+        """`forward(ctx, ...)`, or `forward(...)` then `setup_context(ctx, inputs, output)`
+        when the class defines setup_context."""
+        forward = f"{cls.__name__}.forward"
+        if not cls._uses_setup_context():
+            return call_program(forward, ctx.source, _callable(cls.forward), ctx, *args, **kwargs)
+        outputs = call_program(forward, ctx.source, _callable(cls.forward), *args, **kwargs)
+        call_program(f"{cls.__name__}.setup_context", ctx.source, _callable(cls.setup_context),
+                     ctx, tuple(args), outputs)
+        return outputs
+
+    @classmethod
+    def _forward(cls, ctx, args, kwargs):
+        with no_grad():
+            return cls._call_forward(ctx, args, kwargs)
+
     @classmethod
     def apply(cls, *args, **kwargs):
+        _budget.node_made()
         ctx = FunctionCtx.__new__(FunctionCtx)
         ctx._cls = cls
         ctx._saved = ()
@@ -147,8 +245,7 @@ class Function(metaclass=_FunctionMeta):
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx._input_shapes = tuple(a._data.shape if isinstance(a, Tensor) else () for a in args)
         record = _grad_enabled[0] and any(ctx.needs_input_grad)
-        with no_grad():
-            outputs = _callable(cls.forward)(ctx, *args, **kwargs)
+        outputs = cls._forward(ctx, args, kwargs)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         if not record:
@@ -160,9 +257,61 @@ class Function(metaclass=_FunctionMeta):
         if observer is not None:
             observer(ctx, (args, kwargs))
         results = []
+        saved = list(ctx._saved)
         for k, o in enumerate(outs):
             if isinstance(o, Tensor):
-                # a new tensor: an input returned as is keeps its own place in the graph
-                o = Tensor._make(o._data, ctx, True, k, o._counter)
+                differentiable = not any(o is t for t in ctx._non_differentiable)
+                for i, t in enumerate(saved):
+                    if t is o and not any(t is a for a in args):
+                        saved[i] = _SavedOutput(k, o, differentiable)
+                if not differentiable:
+                    pass   # PyTorch's: no grad_fn, requires_grad=False; its gradient arrives as zeros
+                elif any(o is t for t in ctx._dirty):
+                    _rebase_dirty(o, ctx, k)
+                else:
+                    o = Tensor._make(o._data, ctx, True, k, o._counter)
             results.append(o)
+        ctx._saved = tuple(saved)
+        if _saved_hooks.active() and ctx._saved:
+            ctx._packed = tuple(None if t is None else _saved_hooks.pack(
+                t.unpack(ctx) if t.__class__ is _SavedOutput else t) for t in ctx._saved)
         return results[0] if single else tuple(results)
+
+
+def _tensors_of(tensors, what: str) -> tuple:
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise ProgramTypeError(f"{what} only accepts Tensors as arguments, got {type(t).__name__}")
+    return tuple(tensors)
+
+
+def _rebase_dirty(t: Tensor, ctx, k: int) -> None:
+    """An input the forward changed in place (`mark_dirty`): it becomes the output itself."""
+    if t.grad_fn is None and t.requires_grad:
+        raise AutogradError("a leaf Variable that requires grad has been used in an in-place operation.")
+    t.grad_fn = ctx
+    t.requires_grad = True
+    t._output_nr = k
+    t._counter[0] += 1   # PyTorch bumps the version of a dirty tensor once more
+
+
+def once_differentiable(fn):
+    """`@once_differentiable` on a backward: it runs without building a graph, and a
+    double backward that reaches its result is PyTorch's error."""
+    from ..errors import Builtin
+
+    def wrapper(ctx, *grads):
+        enabled = _grad_enabled[0]
+        with no_grad():
+            outputs = _callable(fn)(ctx, *grads)
+        if not enabled or not any(isinstance(g, Tensor) and g.requires_grad for g in grads):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        node = _graph.DelayedError("trying to differentiate twice a function that was marked with "
+                                   "@once_differentiable", len(outs))
+        wrapped = tuple(Tensor._make(o._data, node, True, k) if isinstance(o, Tensor) else o
+                        for k, o in enumerate(outs))
+        return wrapped[0] if single else wrapped
+
+    return Builtin(getattr(fn, "name", None) or getattr(fn, "__name__", "backward"), wrapper)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import AutogradError, ProgramTypeError
+from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, check_elements, enable_grad
+from .callback import call_program
 from .engine import grad
 
 
@@ -17,7 +18,7 @@ def _as_tuple(x):
 
 
 def _class(value) -> str:
-    from ..lang.values import type_name
+    from ..errors import type_name
 
     return f"<class '{type_name(value)}'>"
 
@@ -45,18 +46,19 @@ def _checked_outputs(outputs, api: str):
                            f"function has type {_class(outputs)}.")
 
 
-def _rows(output: Tensor, inputs, create_graph: bool):
+def _rows(output: Tensor, inputs, create_graph: bool, strict_index=None):
     """d output / d inputs as one tensor per input of shape output.shape + input.shape."""
     n = output._data.size
     for x in inputs:  # the block's size, before n backward passes build it
         check_elements(n * x._data.size)
-    return jacobian_blocks(output, inputs, create_graph)
+    return jacobian_blocks(output, inputs, create_graph, strict_index)
 
 
-def jacobian_blocks(output: Tensor, inputs, create_graph: bool = False) -> list:
+def jacobian_blocks(output: Tensor, inputs, create_graph: bool = False, strict_index=None) -> list:
     """The one-hot loop of every Jacobian (this API's and gradcheck's): one backward per
     element of `output`, zeros for an input it does not use; one tensor per input, of
-    shape output.shape + input.shape."""
+    shape output.shape + input.shape. With `strict_index` (the output's index), an input
+    the output does not use is PyTorch's strict-mode error instead."""
     from .. import ops
 
     blocks = [[] for _ in inputs]
@@ -70,6 +72,9 @@ def jacobian_blocks(output: Tensor, inputs, create_graph: bool = False) -> list:
         else:
             grads = (None,) * len(inputs)
         for k, (g, x) in enumerate(zip(grads, inputs)):
+            if g is None and strict_index is not None:
+                raise AutogradError(f"Output {strict_index} of the user-provided function is independent "
+                                    f"of input {k}. This is not allowed in strict mode.")
             blocks[k].append(g if g is not None else Tensor._make(np.zeros_like(x._data)))
     result = []
     for k, x in enumerate(inputs):
@@ -82,14 +87,34 @@ def jacobian_blocks(output: Tensor, inputs, create_graph: bool = False) -> list:
     return result
 
 
+def _check_strategy(strategy, api: str, option: str) -> None:
+    """PyTorch's check of the strategy; forward-mode AD is not part of gradcli."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AutogradError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If '
+                            'your function has more outputs than inputs, "forward-mode" tends to be more '
+                            'performant. Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        raise ProgramError(f'torch.autograd.functional.{api}: {option}="forward-mode" is not supported: '
+                           "gradcli has no forward-mode AD",
+                           hint=f'use {option}="reverse-mode" (the default), which gives the same result')
+
+
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
-    """The Jacobian of `func` at `inputs`: J[i][j] has shape out_i.shape + in_j.shape."""
+    """The Jacobian of `func` at `inputs`: J[i][j] has shape out_i.shape + in_j.shape.
+
+    `vectorize` is accepted (the rows are computed one by one either way)."""
+    _check_strategy(strategy, "jacobian", "strategy")
     inputs, multi_in = _checked_inputs(inputs, "jacobian")
     inputs = tuple(x.detach().requires_grad_() if not x.requires_grad or not create_graph else x
                    for x in inputs)
     with enable_grad():
-        outputs, multi_out = _checked_outputs(func(*inputs), "jacobian")
-        rows = [_rows(o, inputs, create_graph) for o in outputs]
+        outputs, multi_out = _checked_outputs(call_program("jacobian", None, func, *inputs),
+                                              "jacobian")
+        if strict:
+            from .products import check_requires_grad
+
+            check_requires_grad(outputs, "outputs", strict)
+        rows = [_rows(o, inputs, create_graph, i if strict else None) for i, o in enumerate(outputs)]
     if not multi_out:
         return tuple(rows[0]) if multi_in else rows[0][0]
     return tuple(tuple(r) if multi_in else r[0] for r in rows)
@@ -98,9 +123,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar `func`: H[i][j] has shape in_i.shape + in_j.shape."""
     inputs, multi_in = _checked_inputs(inputs, "hessian")
+    _check_strategy(outer_jacobian_strategy, "hessian", "outer_jacobian_strategy")
 
     def gradient(*xs):
-        outs, _ = _checked_outputs(func(*xs), "hessian")
+        outs, _ = _checked_outputs(call_program("hessian", None, func, *xs), "hessian")
         if len(outs) != 1:
             raise AutogradError("The function given to hessian should return a single Tensor")
         out = outs[0]

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import CheckFailed
+from ..errors import CheckFailed, ProgramTypeError
 from .._tensor import Tensor, no_grad
+from .callback import call_program
 from .engine import grad as autograd_grad
 from .functional import jacobian_blocks
 
@@ -69,7 +70,12 @@ def differentiable(inputs) -> list:
 
 
 def _outputs(func, inputs) -> list:
-    return [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+    outputs = _as_tuple(call_program("gradcheck", None, func, *inputs))
+    for o in outputs:
+        if not isinstance(o, Tensor) and o is not None:
+            raise ProgramTypeError(f"gradcheck: the function returned a {type(o).__name__}, "
+                                   "expected a Tensor or a tuple of Tensors")
+    return [o for o in outputs if isinstance(o, Tensor)]
 
 
 def evaluate(func, inputs, differentiates: bool = True) -> list:

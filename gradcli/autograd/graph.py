@@ -8,10 +8,14 @@ and a leaf holds its AccumulateGrad node only weakly.
 """
 from __future__ import annotations
 
+import weakref
 from contextlib import contextmanager
+
+import numpy as np
 
 from ..errors import AutogradError
 from .._tensor import Tensor, RemovableHandle, shape_str
+from .saved_hooks import TensorMap, saved_value
 
 _current_source = [None]
 _node_observer = [None]
@@ -69,11 +73,53 @@ def op_name(node) -> str:
     return stem[:-len("Backward")] if stem.endswith("Backward") and len(stem) > len("Backward") else name
 
 
+class _Extras:
+    """What a program attached to one node: metadata, hooks (most nodes have none)."""
+
+    __slots__ = ("metadata", "pre", "post")
+
+    def __init__(self):
+        self.metadata = {}
+        self.pre = []
+        self.post = []
+
+
+# node -> _Extras: the engine looks a node up here only while this is non-empty
+extras = weakref.WeakKeyDictionary()
+
+
+# leaf tensor -> hooks of Tensor.register_post_accumulate_grad_hook
+post_accumulate = TensorMap()
+
+
+def _extras_of(node) -> _Extras:
+    found = extras.get(node)
+    if found is None:
+        found = extras[node] = _Extras()
+    return found
+
+
+# Where PyTorch 2.13 names a saved value otherwise than the op table's input or parameter
+# (checked node by node against `dir(grad_fn)`), and the constants it keeps that gradcli's
+# rules do not need.
+_SAVED_RENAMES = {("LinalgVectorNormBackward0", "p"): "ord", ("PowBackward2", "base"): "self"}
+_SAVED_CONSTANTS = {"AddBackward0": (("_saved_alpha", 1),), "SubBackward0": (("_saved_alpha", 1),)}
+_WITH_SIZES = frozenset({"MmBackward0", "BmmBackward0"})
+_WITH_NUMEL = frozenset({"MeanBackward0", "MeanBackward1"})
+# nodes whose `dim` PyTorch keeps as a list of dims (`(0,)` for `sum(dim=0)`)
+_DIM_LISTS = frozenset({"SumBackward1", "MeanBackward1", "AmaxBackward0", "AminBackward0",
+                        "LogsumexpBackward0", "StdBackward0", "VarBackward0", "NansumBackward0"})
+
 # What a node that saved nothing holds (shared: no allocation per node).
 NOTHING_SAVED = (None,) * 8
 
 
-class Node:
+class _NodeClass(type):
+    def __repr__(cls):
+        return "<class 'torch.autograd.graph.Node'>" if cls is Node else f"<class '{cls.__name__}'>"
+
+
+class Node(metaclass=_NodeClass):
     """Base of backward nodes: edges, hooks on the tensors it produced, a source slot."""
 
     __slots__ = ("next_functions", "source", "_tensor_hooks", "__weakref__")
@@ -83,11 +129,33 @@ class Node:
         return type(self).__name__
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object>"
+        return f"<{self.name()} object at {id(self):#x}>"
 
     @property
     def metadata(self) -> dict:
-        return {}
+        """A dict of the program's own, kept as long as the node lives."""
+        return _extras_of(self).metadata
+
+    def register_hook(self, fn) -> RemovableHandle:
+        """`fn(grad_inputs, grad_outputs)` after the node ran; a tuple it returns replaces grad_inputs."""
+        hooks = _extras_of(self).post
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """`fn(grad_outputs)` before the node runs; a tuple it returns replaces grad_outputs."""
+        hooks = _extras_of(self).pre
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
+
+    def saved_value(self, name: str):
+        """What `grad_fn.<name>` reads, `name` PyTorch's name of a saved value (`_saved_self`)."""
+        for key, value in self.saved_tensors_info():
+            if key == name:
+                return value
+        if getattr(self, "released", False) or getattr(self, "_released", False):
+            raise AutogradError(FREED_MESSAGE)
+        raise KeyError(name)
 
     def _add_tensor_hook(self, output_nr: int, hook, retains: bool = False) -> RemovableHandle:
         if self._tensor_hooks is None:
@@ -104,6 +172,20 @@ class Node:
         """Free what was saved for backward (after a backward without retain_graph)."""
 
 
+def _as_value(value):
+    """A node's parameter as a value of the language: an array (indices) is a Tensor, a
+    numpy number a Python one; anything else but plain data is its text."""
+    if value is None or isinstance(value, (bool, int, float, str, Tensor)):
+        return value
+    if isinstance(value, np.ndarray):
+        return Tensor._make(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_as_value(v) for v in value)
+    return repr(value)
+
+
 def edge_to(t) -> tuple:
     """The edge a node keeps to its input `t`: (node, output_nr) or (None, 0)."""
     if isinstance(t, Tensor) and t.requires_grad:
@@ -111,6 +193,26 @@ def edge_to(t) -> tuple:
             return (t.grad_fn, t._output_nr)
         return (t._accumulate_grad(), 0)
     return (None, 0)
+
+
+class DelayedError(Node):
+    """PyTorch's `Error` node: what a backward marked @once_differentiable returns under
+    create_graph; differentiating through it is the error it carries."""
+
+    __slots__ = ("message", "n_outputs")
+
+    def __init__(self, message: str, n_outputs: int):
+        self.message = message
+        self.n_outputs = n_outputs
+        self.next_functions = ((None, 0),) * n_outputs
+        self.source = _current_source[0]
+        self._tensor_hooks = None
+
+    def name(self) -> str:
+        return "Error"
+
+    def apply(self, grads, create_graph: bool):
+        raise AutogradError(self.message)
 
 
 class AccumulateGrad(Node):
@@ -142,14 +244,53 @@ class OpNode(Node):
     def saved_tensors_info(self) -> list[tuple[str, object]]:
         info = []
         if self.saved is not None and self.saved is not NOTHING_SAVED:
-            for name, value, version in zip(self.op.inputs, self.saved, self.versions):
-                if version is not None or (value is not None and not isinstance(value, Tensor)):
-                    info.append((name, value))
+            for i, (name, value, version) in enumerate(zip(self.op.inputs, self.saved, self.versions)):
+                if version is not None:
+                    info.append((self._pytorch_name(name), saved_value(self, i)))
+                elif value is not None and not isinstance(value, Tensor):
+                    info.append((self._pytorch_name(name), value))
         if self.result is not None:
-            info.append(("result", Tensor._make(self.result)))
+            # PyTorch's saved output: the output of this node itself
+            info.append(("_saved_result", saved_value(self, "result")))
         for key, value in (self.params or {}).items():
+            if key == "dim" and self.op.node in _DIM_LISTS and isinstance(value, int):
+                value = (value,)
+            info.append((self._pytorch_name(key), _as_value(value)))
+        if self.shapes is not None and self.op.reads_shapes:
+            # a rule that reads an input's shape: PyTorch saves it as `_saved_<input>_sym_sizes`
+            for plan in self.op.plans:
+                for kind, key in plan or ():
+                    if kind != 3:
+                        continue
+                    name = self._pytorch_name(self.op.inputs[key]) + "_sym_sizes"
+                    if all(name != k for k, _ in info):
+                        info.append((name, tuple(self.shapes[key])))
+        if self.op.node in _WITH_SIZES:   # sizes (and strides, contiguous) of the saved matrices
+            for name, value in list(info):
+                if isinstance(value, Tensor):
+                    shape = value._data.shape
+                    strides = tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+                    info += [(name + "_sym_sizes", tuple(shape)), (name + "_sym_strides", strides)]
+        for name, value in list(info):
+            if name == "_saved_self_sym_sizes" and self.op.node in _WITH_NUMEL:
+                info.append(("_saved_self_sym_numel", int(np.prod(value))))
+        for key, value in _SAVED_CONSTANTS.get(self.op.node, ()):
             info.append((key, value))
         return info
+
+    def _pytorch_name(self, name: str) -> str:
+        """`self` -> `_saved_self`: PyTorch 2.13's attribute name of a saved value of this node."""
+        return "_saved_" + _SAVED_RENAMES.get((self.op.node, name), name)
+
+    def saved_value(self, name: str):
+        """PyTorch gives None for an input its node did not save (`(x * w).grad_fn._saved_self`
+        when only x requires grad)."""
+        try:
+            return super().saved_value(name)
+        except KeyError:
+            if any(self._pytorch_name(i) == name for i in self.op.inputs):
+                return None
+            raise
 
     def release(self) -> None:
         if not self.released and (self.saved is not NOTHING_SAVED or self.result is not None):

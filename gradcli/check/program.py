@@ -119,23 +119,32 @@ def _sympy_function(tape: Tape, xs: list):
 # -- grad --symbolic --------------------------------------------------------------------------
 
 
-def symbolic_derivatives(run, grad_result) -> dict:
+def filled_inputs(run, wrt) -> list:
+    """The inputs not in `wrt`: `grad --symbolic` fills in their values (unless =full)."""
+    return [name for name, _ in default_inputs(run) if name not in wrt]
+
+
+def symbolic_derivatives(run, grad_result, full: bool = False) -> dict:
     """The SymPy formula of each derivative of `grad --symbolic`, nested as its grads.
 
     Each formula is simplified within a time budget (`symbolic.SIMPLIFY_SECONDS`),
     else printed as SymPy derived it. A tensor's formulas print as nested lists,
-    one formula per element.
+    one formula per element. The other inputs (`filled_inputs`) are numbers in the
+    formulas, or symbols too with `full`.
     """
     sp = symbolic.sympy()
     wrt = list(grad_result.wrt)
+    symbolic_names = wrt + (filled_inputs(run, wrt) if full else [])
     try:
-        again, notes = _rerun(run, wrt)
+        again, notes = _rerun(run, symbolic_names)
         out = _same_output(again, grad_result.output_name)
-        xs = queries.lookup(again, wrt, "--wrt")
+        xs = queries.lookup(again, symbolic_names, "--wrt")
         tape = Tape([out], xs, notes)
         budget = symbolic.Budget(symbolic.SECONDS)
         with budget.guard():
-            symbols = symbolic.Symbols(sp, wrt, [x._data for x in xs], max_symbols=symbolic.MAX_SYMBOLS)
+            # _derivatives differentiates by the first len(wrt) arrays: the --wrt inputs
+            symbols = symbolic.Symbols(sp, symbolic_names, [x._data for x in xs],
+                                       max_symbols=symbolic.MAX_SYMBOLS)
             if any(symbols.sampled):
                 raise symbolic.OverBudget(f"budget: more than {symbolic.MAX_SYMBOLS} elements")
             with no_grad():

@@ -265,7 +265,7 @@ class Tape:
             symbolic.append(value(edge))
         ctx = _new_ctx(node._cls, args)
         with recording() as notes, enable_grad():
-            outs = node._cls.forward(ctx, *args, **kwargs)
+            outs = node._cls._call_forward(ctx, args, kwargs)
         single = not isinstance(outs, tuple)
         outs = [outs] if single else list(outs)
         tensors = [o if isinstance(o, Tensor) else Tensor._make(np.asarray(o, dtype=np.float64))

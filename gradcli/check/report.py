@@ -77,7 +77,10 @@ def check_json(c: Check) -> dict:
         doc["fast"] = True
     if r.kink is not None:
         doc["kink"] = r.kink
-    for key in ("skipped", "note", "case"):
+    if r.skipped:  # counted as skipped, not as passed; the reason beside it
+        doc["skipped"] = True
+        doc["skip_reason"] = r.skipped
+    for key in ("note", "case"):
         if getattr(r, key):
             doc[key] = getattr(r, key)
     other = FD if r.reference == SYMPY else SYMPY

@@ -18,19 +18,36 @@ def process_settings() -> None:
 
     gc.set_threshold(*GC_THRESHOLDS)
     numpy.seterr(all="ignore")
+    import warnings
+
+    # numpy's warnings through Python's (`Mean of empty slice`) too, not only its error state
+    warnings.simplefilter("ignore", RuntimeWarning)
 
 
 def main(argv: list[str] | None = None) -> None:
     process_settings()
+    from . import backstop
     from .app import run_app
     from .common import FREEZE_AFTER_COMPILE
 
     FREEZE_AFTER_COMPILE[0] = True
-    code = run_app(argv)
+    code = backstop.streams_closed()
+    if code is not None:
+        sys.exit(code)
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args, max_memory, max_seconds = backstop.take_options(args)
+    except Exception as err:  # a UsageError
+        sys.stderr.write(f"gradcli: error: {err}\n")
+        sys.exit(2)
+    backstop.install(max_memory, max_seconds)
+    code = run_app(args)
     try:
         sys.stdout.flush()
     except BrokenPipeError:
         from .app import _silence_stdout
 
         _silence_stdout()
+    except OSError as exc:
+        code = backstop.write_failed(exc) or code
     sys.exit(code)

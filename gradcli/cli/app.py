@@ -17,6 +17,7 @@ from . import commands
 from .common import Failed, PipeClosed, report
 from .gradcheck import gradcheck_cmd
 from .graph import graph_cmd
+from .plot import plot_cmd
 
 COMMANDS = {
     "eval": commands.eval_cmd,
@@ -26,6 +27,7 @@ COMMANDS = {
     "hessian": commands.hessian_cmd,
     "gradcheck": gradcheck_cmd,
     "graph": graph_cmd,
+    "plot": plot_cmd,
     "run": commands.run_cmd,
     "ops": commands.ops_cmd,
 }
@@ -45,6 +47,7 @@ def guard(command, default_dtype: str = "float64"):
     def guarded(**kwargs):
         opts, own = command.split(kwargs)
         try:
+            choose_colour(opts.color)
             with dtype_context(NAMES[opts.dtype.value if opts.dtype is not None else default_dtype]):
                 return command.command(opts, **own)
         except GradcliError as err:
@@ -55,19 +58,58 @@ def guard(command, default_dtype: str = "float64"):
     return guarded
 
 
-def make_app(names=tuple(COMMANDS)) -> typer.Typer:
-    """The Typer app with the given commands (all of them by default)."""
+HELP = """A gradient calculator and autograd inspector: values, gradients, higher-order
+derivatives, Jacobians, Hessians, gradient checks and the backward graph of a small
+Python-like program, on gradcli's own reverse-mode engine.
+
+\b
+Examples:
+  gradcli backward samples/quickstart.txt
+  gradcli grad -e 'x = 3.0; y = x**2 * sin(x)' --order 2
+  gradcli gradcheck samples/e13_wrong_backward.py
+
+The language, the commands, the exit codes and the JSON: docs/LANGUAGE.md.
+"""
+
+
+def choose_colour(mode: str) -> None:
+    from ..errors import UsageError
+    from ..render import style
+
+    if mode not in style.MODES:
+        raise UsageError(f"--color {mode}: give auto, always or never")
+    style.choose(mode)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        sys.stdout.write(f"gradcli {__version__}\n")
+        raise typer.Exit(0)
+
+
+def _top(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_version),
+) -> None:
+    """The top level's own options (the full app only: one command alone stays a command)."""
+
+
+def make_app(names=tuple(COMMANDS), top: bool = True) -> typer.Typer:
+    """The Typer app with the given commands (all of them by default); `top`: with --version
+    and shell completion (--install-completion, --show-completion)."""
     new = typer.Typer(
         name="gradcli",
-        help="A gradient calculator and autograd inspector: values, gradients, higher-order "
-             "derivatives, Jacobians, Hessians, gradient checks and the backward graph of a small "
-             "Python-like program, on gradcli's own reverse-mode engine.",
-        add_completion=False,
+        help=HELP,
+        add_completion=top,
         no_args_is_help=True,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
+    if top:
+        new.callback()(_top)
     for name in names:
         new.command(name)(guard(COMMANDS[name], "float32" if name == "run" else "float64"))
     return new
@@ -83,7 +125,7 @@ def _command_for(args: list[str]):
     for a known command name only that one is built (a faster start).
     """
     if args and args[0] in COMMANDS:
-        single = typer.main.get_command(make_app([args[0]]))
+        single = typer.main.get_command(make_app([args[0]], top=False))
         return single, args[1:], f"gradcli {args[0]}"
     return typer.main.get_command(app), args, "gradcli"
 
@@ -97,6 +139,8 @@ def run_app(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
+    # click splits "--symbolic=full" into a flag and a value: the hidden flag it stands for
+    args = ["--symbolic-full" if a == "--symbolic=full" else a for a in args]
     if debug:
         args.remove("--debug")
     try:
@@ -112,6 +156,11 @@ def run_app(argv: list[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except click_errors.ClickException as exc:
         exc.show()
+        if "--json" in args:
+            from ..render.jsonout import dumps
+
+            code = int(getattr(exc, "exit_code", 2) or 2)
+            sys.stdout.write(dumps({"error": {"code": code, "message": exc.format_message()}}) + "\n")
         return int(ExitCode.USAGE)
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
@@ -119,21 +168,37 @@ def run_app(argv: list[str] | None = None) -> int:
     except (BrokenPipeError, PipeClosed):
         _silence_stdout()
         return 0
+    except MemoryError:
+        from .backstop import out_of_memory
+
+        return out_of_memory()
+    except OSError as exc:
+        from .backstop import write_failed
+
+        code = write_failed(exc)
+        if code is None:
+            return _internal_error(debug)
+        return code
     except RecursionError:
         if debug:
             raise
         sys.stderr.write("gradcli: error: the program nests too deeply to run\n")
         return int(ExitCode.PROGRAM)
     except Exception:  # a bug in gradcli itself
-        import traceback
+        return _internal_error(debug)
 
-        sys.stderr.write("gradcli: internal error: this is a bug in gradcli; please report it\n")
-        if debug:
-            traceback.print_exc()
-        else:
-            exc_type, exc, _ = sys.exc_info()
-            sys.stderr.write(f"  {exc_type.__name__}: {exc}\n  (run again with --debug for the traceback)\n")
-        return int(ExitCode.INTERNAL)
+
+def _internal_error(debug: bool) -> int:
+    """Report the exception being handled as a bug in gradcli (exit 70)."""
+    import traceback
+
+    sys.stderr.write("gradcli: internal error: this is a bug in gradcli; please report it\n")
+    if debug:
+        traceback.print_exc()
+    else:
+        exc_type, exc, _ = sys.exc_info()
+        sys.stderr.write(f"  {exc_type.__name__}: {exc}\n  (run again with --debug for the traceback)\n")
+    return int(ExitCode.INTERNAL)
 
 
 def _silence_stdout() -> None:

@@ -6,12 +6,12 @@ Each reads its options, calls one function of `gradcli.queries` through
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
 from ..render import human, jsonout
-from .common import drive, emit, names, parse_value, wrt_names
+from .common import default_wrt, drive, emit, names, parse_value, wrt_names
 from .options import LIMIT_OPTIONS, Common, Wrt, common_options
 
 DetectAnomaly = Annotated[bool, typer.Option("--detect-anomaly",
@@ -32,10 +32,15 @@ def eval_cmd(opts: Common):
 @common_options()
 def backward_cmd(
     opts: Common,
-    gradient: Annotated[Optional[str], typer.Option("--gradient", help="The gradient argument: ones or a value such as [0.4, 0.6].")] = None,
-    inputs: Annotated[Optional[str], typer.Option("--inputs", help="Accumulate only into these (comma-separated).")] = None,
-    retain_graph: Annotated[bool, typer.Option("--retain-graph")] = False,
-    create_graph: Annotated[bool, typer.Option("--create-graph")] = False,
+    gradient: Annotated[Optional[str], typer.Option(
+        "--gradient", help="The gradient argument: ones or a value such as [0.4, 0.6].",
+        metavar="ones|VALUE")] = None,
+    inputs: Annotated[Optional[str], typer.Option(
+        "--inputs", help="Accumulate only into these (comma-separated).", metavar="NAMES")] = None,
+    retain_graph: Annotated[bool, typer.Option(
+        "--retain-graph", help="Keep the graph's saved tensors after the backward pass.")] = False,
+    create_graph: Annotated[bool, typer.Option(
+        "--create-graph", help="Record the backward pass, so the gradients can be differentiated.")] = False,
     steps: Annotated[bool, typer.Option("--steps", help="Print every backward step.")] = False,
     detect_anomaly: DetectAnomaly = False,
 ):
@@ -60,10 +65,17 @@ def backward_cmd(
 def grad_cmd(
     opts: Common,
     wrt: Wrt = None,
-    order: Annotated[int, typer.Option("--order", help="The order of the derivative (N >= 2 needs a scalar output).")] = 1,
-    grad_outputs: Annotated[Optional[str], typer.Option("--grad-outputs", help="ones or a value.")] = None,
-    allow_unused: Annotated[bool, typer.Option("--allow-unused")] = False,
-    symbolic: Annotated[bool, typer.Option("--symbolic", help="Also print each derivative's SymPy formula.")] = False,
+    order: Annotated[int, typer.Option(
+        "--order", help="The order of the derivative (N >= 2 needs a scalar output).", metavar="N")] = 1,
+    grad_outputs: Annotated[Optional[str], typer.Option(
+        "--grad-outputs", help="The vector of the vector-Jacobian product: ones or a value.",
+        metavar="ones|VALUE")] = None,
+    allow_unused: Annotated[bool, typer.Option(
+        "--allow-unused", help="An input the output does not depend on gets None, not an error.")] = False,
+    symbolic: Annotated[bool, typer.Option(
+        "--symbolic", help="Also print each derivative's SymPy formula; the inputs not in --wrt are "
+                           "filled in with their values, or kept as symbols with --symbolic=full.")] = False,
+    symbolic_full: Annotated[bool, typer.Option("--symbolic-full", hidden=True)] = False,
 ):
     """autograd.grad of the output with respect to --wrt; --order N for higher order.
 
@@ -73,13 +85,16 @@ def grad_cmd(
 
     wrt_list = wrt_names(wrt)
     seed = grad_outputs if grad_outputs in (None, "ones") else parse_value(grad_outputs, "--grad-outputs")
+    full = symbolic_full
 
     def answer(run):
-        result = queries.run_grad(run, wrt_list, opts.of, order, seed, allow_unused)
-        if symbolic:
-            from ..check.program import symbolic_derivatives
+        result = queries.run_grad(run, wrt_list or default_wrt(run), opts.of, order, seed, allow_unused)
+        if symbolic or full:
+            from ..check.program import filled_inputs, symbolic_derivatives
 
-            result.symbolic = symbolic_derivatives(run, result)
+            result.symbolic = symbolic_derivatives(run, result, full=full)
+            filled = [] if full else filled_inputs(run, result.wrt)
+            result.symbolic_filled = {n: run.values[n] for n in filled}
         return result
 
     drive(opts, answer, jsonout.grad_doc, human.print_grad, requires_grad=tuple(wrt_list))
@@ -94,7 +109,7 @@ def jacobian_cmd(opts: Common, wrt: Wrt = None):
     from .. import queries
 
     wrt_list = wrt_names(wrt)
-    drive(opts, lambda run: queries.run_jacobian(run, wrt_list, opts.of), jsonout.jacobian_doc,
+    drive(opts, lambda run: queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of), jsonout.jacobian_doc,
           human.print_jacobian, requires_grad=tuple(wrt_list))
 
 
@@ -107,7 +122,7 @@ def hessian_cmd(opts: Common, wrt: Wrt = None):
     from .. import queries
 
     wrt_list = wrt_names(wrt)
-    drive(opts, lambda run: queries.run_hessian(run, wrt_list, opts.of), jsonout.hessian_doc,
+    drive(opts, lambda run: queries.run_hessian(run, wrt_list or default_wrt(run), opts.of), jsonout.hessian_doc,
           human.print_hessian, requires_grad=tuple(wrt_list))
 
 
@@ -132,14 +147,29 @@ def run_cmd(opts: Common, detect_anomaly: DetectAnomaly = False):
               printer=out)
 
 
-@common_options("json", "dtype")
-def ops_cmd(opts: Common):
-    """The built-in ops: name, backward node, derivative formula per input.
+OpNames = Annotated[Optional[List[str]], typer.Argument(
+    help="Ops to show in full (signature, node, formulas); none: list every op.", metavar="[NAMES]...",
+    show_default=False)]
 
-    Example: gradcli ops
+
+@common_options("json", "dtype")
+def ops_cmd(opts: Common, op_names: OpNames = None):
+    """The built-in ops: name, backward node, derivative formula per input; NAMES: those in full.
+
+    Example: gradcli ops mul sin
     """
     from .. import queries
 
+    if op_names:
+        details = [queries.op_detail(n) for n in op_names]
+        if opts.json:
+            emit(jsonout.dumps(jsonout.ops_doc(details)))
+        else:
+            for i, d in enumerate(details):
+                if i:
+                    emit("")
+                human.print_op(d)
+        return
     rows = queries.op_table()
     if opts.json:
         emit(jsonout.dumps(jsonout.ops_doc(rows)))

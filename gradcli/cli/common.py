@@ -18,8 +18,11 @@ from typing import Callable, List, Optional
 import typer
 
 from ..errors import GradcliError, LimitError, UsageError
-from ..render import jsonout
+from ..hints import complete
+from ..render import jsonout, style
 from ..render.errors import error_json, error_text
+from . import progress
+from .backstop import stdin_buffer
 from .options import LIMIT_OPTIONS, Common
 
 # Set by `cli.main` for a real gradcli process (not for a CliRunner in a test session, where
@@ -49,7 +52,10 @@ def read_source(file: Optional[str], expr: Optional[str]) -> Source:
     if file is None:
         raise UsageError("missing FILE (or -e/--expr TEXT)", hint="gradcli COMMAND --help shows an example")
     if file == "-":
-        data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
+        stdin = stdin_buffer()  # exit 2 when standard input is closed
+        if sys.stdin is not None and sys.stdin.isatty():  # a person who may not know gradcli waits
+            sys.stderr.write("gradcli: reading the program from standard input (end it with Ctrl-D)\n")
+        data = stdin.read(MAX_SOURCE_BYTES + 1)
         name = "<stdin>"
     else:
         name = file
@@ -124,10 +130,21 @@ def names(text: Optional[str], option: str) -> list[str]:
 
 
 def wrt_names(wrt: Optional[str]) -> list[str]:
-    """The names of --wrt, for a command that needs it."""
+    """The names of --wrt; none given: [] (every input, `default_wrt`, once the program ran)."""
     if wrt is None:
-        raise typer.BadParameter("Missing option '--wrt'.", param_hint="--wrt")
+        return []
     return names(wrt, "--wrt")
+
+
+def default_wrt(run) -> list[str]:
+    """Every input of a run that requires grad: what --wrt means when it is not given."""
+    from ..check.program import default_inputs
+
+    found = [name for name, _ in default_inputs(run)]
+    if not found:
+        raise UsageError("the program has no input that requires grad",
+                         hint="assign an input a literal (x = 2.0) or name one with --wrt")
+    return found
 
 
 # -- output -------------------------------------------------------------------------
@@ -157,7 +174,9 @@ class PipeClosed(Exception):
 
 def report(err: GradcliError, source: Optional[Source], as_json: bool) -> int:
     """Print a user error (stderr, and stdout with --json); return its exit code."""
-    sys.stderr.write(error_text(err, source.filename if source else None, source.text if source else None) + "\n")
+    complete(err)
+    text = error_text(err, source.filename if source else None, source.text if source else None)
+    sys.stderr.write(style.error_report(text) + "\n")
     if as_json:
         emit(jsonout.dumps({"error": error_json(err)}))
     return int(err.exit_code)
@@ -190,7 +209,8 @@ def load(opts: Common, file: Optional[str], expr: Optional[str]):
 def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
           requires_grad: tuple = (), script: bool = False, printer: Callable | None = None) -> None:
     """Load the program, run it (once, or once per point), answer, and print the answer."""
-    from ..lang.program import answer_limits
+    from ..autograd.graph import set_current_source
+    from ..limits import limited
 
     program = load(opts, opts.file, opts.expr)
     if FREEZE_AFTER_COMPILE[0]:
@@ -205,10 +225,14 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
     if opts.points is not None:
         _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script)
         return
-    run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print, limits=limits,
-                      script=script)
-    with answer_limits(limits):
-        result = answer(run)
+    with progress.after(f"running {opts.source.filename}"), limited(limits):
+        # one budget for the run and what the command computes after it
+        try:
+            run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print,
+                              limits=limits, script=script)
+            result = answer(run)
+        finally:  # a program's own backward (a custom Function) may have run: its places end here
+            set_current_source(None)
     if opts.json:
         emit(jsonout.dumps(to_json(result)))
     else:
@@ -217,7 +241,7 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
 
 def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script):
     """One run per JSON line; a failing line prints its error and the run goes on."""
-    from ..lang.program import answer_limits
+    from ..limits import limited
 
     def answer_point(point, lineno):
         overrides = dict(base)
@@ -225,12 +249,12 @@ def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, s
             if not _numeric(value):
                 raise UsageError(f"--points line {lineno}: {key!r} is not a number or a list of numbers")
             overrides[key] = value
-        run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
-                          limits=limits, script=script)
-        with answer_limits(limits):
+        with limited(limits):
+            run = program.run(overrides, requires_grad=requires_grad, stdout=stderr_print,
+                              limits=limits, script=script)
             return to_json(answer(run))
 
-    stdin = sys.stdin.buffer if opts.points == "-" else None
+    stdin = stdin_buffer() if opts.points == "-" else None
     stream = stdin
     try:
         if stream is None:
@@ -240,22 +264,37 @@ def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, s
                 raise Failed(report(UsageError(f"cannot read --points {opts.points}: {exc.strerror or exc}"),
                                     None, True)) from None
         worst = 0
-        for lineno, line in _point_lines(stream):
-            if line is not None and not line.strip():
-                continue
-            point, err = isolated(lambda: _parse_point(lineno, line))
-            if err is None:
-                doc, err = isolated(lambda: answer_point(point, lineno))
-            if err is not None:
-                worst = worst or int(err.exit_code)
-                sys.stderr.write(error_text(err, opts.source.filename, opts.source.text) + "\n")
-                doc = {"error": error_json(err)}
-            emit(jsonout.dumps({"point": jsonout.value(point), **doc}, compact=True))
+        with progress.steps("points", _count_lines(opts.points) if stdin is None else None) as advance:
+            for lineno, line in _point_lines(stream):
+                advance()
+                if line is not None and not line.strip():
+                    continue
+                point, err = isolated(lambda: _parse_point(lineno, line))
+                if err is None:
+                    doc, err = isolated(lambda: answer_point(point, lineno))
+                if err is not None:
+                    worst = worst or int(err.exit_code)
+                    complete(err)
+                    sys.stderr.write(style.error_report(error_text(err, opts.source.filename, opts.source.text))
+                                     + "\n")
+                    doc = {"error": error_json(err)}
+                emit(jsonout.dumps({"point": jsonout.value(point), **doc}, compact=True))
         if worst:
             raise Failed(worst)
     finally:
         if stream is not None and stream is not stdin:
             stream.close()
+
+
+def _count_lines(path: str) -> int | None:
+    """The lines of a --points file, for its progress bar (only counted when one is shown)."""
+    if not progress.shown():
+        return None
+    count = 0
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(2**20), b""):
+            count += chunk.count(b"\n")
+    return count
 
 
 def _parse_point(lineno: int, line: bytes | None) -> dict:
@@ -264,7 +303,7 @@ def _parse_point(lineno: int, line: bytes | None) -> dict:
         raise LimitError(f"--points line {lineno} is longer than "
                          f"{MAX_POINT_LINE_BYTES // 2**20} MiB", hint="the limit is fixed")
     try:
-        text = line.decode("utf-8")
+        text = line.decode("utf-8-sig" if lineno == 1 else "utf-8")  # a BOM on the first
     except UnicodeDecodeError as exc:
         raise UsageError(f"--points line {lineno}: not UTF-8 text (byte {exc.start})") from None
     try:

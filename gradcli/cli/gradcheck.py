@@ -11,6 +11,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..errors import UsageError
+from . import progress
 from .common import Failed, emit, isolated, load, names, parse_sets, report, stderr_print
 from .options import LIMIT_OPTIONS, Common, common_options
 
@@ -24,7 +25,7 @@ def gradcheck_cmd(
     opts: Common,
     files: Files = None,
     of: Annotated[Optional[str], typer.Option(
-        "--of", help="The output(s) to check, comma-separated (default: the output, SPEC 2.4).")] = None,
+        "--of", help="The output(s) to check, comma-separated (default: the output, docs/LANGUAGE.md).")] = None,
     wrt: Annotated[Optional[str], typer.Option(
         "--wrt", help="Inputs to check, comma-separated (default: every input that requires grad).")] = None,
     eps: Annotated[float, typer.Option("--eps", help="The finite-difference step.")] = 1e-6,
@@ -40,14 +41,17 @@ def gradcheck_cmd(
     Exit 1 if any check fails. With no FILE, every built-in op is checked,
     first and second order.
 
-    Example: gradcli gradcheck model.txt --order 2
+    Example: gradcli gradcheck samples/rosenbrock.txt --order 2
     """
     from ..check import Options
 
     if order not in (1, 2):
         raise UsageError(f"--order {order}: gradcheck checks order 1 or 2")
-    if eps <= 0:
+    if not eps > 0 or eps == float("inf"):  # refuses nan too
         raise UsageError("--eps must be positive")
+    for option, value in (("--atol", atol), ("--rtol", rtol)):
+        if not value >= 0:  # nan would pass every comparison
+            raise UsageError(f"{option} {value}: a tolerance must be a number >= 0")
     if not files and opts.expr is None:
         options = Options(eps, atol, rtol, 2, not no_sympy, fast)
         result = _self_check(options)
@@ -68,10 +72,18 @@ def gradcheck_cmd(
 
 
 def _self_check(options):
-    from ..check import Report, self_check
+    from ..check import Report
+    from ..check.selfcheck import check_op, differentiable_ops
 
+    ops = differentiable_ops()
+    reports = []
+    with progress.steps("checking ops", len(ops)) as advance:
+        for op in ops:
+            advance(0, f"checking {op.name}")
+            reports.append(check_op(op, options))
+            advance()
     result = Report()
-    result.add_ops(self_check(options))
+    result.add_ops(reports)
     return result
 
 
@@ -96,16 +108,20 @@ def _programs(opts, files, of, wrt, options):
 
     result = Report()
     if len(sources) == 1:  # one program: its error is the whole answer, as in every command
-        result.add_program(check(*sources[0]))
+        with progress.after(f"checking {sources[0][0] or '<expr>'}"):
+            result.add_program(check(*sources[0]))
         return result
-    for file, text in sources:
-        opts.source = None
-        checked, err = isolated(lambda: check(file, text))
-        if err is None:
-            result.add_program(checked)
-        else:
-            report(err, opts.source, False)
-            result.errors.append((opts.source.filename if opts.source else file, err))
+    with progress.steps("checking", len(sources)) as advance:
+        for file, text in sources:
+            advance(0, f"checking {file or '<expr>'}")
+            opts.source = None
+            checked, err = isolated(lambda: check(file, text))
+            if err is None:
+                result.add_program(checked)
+            else:
+                report(err, opts.source, False)
+                result.errors.append((opts.source.filename if opts.source else file, err))
+            advance()
     return result
 
 
@@ -141,29 +157,45 @@ def _reference(r) -> str:
     return f"{short} (per op)" if r.method == "per-op" else short
 
 
-def _fold(t) -> None:
-    for column in t.columns:
-        column.overflow = "fold"
+def _cell(text: str):
+    from ..render.layout import Cell
+    from ..render.style import status_role
+
+    return Cell(text, status_role(text))
+
+
+def counts(result) -> str:
+    """"2 passed, 1 skipped, 1 failed": a skipped check is not a pass."""
+    skipped = sum(1 for c in result.checks if c.result.ok and c.result.skipped)
+    failed = len(result.failures) + len(result.errors)
+    passed = len(result.checks) - len(result.failures) - skipped
+    parts = [f"{passed} passed"] + ([f"{skipped} skipped"] if skipped else []) + (
+        [f"{failed} failed"] if failed else [])
+    return ", ".join(parts)
 
 
 def _human(result) -> None:
-    from ..render.human import stdout_console, table
     from ..check import FD, SYMPY
+    from ..render.human import write
+    from ..render.layout import Table
+    from ..render.style import paint
 
-    console = stdout_console()
-    if not console.is_terminal:
-        console.width = max(console.width, 160)  # a file or a pipe: no reason to cut the paths
+    lines = []
     if result.self_check:
-        _op_table(console, result)
+        lines += _op_table(result)
     else:
-        t = table("file", "output", "input", "order", "reference", "ok", "max error")
-        _fold(t)
+        # One table per file, under its name: a long path never shares a row with numbers.
+        by_file = {}
         for c in result.checks:
-            r = c.result
-            t.add_row(c.where, c.output, r.input, str(r.order), _reference(r), _status(r),
-                      _num(r.max_abs_error))
-        console.print(t)
-    # One line per failing (file or op, output, input, order): the element, the engine's value
+            by_file.setdefault(c.where, []).append(c)
+        for where, checks in by_file.items():
+            t = Table("output", "input", "order", "reference", "status", "max error", title=where)
+            for c in checks:
+                r = c.result
+                t.add_row(c.output, r.input, str(r.order), _reference(r), _cell(_status(r)),
+                          _num(r.max_abs_error))
+            lines += ([""] if lines else []) + t.lines()
+    # One entry per failing (file or op, output, input, order): the element, the engine's value
     # and both references there.
     failing = {}
     for c in result.failures:
@@ -171,9 +203,8 @@ def _human(result) -> None:
         if key not in failing or c.result.reference == FD:
             failing[key] = c
     if failing:
-        t = table("op" if result.self_check else "file", "output", "input", "order", "element",
-                  "analytical", "FD", "SymPy", "error", title="failures")
-        _fold(t)
+        t = Table("op" if result.self_check else "file", "output", "input", "order", "element",
+                  "analytical", "FD", "SymPy", "error", title="failures:")
         for c in failing.values():
             r = c.result
             fd = r.expected if r.reference == FD else r.others.get(FD)
@@ -181,33 +212,36 @@ def _human(result) -> None:
             where = c.where + (f" ({r.case})" if r.case else "")
             t.add_row(where, c.output, r.input, str(r.order), _element(r), _num(r.analytical),
                       _num(fd), _num(sym), _num(r.max_abs_error))
-        console.print(t)
-    noted = set()
+        lines += [""] + t.lines()
+    notes, noted = [], set()  # notes go to stderr: the report on stdout stays the table
     for c in result.checks:
         r = c.result
         label = f"{c.where}: {c.output} wrt {r.input}, order {r.order}, {_SHORT.get(r.reference, r.reference)}"
         if r.kink is not None and r.ok:
             at = f" at element {r.kink}" if r.kink else ""
-            console.print(f"{label}: the point is on a kink{at} (the finite differences do not "
-                          "settle there: a derivative is a convention), not a failure")
+            notes.append(f"{label}: the point is on a kink{at} (the finite differences do not "
+                         "settle there: a derivative is a convention), not a failure")
         if r.skipped and not result.self_check:
-            console.print(f"{label}: {r.skipped}")
+            notes.append(f"{label}: skipped: {r.skipped}")
         if r.note and (c.where, c.output, r.note) not in noted:
             noted.add((c.where, c.output, r.note))
-            console.print(f"{c.where}: {c.output}: {r.note}")
+            notes.append(f"{c.where}: {c.output}: {r.note}")
+    for note in notes:
+        stderr_print(paint(f"note: {note}", "hint", "stderr"))
     for file, err in result.errors:
-        console.print(f"{file}: error: {err.message}")
-    bad = len(result.failures) + len(result.errors)
-    console.print(f"{len(result.checks)} checks, {bad} failed" if bad else f"{len(result.checks)} checks passed")
+        lines.append(f"{file}: {paint('error:', 'error')} {err.message}")
+    summary = counts(result)
+    lines.append(paint(summary, "fail") if not result.ok else summary)
+    write(lines)
 
 
-def _op_table(console, result) -> None:
-    """One line per op: its checks by order and reference."""
-    from ..render.human import table
+def _op_table(result) -> list:
+    """One line per op: its checks by order and reference (the nodes: `gradcli ops`)."""
+    from ..render.layout import Table
 
     rows = {}
     for c in result.checks:
-        row = rows.setdefault(c.where, {"node": c.node, "cells": {}, "error": 0.0, "ok": True})
+        row = rows.setdefault(c.where, {"cells": {}, "error": 0.0, "ok": True})
         key = (c.result.order, c.result.reference)
         cell = row["cells"].get(key)
         status = _status(c.result)
@@ -216,10 +250,9 @@ def _op_table(console, result) -> None:
         if c.result.max_abs_error is not None and c.result.max_abs_error == c.result.max_abs_error:
             row["error"] = max(row["error"], c.result.max_abs_error)
         row["ok"] = row["ok"] and c.result.ok
-    t = table("op", "node", "order 1 FD", "order 1 SymPy", "order 2 FD", "order 2 SymPy", "max error",
-              "ok")
+    t = Table("op", "1 FD", "1 SymPy", "2 FD", "2 SymPy", "max error", "status")
     for name, row in rows.items():
-        cells = [row["cells"].get((o, ref), "-") for o in (1, 2)
+        cells = [_cell(row["cells"].get((o, ref), "-")) for o in (1, 2)
                  for ref in ("finite-difference", "sympy")]
-        t.add_row(name, row["node"] or "", *cells, _num(row["error"]), "ok" if row["ok"] else "FAIL")
-    console.print(t)
+        t.add_row(name, *cells, _num(row["error"]), _cell("ok" if row["ok"] else "FAIL"))
+    return t.lines()

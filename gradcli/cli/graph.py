@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import nullcontext
 from enum import Enum
 from typing import Annotated, Optional
 
@@ -22,6 +23,9 @@ class GraphFormat(str, Enum):
     dot = "dot"
     mermaid = "mermaid"
     json = "json"
+    svg = "svg"
+    png = "png"
+    html = "html"
 
 
 def _terminal() -> tuple[bool, bool]:
@@ -42,23 +46,39 @@ def _terminal() -> tuple[bool, bool]:
     return unicode, color
 
 
+PICTURES = ("svg", "png", "html")
+
+
 @common_options()
 def graph_cmd(
     opts: Common,
     tree: Annotated[bool, typer.Option("--tree", help="Draw the nested next_functions as a tree.")] = False,
     format: Annotated[Optional[GraphFormat], typer.Option(
-        "--format", help="tree, list (the default without --tree), dot (Graphviz), mermaid or json.",
+        "--format", help="tree, list (the default without --tree), dot (Graphviz), mermaid, json, "
+                         "or a picture: svg, png, html (the backward walk-through).",
         case_sensitive=False, show_default=False)] = None,
     saved: Annotated[bool, typer.Option("--saved", help="Show what each node saved for backward.")] = False,
     values: Annotated[bool, typer.Option("--values", help="Show the value each node produced, when known.")] = False,
+    output: Annotated[Optional[str], typer.Option(
+        "--output", "-o", help="Write to this file; its extension picks the format: .svg, .png, .html "
+                               "(a backward walk-through), .dot, .mmd, .json, .txt.")] = None,
+    max_nodes: Annotated[int, typer.Option("--max-nodes", help="The most nodes a picture (svg, png, html) may have.")] = 500,
 ):
     """The backward graph of the output: every grad_fn node, its next_functions and where it was made.
 
     Example: gradcli graph -e 'x = 2.0; y = 3.0; z = x * x * y' --tree
     """
+    from ..graphmodel import recorded_shapes
     from ..render import graph as render
 
     chosen = format.value if format is not None else None
+    if output is not None:
+        from .graph_output import format_of_path
+
+        chosen = format_of_path(output, chosen, tree, opts.json)
+    if opts.points is not None and (chosen in PICTURES or output is not None):
+        raise typer.BadParameter("--points prints one JSON line per point; it cannot draw a picture "
+                                 "or write a file", param_hint="--points")
     if tree and chosen not in (None, "tree"):
         raise typer.BadParameter(f"--tree draws a tree; it cannot be combined with --format {chosen}",
                                  param_hint="--format")
@@ -67,14 +87,23 @@ def graph_cmd(
                                  param_hint="--format")
     if chosen is None:
         chosen = "json" if opts.json else "tree" if tree else "list"
-    opts.json = chosen == "json"  # the answer, and an error, are JSON
+    opts.json = chosen == "json" and output is None  # the answer, and an error, are JSON
 
     def answer(run):
         from ..graphmodel import graph_of
 
-        return graph_of(run, opts.of, saved=saved, values=values)
+        if chosen not in PICTURES:
+            return graph_of(run, opts.of, saved=saved, values=values, shapes=shapes)
+        from .graph_output import picture_answer
+
+        return picture_answer(run, opts.of, chosen, saved, values, shapes, max_nodes)
 
     def human(model):
+        if chosen in PICTURES or output is not None:
+            from .graph_output import write_output
+
+            write_output(model, chosen, output)
+            return
         if chosen == "tree":
             unicode, color = _terminal()
             lines = render.to_tree(model, unicode=unicode, color=color)
@@ -82,4 +111,6 @@ def graph_cmd(
             lines = render.FORMATS[chosen](model)
         sys.stdout.write("\n".join(lines) + "\n")
 
-    drive(opts, answer, render.to_json, human)
+    # shapes are only drawn by the tree, dot, mermaid and the pictures
+    with recorded_shapes() if chosen not in ("list", "json") else nullcontext() as shapes:
+        drive(opts, answer, render.to_json, human)

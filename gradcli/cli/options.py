@@ -17,16 +17,27 @@ import typer
 
 File = Annotated[Optional[str], typer.Argument(help="The program: a file, or - for standard input.", metavar="FILE",
                                                show_default=False)]
-Expr = Annotated[Optional[str], typer.Option("--expr", "-e", help="The program as text instead of FILE.")]
-Of = Annotated[Optional[str], typer.Option("--of", help="The tensor to answer about (default: the output, SPEC 2.4).")]
-Set = Annotated[Optional[List[str]], typer.Option("--set", help="NAME=VALUE: override an input (repeatable).")]
-Json = Annotated[bool, typer.Option("--json", help="Print one JSON document for scripts.")]
+Expr = Annotated[Optional[str], typer.Option("--expr", "-e", help="The program as text instead of FILE.",
+                                             metavar="TEXT")]
+Of = Annotated[Optional[str], typer.Option(
+    "--of", help="The tensor to answer about (default: the program's output, the last assignment).",
+    metavar="NAME")]
+Set = Annotated[Optional[List[str]], typer.Option("--set", help="Override an input's value (repeatable).",
+                                                  metavar="NAME=VALUE")]
+Json = Annotated[bool, typer.Option(
+    "--json", help="Print one JSON document for scripts (indented in a terminal, compact when piped).")]
 Points = Annotated[Optional[str], typer.Option(
-    "--points", help="JSON Lines of --set values (a path or -): one run and one JSON line per point.")]
-MaxElements = Annotated[int, typer.Option("--max-elements", help="The most elements one tensor may have.")]
+    "--points", help="JSON Lines of --set values (a path or -): one run and one JSON line per point.",
+    metavar="FILE")]
+MaxElements = Annotated[int, typer.Option("--max-elements", help="The most elements one tensor may have.",
+                                          metavar="N")]
 MaxSteps = Annotated[int, typer.Option(
     "--max-steps", help="The most loop iterations plus calls in one run (a long loop body or a large "
-                        "tensor counts as several; derivatives may build this many graph nodes).")]
+                        "tensor counts as several; derivatives may build this many graph nodes).",
+    metavar="N")]
+Color = Annotated[str, typer.Option(
+    "--color", help="Colour: auto (in a terminal, unless NO_COLOR is set), always or never.",
+    metavar="auto|always|never")]
 
 
 class DTypeName(str, Enum):
@@ -37,8 +48,9 @@ class DTypeName(str, Enum):
 DType = Annotated[Optional[DTypeName], typer.Option(
     "--dtype", help="The default floating dtype (default: float64, float32 for run, as in PyTorch).",
     show_default=False)]
-Wrt = Annotated[str, typer.Option("--wrt", help="Comma-separated names to differentiate with respect to.",
-                                  show_default=False)]
+Wrt = Annotated[Optional[str], typer.Option(
+    "--wrt", help="Comma-separated inputs to differentiate with respect to (default: every input).",
+    metavar="NAMES", show_default=False)]
 
 
 def _option(declaration, default=None):
@@ -64,6 +76,7 @@ class Common:
     max_elements: int = _option(MaxElements, 10**8)
     max_steps: int = _option(MaxSteps, 10**6)
     dtype: Optional[DTypeName] = _option(DType)
+    color: str = _option(Color, "auto")
     source: object = None  # not an option: the program (a `common.Source`) once read
 
     def limits(self):
@@ -75,6 +88,7 @@ class Common:
 
 LIMIT_OPTIONS = ("max_elements", "max_steps")
 SHARED = tuple(f for f in fields(Common) if "typer" in f.metadata)
+ALWAYS = ("color",)  # every command has these
 
 
 def common_options(*names: str):
@@ -85,12 +99,18 @@ def common_options(*names: str):
     unknown = set(names) - {f.name for f in SHARED}
     if unknown:
         raise TypeError(f"no shared option {', '.join(sorted(unknown))}")
-    shared = tuple(f for f in SHARED if not names or f.name in names)
+    shared = tuple(f for f in SHARED if not names or f.name in names or f.name in ALWAYS)
     return lambda command: WithCommon(command, shared)
 
 
+def _is_argument(parameter) -> bool:
+    """A positional argument (FILE): it keeps its place before the options."""
+    return any(isinstance(m, typer.models.ArgumentInfo) for m in getattr(parameter.annotation, "__metadata__", ()))
+
+
 class WithCommon:
-    """A command as Typer sees and calls it: keyword arguments, the shared ones first."""
+    """A command as Typer sees and calls it: keyword arguments, its own options before the
+    shared ones (so its help lists them first)."""
 
     def __init__(self, command, shared):
         self.command = command
@@ -106,7 +126,8 @@ class WithCommon:
         own = list(inspect.signature(self.command, eval_str=True).parameters.values())[1:]
         shared = [inspect.Parameter(f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=f.default,
                                     annotation=f.metadata["typer"]) for f in self.shared]
-        return inspect.Signature(shared + own)
+        arguments = [p for p in shared if _is_argument(p)]
+        return inspect.Signature(arguments + own + [p for p in shared if not _is_argument(p)])
 
     def split(self, kwargs: dict) -> tuple[Common, dict]:
         """(the shared options as one Common, the command's own options)."""

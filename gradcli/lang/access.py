@@ -8,11 +8,14 @@ four doors here:
   a type without a reader has no attributes at all. A Tensor's attributes and
   methods are `_tensor.TENSOR_ATTRIBUTES`, `TENSOR_METHODS` and `ops.METHODS`;
   a namespace's are its members; the others are listed below.
-- `Access.setattr`: `obj.attr = v` on a Tensor (SETTABLE_ATTRIBUTES) and on a
-  custom Function's ctx (the program's own names), nothing else.
-- `Access.setitem`: `obj[i] = v` on a Tensor, a list or a dict.
+- `Access.setattr`: `obj.attr = v` on a Tensor (SETTABLE_ATTRIBUTES), on a
+  custom Function's ctx (the program's own names) and on an nn.Module
+  (`set_module_attribute`: registration, or the program's own names), nothing else.
+- `Access.setitem`: `obj[i] = v` on a Tensor, a list, a dict or a numpy array
+  (numpy refuses a read-only one: `x.numpy()`).
 - `Access.callable_types`: the engine objects a program may call besides
-  Builtins and Closures (grad-mode switches and loss modules).
+  Builtins and Closures (grad-mode switches and loss modules), and
+  CALLABLE_CLASSES, the classes it may call (exceptions, np.float32/64).
 
 Anything callable that a reader hands out is wrapped in a `Builtin`, so the
 program can call it but not look inside it.
@@ -26,27 +29,50 @@ import numpy as np
 import gradcli.autograd as _autograd
 from gradcli import _tensor, ops as _ops
 from gradcli import dtypes as _dtypes
-from gradcli.autograd import graph as _graph
+from gradcli.autograd import api as _autograd_api, graph as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
+from gradcli.lang import foreign as _foreign
 from gradcli.lang.builtins import materialize, check_length
-from gradcli.lang.values import Builtin, Namespace, type_name
+from gradcli.lang.classes import BoundMethod, ProgramClass, ProgramModule, SuperProxy
+from gradcli.lang.exceptions import EXCEPTION_CLASSES
+from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
+                                   check_array_index)
+from gradcli.lang.values import Builtin, Closure, Namespace, type_name
+from gradcli.limits import budget as _budget, check_built, check_walk
+from gradcli.nn.modules import MODULE_METHODS, Module
+from gradcli.ops.factories import Parameter
 
 Tensor = _tensor.Tensor
 Function = _autograd.Function
 FunctionCtx = _autograd.FunctionCtx
 as_int = _tensor.as_int
 
-GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"})
+# issue 13 adds the names of `gradcli.autograd.api` (hooks, metadata, setup_context...)
+GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"}) | _autograd_api.NODE_ATTRIBUTES
 ACCUMULATE_GRAD_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"variable"}
 CTX_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"save_for_backward", "saved_tensors",
                                           "needs_input_grad", "mark_non_differentiable",
-                                          "set_materialize_grads"}
-FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply", "forward", "backward"})
-FUNCTION_METHODS = frozenset({"forward", "backward"})
+                                          "set_materialize_grads"} | _autograd_api.CTX_ATTRIBUTES
+FUNCTION_METHODS = frozenset({"forward", "backward"}) | _autograd_api.FUNCTION_METHODS
+FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply"}) | FUNCTION_METHODS
+# engine objects a `with` statement accepts besides the grad-mode switches
+CONTEXT_MANAGERS = (_tensor._GradMode,) + _autograd_api.CONTEXT_MANAGERS
 LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
+SET_METHODS = frozenset({"add", "discard", "remove"})
 HANDLE_ATTRIBUTES = frozenset({"remove"})
-OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
+OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups", "state", "defaults", "add_param_group"})
+SCHEDULER_ATTRIBUTES = frozenset({"step", "get_last_lr", "get_lr", "last_epoch", "base_lrs", "optimizer"})
+EXCEPTION_ATTRIBUTES = frozenset({"args"})
+ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "tolist", "item", "sum",
+                              "mean", "max", "min", "reshape", "flatten", "copy"})
+NUMPY_SCALAR_ATTRIBUTES = frozenset({"item", "dtype", "tolist"})
+DEVICE_ATTRIBUTES = frozenset({"type", "index"})
+GENERATOR_ATTRIBUTES = frozenset({"initial_seed", "manual_seed"})
+CALLABLE_CLASSES = EXCEPTION_CLASSES | frozenset(NUMPY_CLASSES) | {Tensor}
+# classes whose call is a function, not the class's own constructor: torch.Tensor(data)
+# (the default dtype's legacy constructor), while the class stays for isinstance
+CONSTRUCTORS = {Tensor: _ops.FUNCTIONS["Tensor"]}
 
 _MISSING = object()
 _MAX_RESOLVED = 256  # types resolved through their bases, remembered (a bound on the cache)
@@ -86,25 +112,42 @@ def _bound(obj, attr, span):
 
 
 def _list_method(obj: list, attr: str):
-    """A list's method, with the length limit where it grows the list."""
+    """A list's method, with the length limit where it grows the list, the nesting limit
+    where it deepens it, and the budget charged before a scan or a shift of its items."""
     if attr == "append":
         def append(value):
             check_length(len(obj) + 1)
             obj.append(value)
+            check_built(obj)
         return append
     if attr == "extend":
         def extend(values):
             items = materialize(values)
             check_length(len(obj) + len(items))
             obj.extend(items)
+            check_built(obj)
         return extend
     if attr == "insert":
         def insert(index, value):
             check_length(len(obj) + 1)
+            _budget.charge_items(len(obj))  # the items after `index` move
             obj.insert(as_int(index, "index"), value)
+            check_built(obj)
         return insert
     if attr == "pop":
-        return lambda index=-1: obj.pop(as_int(index, "index"))
+        def pop(index=-1):
+            index = as_int(index, "index")
+            if index != -1:
+                _budget.charge_items(len(obj))
+            return obj.pop(index)
+        return pop
+    if attr in ("count", "index", "remove"):
+        method = getattr(obj, attr)
+
+        def scan(value, *bounds):
+            check_walk(obj)  # compares `value` with each item, nested ones in full
+            return method(value, *bounds)
+        return scan
     return getattr(obj, attr)
 
 
@@ -113,6 +156,15 @@ def _dict_method(obj: dict, attr: str):
     if attr == "get":
         return lambda key, default=None: obj.get(key, default)
     return lambda: list(getattr(obj, attr)())
+
+
+def _set_method(obj: set, attr: str):
+    if attr == "add":
+        def add(value):
+            check_length(len(obj) + 1, "a set")
+            obj.add(value)
+        return add
+    return getattr(obj, attr)
 
 
 def _no_attribute(obj, attr: str, span, allowed) -> ProgramError:
@@ -124,7 +176,13 @@ def _no_attribute(obj, attr: str, span, allowed) -> ProgramError:
     else:
         hint = None
     kind = obj.name() if isinstance(obj, _graph.Node) else type_name(obj)
-    return ProgramError(f"'{kind}' object has no attribute '{attr}'", span, hint=hint)
+    return _attribute_error(f"'{kind}' object has no attribute '{attr}'", span, hint)
+
+
+def _attribute_error(message: str, span, hint) -> ProgramError:
+    error = ProgramError(message, span, hint=hint)
+    error.__cause__ = AttributeError(message)  # what a program's `except` catches
+    return error
 
 
 # --- readers: (obj, attr, span) -> the value, or a ProgramError -----------------
@@ -136,6 +194,22 @@ def _named_reader(names: frozenset):
         if attr in names:
             return _bound(obj, attr, span)
         raise _no_attribute(obj, attr, span, names)
+    return read
+
+
+def _node_reader(names: frozenset):
+    """A backward node: `names`, and `_saved_<name>`, what it saved under PyTorch's names."""
+    named = _named_reader(names)
+
+    def read(obj, attr, span):
+        if not attr.startswith("_saved_"):
+            return named(obj, attr, span)
+        try:
+            return obj.saved_value(attr)
+        except KeyError:
+            raise _no_attribute(obj, attr, span, None) from None
+        except GradcliError as error:
+            raise error.at(span)
     return read
 
 
@@ -151,9 +225,11 @@ def _read_namespace(obj, attr, span):
     value = obj.members.get(attr, _MISSING)
     if value is not _MISSING:
         return value
-    close = get_close_matches(attr, sorted(obj.members), n=1)
-    raise ProgramError(f"module '{obj.name}' has no attribute '{attr}'", span,
-                       hint=f"did you mean '{obj.name}.{close[0]}'?" if close else None)
+    functional = obj.members.get("functional")
+    hint = _foreign.namespace_hint(obj.name, attr, getattr(functional, "members", {}))
+    close = get_close_matches(attr, sorted(obj.members), n=1) if hint is None else None
+    raise _attribute_error(f"module '{obj.name}' has no attribute '{attr}'", span,
+                           hint or (f"did you mean '{obj.name}.{close[0]}'?" if close else None))
 
 
 def _read_class(obj, attr, span):
@@ -168,16 +244,13 @@ def _read_class(obj, attr, span):
     raise _no_attribute(obj, attr, span, None)
 
 
-def _read_list(obj, attr, span):
-    if attr in LIST_METHODS:
-        return Builtin(attr, _list_method(obj, attr))
-    raise _no_attribute(obj, attr, span, LIST_METHODS)
-
-
-def _read_dict(obj, attr, span):
-    if attr in DICT_METHODS:
-        return Builtin(attr, _dict_method(obj, attr))
-    raise _no_attribute(obj, attr, span, DICT_METHODS)
+def _methods_reader(names: frozenset, make):
+    """Reads `names` of a list, dict or set: each a Builtin that `make(obj, attr)` gives."""
+    def read(obj, attr, span):
+        if attr in names:
+            return Builtin(attr, make(obj, attr))
+        raise _no_attribute(obj, attr, span, names)
+    return read
 
 
 def _read_named_tuple(obj, attr, span):
@@ -185,6 +258,102 @@ def _read_named_tuple(obj, attr, span):
     if attr in fields:
         return getattr(obj, attr)
     raise _no_attribute(obj, attr, span, frozenset(fields))
+
+
+_ATTRIBUTE, _METHOD = object(), object()
+
+
+def _tensor_reader(attributes: frozenset, methods: frozenset):
+    """A Tensor's reader: one lookup says what `attr` is, an attribute, a method (a Builtin),
+    or the language's own member (numpy, cpu, cuda, to, device: `pymodules.TENSOR_MEMBERS`).
+    The hottest reader, so it reads the attribute itself."""
+    kinds = dict.fromkeys(methods, _METHOD)
+    kinds.update(dict.fromkeys(attributes, _ATTRIBUTE))
+    kinds.update(TENSOR_MEMBERS)
+    allowed = frozenset(kinds)
+
+    def read(obj, attr, span):
+        kind = kinds.get(attr)
+        try:
+            if kind is _ATTRIBUTE:
+                return getattr(obj, attr)
+            if kind is _METHOD:
+                return Builtin(attr, getattr(obj, attr))
+        except GradcliError as error:
+            raise error.at(span)
+        if kind is None:
+            error = _no_attribute(obj, attr, span, allowed)
+            error.hint = _foreign.tensor_attribute_hint(attr) or error.hint
+            raise error
+        value = kind(obj)
+        return Builtin(attr, value) if callable(value) else value
+
+    return read
+
+
+def _read_module(obj, attr, span):
+    """A module's attribute: its Parameters, buffers and submodules, the program's own
+    attributes, a program class's methods (bound), the layer's `public` names, MODULE_METHODS."""
+    if attr[:2] != "__":
+        d = obj.__dict__
+        for table in ("_parameters", "_buffers", "_modules", "_attrs"):
+            values = d.get(table)
+            if values is not None and attr in values:
+                return values[attr]
+        if obj.__class__ is ProgramModule:
+            owner, member = d["_program_class"].find(attr)
+            if owner is not None:
+                return BoundMethod(obj, owner, member) if member.__class__ is Closure else member
+        if attr == "training" or attr in obj.public:
+            return _bound(obj, attr, span)
+        if attr in MODULE_METHODS:
+            return Builtin(attr, getattr(obj, attr))
+    raise _no_attribute(obj, attr, span, MODULE_METHODS | frozenset(obj.public))
+
+
+def _read_program_class(obj, attr, span):
+    """`Net.method` (the program's function, unbound) or a class attribute."""
+    owner, member = obj.find(attr) if attr[:2] != "__" else (None, None)
+    if owner is None:
+        raise _attribute_error(f"type object '{obj.name}' has no attribute '{attr}'", span, None)
+    return member
+
+
+def _read_super(obj, attr, span):
+    value = obj.read(attr, MODULE_METHODS) if attr == "__init__" or attr[:2] != "__" else None
+    if value is None:
+        raise _attribute_error(f"'super' object has no attribute '{attr}'", span, None)
+    return value if value.__class__ is BoundMethod or not callable(value) else Builtin(attr, value)
+
+
+def set_module_attribute(obj, attr: str, value) -> None:
+    """`module.attr = value`: a Parameter, a Module or a registered name is registered as
+    PyTorch's __setattr__ does; `training` takes a bool; a layer's public option takes a
+    plain value; any other name is the program's own (kept apart from the module's internals)."""
+    if not attr.isidentifier() or attr[:2] == "__":
+        raise ProgramError(f"cannot set attribute '{attr}' of a module",
+                           hint="a module's attribute names are identifiers not starting with '__'")
+    d = obj.__dict__
+    if attr == "training":
+        if not isinstance(value, (bool, np.bool_)):
+            raise ProgramTypeError("training must be a bool")
+        d["training"] = bool(value)
+        return
+    registered = any(attr in (d.get(table) or ()) for table in ("_parameters", "_modules", "_buffers"))
+    if registered or isinstance(value, (Parameter, Module)):
+        if "_parameters" not in d:
+            kind = "parameters" if isinstance(value, Parameter) else "module"
+            raise ProgramError(f"cannot assign {kind} before Module.__init__() call",
+                               hint="call super().__init__() first in __init__")
+        d["_attrs"].pop(attr, None)
+        Module.__setattr__(obj, attr, value)
+        return
+    if attr in obj.public and attr in d:
+        if not isinstance(value, (bool, int, float, str, tuple, type(None))):
+            raise ProgramTypeError(f"{obj._get_name()}.{attr} takes a number, a string or a tuple")
+        d[attr] = value
+        return
+    d["_attrs"][attr] = value
 
 
 def _read_nothing(obj, attr, span):
@@ -201,14 +370,24 @@ class Access:
         self.callable_types = _callable_types(modules)
         # exact types; a subclass is resolved through its bases (`_resolve`)
         self.readers = {
-            Tensor: self._read_tensor,
+            Tensor: _tensor_reader(self.tensor_attributes, self.tensor_methods),
             Namespace: _read_namespace,
-            _graph.Node: _named_reader(GRAPH_NODE_ATTRIBUTES),
-            _graph.OpNode: _named_reader(GRAPH_NODE_ATTRIBUTES),
-            _graph.AccumulateGrad: _named_reader(ACCUMULATE_GRAD_ATTRIBUTES),
+            _graph.Node: _node_reader(GRAPH_NODE_ATTRIBUTES),
+            _graph.OpNode: _node_reader(GRAPH_NODE_ATTRIBUTES),
+            _graph.AccumulateGrad: _node_reader(ACCUMULATE_GRAD_ATTRIBUTES),
             FunctionCtx: _read_ctx,
-            list: _read_list,
-            dict: _read_dict,
+            list: _methods_reader(LIST_METHODS, _list_method),
+            dict: _methods_reader(DICT_METHODS, _dict_method),
+            set: _methods_reader(SET_METHODS, _set_method),
+            BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
+            np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
+            np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),
+            Device: _named_reader(DEVICE_ATTRIBUTES),
+            Generator: _named_reader(GENERATOR_ATTRIBUTES),
+            Module: _read_module,
+            ProgramModule: _read_module,
+            ProgramClass: _read_program_class,
+            SuperProxy: _read_super,
         }
         self.readers.update((cls, _named_reader(names)) for cls, names in _attribute_tables(modules))
         self.resolved: dict = {}
@@ -228,18 +407,11 @@ class Access:
             reader = _read_named_tuple
         else:
             reader = next((self.readers[base] for base in cls.__mro__[1:]
-                           if base in self.readers and base not in (list, dict, Namespace)),
+                           if base in self.readers and base not in (list, dict, set, Namespace)),
                           _read_nothing)
         if len(self.resolved) < _MAX_RESOLVED:
             self.resolved[cls] = reader
         return reader
-
-    def _read_tensor(self, obj, attr, span):
-        if attr in self.tensor_attributes:
-            return _read(obj, attr, span)
-        if attr in self.tensor_methods:
-            return Builtin(attr, _read(obj, attr, span))
-        raise _no_attribute(obj, attr, span, self.tensor_attributes | self.tensor_methods)
 
     def setattr(self, obj, attr: str, value) -> None:
         """`obj.attr = value`: a Tensor's settable attributes and a ctx's own names."""
@@ -255,17 +427,25 @@ class Access:
         elif isinstance(obj, FunctionCtx):
             if not ctx_attribute_allowed(attr):
                 raise ProgramError(f"cannot set attribute '{attr}' of ctx")
+        elif isinstance(obj, Module):
+            set_module_attribute(obj, attr, value)
+            return
         else:
             raise ProgramError(f"cannot set attributes of a '{type_name(obj)}' object")
         setattr(obj, attr, value)
 
     @staticmethod
     def setitem(obj, index, value, span) -> None:
-        """`obj[index] = value` on a Tensor, a list or a dict."""
+        """`obj[index] = value` on a Tensor, a list, a dict or a numpy array."""
         if obj.__class__ is list:
             index = sequence_index(index, span)
             if isinstance(index, slice):
                 value = materialize(value)
+        elif obj.__class__ is np.ndarray:
+            check_array_index(obj, index)
+            if isinstance(value, Tensor):
+                raise ProgramTypeError("assign a number or a numpy array into a numpy array, "
+                                       "not a Tensor")
         elif not (isinstance(obj, Tensor) or obj.__class__ is dict):
             raise ProgramTypeError(f"'{type_name(obj)}' object does not support item assignment")
         obj[index] = value
@@ -274,7 +454,7 @@ class Access:
 def _callable_types(modules: dict) -> tuple:
     """Engine objects a program may call besides Builtins and Closures: grad-mode switches
     (`no_grad()` used as a decorator) and loss modules (torch.nn's classes with __call__)."""
-    types = [_tensor._GradMode]
+    types = [_tensor._GradMode, Module, ProgramClass, BoundMethod]
     for value in modules["torch.nn"].members.values():
         fn = value.fn if isinstance(value, Builtin) else None
         if isinstance(fn, type) and any("__call__" in vars(k) for k in fn.__mro__[:-1]):
@@ -288,6 +468,10 @@ def _attribute_tables(modules: dict) -> list:
     for value in modules["torch.optim"].members.values():
         if isinstance(value, Builtin) and isinstance(value.fn, type):
             tables.append((value.fn, OPTIMIZER_ATTRIBUTES))
+    schedulers = modules["torch.optim"].members.get("lr_scheduler")
+    for value in (schedulers.members.values() if schedulers is not None else ()):
+        if isinstance(value, Builtin) and isinstance(value.fn, type):
+            tables.append((value.fn, SCHEDULER_ATTRIBUTES))
     return tables
 
 

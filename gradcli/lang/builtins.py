@@ -15,7 +15,8 @@ import math
 from itertools import islice
 
 from gradcli.errors import LimitError, ProgramTypeError
-from gradcli.lang.limits import MAX_SEQUENCE_LENGTH
+from gradcli.lang.limits import MAX_INT_BITS, MAX_SEQUENCE_LENGTH
+from gradcli.limits import measure
 from gradcli import dtypes
 from gradcli.lang.values import Builtin, Namespace, type_name
 
@@ -23,7 +24,7 @@ CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 
 
 # Types whose values a program may iterate, index and take len() of.
-SEQUENCE_TYPES = (list, tuple, range, str, dict)
+SEQUENCE_TYPES = (list, tuple, range, str, dict, set)
 
 
 def check_length(length: int, what: str = "a list") -> None:
@@ -31,6 +32,17 @@ def check_length(length: int, what: str = "a list") -> None:
     if length > MAX_SEQUENCE_LENGTH:
         raise LimitError(f"{what} of {length} items exceeds the limit of {MAX_SEQUENCE_LENGTH} items",
                          hint="use a tensor (zeros, arange, ...) for large data")
+
+
+def check_printed(value) -> None:
+    """Refuse to print or format a nested value whose text would pass the string limit
+    (each item prints at least 3 characters, `0, `), before any of it is made."""
+    if value.__class__ in (list, tuple, dict):
+        depth, size, distinct = measure(value)
+        if 3 * size > MAX_SEQUENCE_LENGTH:
+            raise LimitError(f"printing a value of {size} items would make a string longer than "
+                             f"the limit of {MAX_SEQUENCE_LENGTH} characters",
+                             hint="print a part of it, or a tensor (printed in summary)")
 
 
 def materialize(iterable, what: str = "a list") -> list:
@@ -48,7 +60,8 @@ def iterate(value):
     """An iterator over a value the language lets a program iterate."""
     from gradcli._tensor import Tensor
 
-    if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor):
+    if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor) \
+            or getattr(value.__class__, "program_iterable", False):  # Sequential, ModuleList...
         return iter(value)
     raise ProgramTypeError(f"'{type_name(value)}' object is not iterable")
 
@@ -75,7 +88,7 @@ def _wrap(members: dict) -> dict:
         if value is None:
             continue
         if callable(value) and not isinstance(value, (Namespace, Builtin, dtypes.dtype, dtypes.Unsupported)) \
-                and not _is_function_base(value):
+                and not _is_class_value(value):
             if getattr(value, "__module__", None) == __name__:
                 value.__name__ = value.__qualname__ = name  # so Python's messages say `len()`
             value = Builtin(name, value)
@@ -83,10 +96,18 @@ def _wrap(members: dict) -> dict:
     return out
 
 
-def _is_function_base(value) -> bool:
+def _is_class_value(value) -> bool:
+    """A class a program holds as itself (to subclass, catch, or test with isinstance), not
+    wrapped as a function: Function, Node, the exception types, torch.Tensor, numpy's."""
+    from gradcli._tensor import Tensor
     from gradcli.autograd import Function
+    from gradcli.autograd.graph import Node
+    from gradcli.lang.exceptions import EXCEPTION_CLASSES
+    from gradcli.lang.pymodules import NUMPY_CLASSES
 
-    return isinstance(value, type) and issubclass(value, Function)
+    return isinstance(value, type) and (issubclass(value, Function) or value is Tensor
+                                        or value is Node or value in EXCEPTION_CLASSES
+                                        or value in NUMPY_CLASSES)
 
 
 _MODULES: dict = {}
@@ -107,13 +128,18 @@ def make_modules() -> dict:
 
 def _make_modules() -> dict:
     gradcli, autograd, ops, tensor = _engine()
+    from gradcli.autograd import api as _autograd_api
     optim = getattr(gradcli, "optim", None) or _import_optional("gradcli.optim")
     nn = getattr(gradcli, "nn", None) or _import_optional("gradcli.nn")
     functional = Namespace("torch.nn.functional", _wrap(dict(ops.NN_FUNCTIONS)))
     autograd_functional = Namespace("torch.autograd.functional", _wrap({
         "jacobian": getattr(autograd.functional, "jacobian", None),
         "hessian": getattr(autograd.functional, "hessian", None),
+        **_autograd_api.FUNCTIONAL,
     }))
+    autograd_graph = Namespace("torch.autograd.graph", _wrap(_autograd_api.GRAPH))
+    autograd_function = Namespace("torch.autograd.function", _wrap(_autograd_api.FUNCTION))
+    func_ns = Namespace("torch.func", _wrap(_autograd_api.FUNC))
     autograd_ns = Namespace("torch.autograd", _wrap({
         "grad": autograd.grad,
         "backward": autograd.backward,
@@ -121,8 +147,15 @@ def _make_modules() -> dict:
         "gradcheck": getattr(autograd, "gradcheck", None),
         "gradgradcheck": getattr(autograd, "gradgradcheck", None),
         "functional": autograd_functional,
+        "graph": autograd_graph,
+        "function": autograd_function,
+        **_autograd_api.AUTOGRAD,
     }))
     nn_members = {"functional": functional, "Parameter": getattr(ops.factories, "Parameter", None)}
+    init_ns = None
+    if nn is not None and hasattr(nn, "init"):
+        init_ns = Namespace("torch.nn.init", _wrap(dict(nn.init.FUNCTIONS)))
+        nn_members["init"] = init_ns
     if nn is not None:
         for name in ("MSELoss",) + tuple(getattr(nn, "__all__", ())):
             nn_members.setdefault(name, getattr(nn, name, None))
@@ -131,6 +164,10 @@ def _make_modules() -> dict:
     if optim is not None:
         for name in ("SGD",) + tuple(getattr(optim, "__all__", ())):
             optim_members.setdefault(name, getattr(optim, name, None))
+    schedulers = getattr(optim, "lr_scheduler", None)
+    lr_scheduler_ns = Namespace("torch.optim.lr_scheduler", _wrap(
+        {name: getattr(schedulers, name) for name in getattr(schedulers, "__all__", ())}))
+    optim_members["lr_scheduler"] = lr_scheduler_ns
     optim_ns = Namespace("torch.optim", _wrap(optim_members))
     linalg_ns = Namespace("torch.linalg", _wrap(dict(getattr(ops.linalg, "LINALG_FUNCTIONS", {}))))
     torch_members = dict(ops.FUNCTIONS)
@@ -145,18 +182,31 @@ def _make_modules() -> dict:
         "is_grad_enabled": tensor.is_grad_enabled,
         "manual_seed": getattr(gradcli, "manual_seed", None),
         "autograd": autograd_ns,
+        "func": func_ns,
+        **_autograd_api.TORCH,
         "nn": nn_ns,
         "optim": optim_ns,
         "linalg": linalg_ns,
     })
+    from gradcli.lang import pymodules
+
+    torch_members.update(pymodules.torch_members())
     torch_ns = Namespace("torch", _wrap(torch_members))
     return {
+        "torch.cuda": torch_members["cuda"],
+        "math": pymodules.math_namespace(),
+        "numpy": pymodules.numpy_namespace(),
         "torch": torch_ns,
         "torch.nn": nn_ns,
         "torch.nn.functional": functional,
+        "torch.nn.init": init_ns,
         "torch.autograd": autograd_ns,
         "torch.autograd.functional": autograd_functional,
+        "torch.autograd.graph": autograd_graph,
+        "torch.autograd.function": autograd_function,
+        "torch.func": func_ns,
         "torch.optim": optim_ns,
+        "torch.optim.lr_scheduler": lr_scheduler_ns,
         "torch.linalg": linalg_ns,
     }
 
@@ -177,6 +227,10 @@ def make_builtins(modules: dict, print_fn) -> dict:
 
 
 def _make_builtins(modules: dict, print_fn) -> dict:
+    from gradcli.lang.classes import ProgramClass, ProgramModule, make_super
+    from gradcli.lang.exceptions import EXCEPTION_TYPES
+    from gradcli.nn.modules import Module
+
     _, autograd, ops, tensor = _engine()
     Tensor = tensor.Tensor
     as_int = tensor.as_int
@@ -224,15 +278,88 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         return tuple(materialize(iterable, "a tuple"))
 
     def _len(value):
-        if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor):
+        if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor) \
+                or getattr(value.__class__, "program_iterable", False):
             return len(value)
         raise ProgramTypeError(f"object of type '{type_name(value)}' has no len()")
 
     def _int(value=0, base=None):
-        return int(value) if base is None else int(value, as_int(base, "base"))
+        result = int(value) if base is None else int(value, as_int(base, "base"))
+        if value.__class__ is str and result.bit_length() > MAX_INT_BITS:
+            # as for a literal (SPEC 2.1): a number past 63 bits is a float, so that
+            # `int("1" * 10**7, 2)` cannot make every later `%` scan ten million bits
+            return float(result)
+        return result
 
     def _str(value=""):
+        check_printed(value)
         return str(value)
+
+    def _repr(value):
+        return repr(value)
+
+    def _dict(iterable=(), **kwargs):
+        if iterable.__class__ is dict:
+            result = dict(iterable)
+        else:
+            result = dict(materialize(iterable, "a dict"))
+        result.update(kwargs)
+        return result
+
+    def _set(iterable=()):
+        return set(materialize(iterable, "a set"))
+
+    def _callable_or_none(value):
+        """A key= function: a program's own or a builtin, never a class or engine object."""
+        from gradcli.lang.values import Closure
+
+        if value is not None and value.__class__ not in (Builtin, Closure):
+            raise ProgramTypeError(f"'{type_name(value)}' object is not callable")
+        return value
+
+    def _sorted(iterable, *, key=None, reverse=False):
+        return sorted(materialize(iterable), key=_callable_or_none(key),
+                      reverse=bool(reverse))
+
+    def _reversed(sequence):
+        if isinstance(sequence, Tensor):
+            return functions["flip"](sequence, [0])
+        if sequence.__class__ is dict or not isinstance(sequence, SEQUENCE_TYPES):
+            raise ProgramTypeError(f"'{type_name(sequence)}' object is not reversible")
+        return materialize(sequence)[::-1]
+
+    def _any(iterable):
+        return any(materialize(iterable))
+
+    def _all(iterable):
+        return all(materialize(iterable))
+
+    classes = {float: float, bool: bool, _int: int, _str: str, _list: list, _tuple: tuple,
+               _dict: dict, _set: set}
+
+    def _class(info):
+        if info.__class__ is Builtin and info.fn in classes:
+            return classes[info.fn]
+        if info.__class__ is Builtin and isinstance(info.fn, type) \
+                and issubclass(info.fn, (Module, Tensor)):  # nn.Linear, nn.Parameter
+            return info.fn
+        if info.__class__ is ProgramClass:
+            return ProgramModule
+        if info.__class__ is type:
+            return info
+        if info.__class__ is tuple:
+            return tuple(_class(item) for item in info)
+        raise ProgramTypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
+
+    def _isinstance(obj, classinfo):
+        infos = classinfo if classinfo.__class__ is tuple else (classinfo,)
+        for info in infos:
+            if info.__class__ is ProgramClass:  # a program's class: its instances and subclasses'
+                if obj.__class__ is ProgramModule and obj._program_class.is_subclass_of(info):
+                    return True
+            elif isinstance(obj, _class(info)):
+                return True
+        return False
 
     table = dict(functions)
     table.update(CONSTANTS)
@@ -253,6 +380,15 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         "zip": _zip,
         "list": _list,
         "tuple": _tuple,
+        "dict": _dict,
+        "set": _set,
+        "repr": _repr,
+        "sorted": _sorted,
+        "reversed": _reversed,
+        "any": _hybrid("any", _any),
+        "all": _hybrid("all", _all),
+        "isinstance": _isinstance,
+        "super": make_super,
         "staticmethod": lambda fn: fn,
         "no_grad": tensor.no_grad,
         "enable_grad": tensor.enable_grad,
@@ -264,6 +400,7 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         "autograd": modules["torch.autograd"],
         "optim": modules["torch.optim"],
     })
+    table.update(EXCEPTION_TYPES)
     manual_seed = modules["torch"].members.get("manual_seed")
     if manual_seed is not None:
         table["manual_seed"] = manual_seed

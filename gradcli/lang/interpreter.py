@@ -23,11 +23,15 @@ from difflib import get_close_matches
 
 from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError,
                             ProgramTypeError, ProgramValueError)
-from gradcli.lang import access as _access, nodes as n
-from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, iterate, make_builtins,
-                                   make_modules, materialize)
+from gradcli.lang import access as _access, foreign as _foreign, nodes as n
+from gradcli.lang.classes import ProgramClass, module_base
+from gradcli.lang.exceptions import RaisedError, python_exception
+from gradcli.lang.pymodules import check_array_index, check_device, numpy_operands
+from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, iterate,
+                                   make_builtins, make_modules, materialize)
 from gradcli.lang.limits import (MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS,
-                                 MAX_SEQUENCE_LENGTH, WORK_PER_STEP, Limits)
+                                 MAX_SEQUENCE_LENGTH, Limits)
+from gradcli.limits import budget as _budget, check_built, check_walk
 from gradcli.lang.values import Builtin, Closure, Scope, type_name
 
 import numpy as np
@@ -57,6 +61,7 @@ _COMPARE = {
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
 }
 _UNARY = {"-": operator.neg, "+": operator.pos}
+_ORDERING = frozenset({"<", "<=", ">", ">=", "==", "!="})
 _NUMBERS = (int, float, bool)
 # Operands for which `+ - * /` need none of `binary`'s checks (int with int does: a
 # result past MAX_INT_BITS becomes a float).
@@ -64,7 +69,24 @@ _PLAIN_OPERANDS = frozenset({Tensor, float, int})
 _PLAIN_OPERATORS = frozenset({"+", "-", "*", "/"})
 _set_current_source = _graph.set_current_source
 _MAX_TENSOR_DIMS = 64  # numpy's limit
-_SIZED = frozenset({list, tuple, str, dict, range})
+_SIZED = frozenset({list, tuple, str, dict, range, set})
+# Builtins that look at a sequence without walking it: their arguments are not charged.
+_NO_WALK = frozenset({"len", "isinstance", "type", "bool", "id", "iter", "enumerate", "zip",
+                      "reversed", "range"})
+
+
+def _charge_scan(item, container) -> None:
+    """Charge `item in container` before it runs: a hash of `item` for a dict or set, a
+    scan comparing it with every item otherwise (a range scans unless `item` is an int)."""
+    cls = container.__class__
+    if cls is range:
+        if item.__class__ is not int and item.__class__ is not bool:
+            _budget.charge_items(_length(container))
+    elif cls is dict or cls is set:
+        check_walk(item)
+    elif cls in _SIZED:
+        check_walk(container)
+_ndarray = np.ndarray
 
 
 def _length(value) -> int:
@@ -130,9 +152,9 @@ class Interpreter:
         self.script = script
         self.max_steps = limits.max_steps
         self.steps = 0
-        # the work budget (limits.WORK_PER_STEP): tokens run, plus tensors and lists made
-        self.max_work = limits.max_steps * WORK_PER_STEP
-        self.work = 0
+        # the work budget (gradcli.limits): tokens run here, tensor ops and scans charged
+        # by the engine and the value walks, all in one counter
+        self.budget = _budget
         self.costs = program.module.costs
         self.call_depth = 0
         self.printer = Printer(emit)
@@ -145,6 +167,7 @@ class Interpreter:
         self.last_assigned: str | None = None
         self.access = _access.policy(self.modules)
         self.getattr = self.access.getattr
+        self.readers = self.access.readers
         self.callable_types = self.access.callable_types
         self._eval = {
             n.Num: self._num, n.Str: self._str, n.Constant: self._constant,
@@ -152,7 +175,8 @@ class Interpreter:
             n.Subscript: self._subscript, n.Call: self._call, n.BinOp: self._binop,
             n.UnaryOp: self._unaryop, n.BoolOp: self._boolop, n.Compare: self._compare,
             n.IfExp: self._ifexp, n.Lambda: self._lambda, n.ListExpr: self._list,
-            n.TupleExpr: self._tuple, n.DictExpr: self._dict,
+            n.TupleExpr: self._tuple, n.DictExpr: self._dict, n.SetExpr: self._set,
+            n.Comprehension: self._comprehension,
         }
         self._exec = {
             n.ExprStmt: self._expr_stmt, n.Assign: self._assign, n.AugAssign: self._augassign,
@@ -160,8 +184,9 @@ class Interpreter:
             n.While: self._while, n.For: self._for, n.With: self._with,
             n.FunctionDef: self._def, n.ClassDef: self._class, n.Return: self._return,
             n.Pass: self._pass, n.Break: self._break, n.Continue: self._continue,
-            n.Assert: self._assert,
+            n.Assert: self._assert, n.Try: self._try, n.Raise: self._raise,
         }
+        self.handling: list = []  # the errors the `except` blocks being run caught (bare `raise`)
 
     # --- running -----------------------------------------------------------
 
@@ -177,8 +202,9 @@ class Interpreter:
 
     def exec_block(self, body: list):
         costs = self.costs
+        budget = self.budget
         for stmt in body:
-            self.work += costs.get(id(stmt), 1)
+            budget.work += costs.get(id(stmt), 1)
             signal = self._exec[stmt.__class__](stmt)
             if signal is not None:
                 return signal
@@ -200,19 +226,16 @@ class Interpreter:
             raise LimitError(f"the program ran more than {self.max_steps} steps "
                              "(loop iterations plus function calls)", span,
                              hint="raise the limit with --max-steps")
-        if self.work > self.max_work:
-            raise LimitError(f"the program ran more than {self.max_steps} steps (loop iterations "
-                             "plus function calls, where a long loop body or a large tensor "
-                             "counts as several)", span, hint="raise the limit with --max-steps")
+        if self.budget.work > self.budget.max_work:
+            raise self.budget.exhausted().at(span)
 
     def charge(self, value) -> None:
-        """Count a tensor or Python sequence a program made or handed to a builtin, by what
-        it costs against running a token: 1 per 1024 tensor elements, 1 per 32 items."""
-        cls = value.__class__
-        if cls is Tensor:
-            self.work += value._data.size >> 10
-        elif cls in _SIZED:
-            self.work += _length(value) >> 5
+        """Count a Python sequence a program made, by what it costs against running a
+        token: 1 per 32 items (the engine charged a tensor before making it)."""
+        if value.__class__ in _SIZED and value.__class__ is not range:  # (a range is lazy)
+            length = len(value)
+            check_length(length, f"a {type(value).__name__}")
+            self.budget.work += length >> 5
 
     def set_source(self, span) -> None:
         self.span = span
@@ -271,12 +294,24 @@ class Interpreter:
         while scope is not None:
             known.update(scope.vars)
             scope = scope.parent
-        close = get_close_matches(name, sorted(known), n=1)
+        hint = _foreign.name_hint(name)
+        close = get_close_matches(name, sorted(known), n=1) if hint is None else None
         return NameNotFound(f"unknown name '{name}'", span,
-                            hint=f"did you mean '{close[0]}'?" if close else None)
+                            hint=hint or (f"did you mean '{close[0]}'?" if close else None))
 
     def _attribute(self, node):
-        return self.getattr(self.eval(node.value), node.attr, node.span)
+        try:
+            obj = self.eval(node.value)
+        except NameNotFound as error:  # `np.sin`: the hint names torch.sin
+            if node.value.__class__ is n.Name:
+                error.hint = _foreign.name_hint(node.value.id, node.attr) or error.hint
+            raise
+        if obj.__class__ is Tensor:
+            self.set_source(node.span)  # an attribute that runs an op (`x.T`) makes its node here
+        reader = self.readers.get(obj.__class__)  # the access policy's table (exact types)
+        if reader is not None:
+            return reader(obj, node.attr, node.span)
+        return self.getattr(obj, node.attr, node.span)
 
     def _subscript(self, node):
         obj = self.eval(node.value)
@@ -285,9 +320,26 @@ class Interpreter:
         return self.getitem(obj, index, node.span)
 
     def getitem(self, obj, index, span):
-        if not (isinstance(obj, Tensor) or isinstance(obj, SEQUENCE_TYPES)):
+        if getattr(obj.__class__, "program_iterable", False):  # Sequential, ModuleList, ModuleDict
+            return self._module_item(obj, index, span)
+        if not (isinstance(obj, Tensor) or isinstance(obj, SEQUENCE_TYPES)
+                or obj.__class__ is _ndarray):
             raise ProgramTypeError(f"'{type_name(obj)}' object is not subscriptable", span)
-        if not isinstance(obj, (Tensor, dict)):
+        if not isinstance(obj, (Tensor, dict, _ndarray)):
+            index = _access.sequence_index(index, span)
+        try:
+            if obj.__class__ is _ndarray:
+                check_array_index(obj, index)
+            elif obj.__class__ is dict:
+                check_walk(index)  # hashed
+            return obj[index]
+        except GradcliError as error:
+            raise error.at(span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, span) from None
+
+    def _module_item(self, obj, index, span):
+        if not isinstance(index, (str, slice)):
             index = _access.sequence_index(index, span)
         try:
             return obj[index]
@@ -345,6 +397,8 @@ class Interpreter:
             fn, name = func.fn, func.name
         elif isinstance(func, self.callable_types):
             fn, name = func, type(func).__name__
+        elif func.__class__ is type and func in _access.CALLABLE_CLASSES:
+            fn, name = _access.CONSTRUCTORS.get(func, func), func.__name__
         elif isinstance(func, type) and issubclass(func, Function):
             raise ProgramTypeError(f"'{func.__name__}' is a Function class: call it as "
                                    f"{func.__name__}.apply(...)", span)
@@ -352,7 +406,18 @@ class Interpreter:
             raise ProgramTypeError(f"'{type_name(func)}' object is not callable", span)
         self.set_source(span)
         try:
+            if kwargs and "device" in kwargs:
+                check_device(kwargs["device"])
+            for arg in args if name not in _NO_WALK else ():
+                if arg.__class__ in _SIZED:
+                    # a builtin may walk it all (print, str, sum, sorted, tensor): charged
+                    # first, shared parts in full, and refused if nested too deeply
+                    if arg.__class__ is range:
+                        _budget.charge_items(_length(arg))
+                    else:
+                        check_walk(arg)
             result = fn(*args, **kwargs)
+            self.charge(result)
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
@@ -362,10 +427,6 @@ class Interpreter:
             if error is None:
                 raise  # a bug in gradcli
             raise error from None
-        self.charge(result)
-        for arg in args:
-            if arg.__class__ in _SIZED:
-                self.work += _length(arg) >> 5
         if isinstance(result, types.FunctionType) and isinstance(func, _GradMode):
             return Builtin(getattr(args[0], "name", "function"), result)  # a decorated def
         return result
@@ -382,7 +443,7 @@ class Interpreter:
         self.call_depth += 1
         try:
             if closure.is_lambda:
-                self.work += self.costs.get(id(closure.node), 1)
+                self.budget.work += self.costs.get(id(closure.node), 1)
                 return self.eval(closure.body)
             signal = self.exec_block(closure.body)
             if signal is RETURN:
@@ -473,8 +534,6 @@ class Interpreter:
                     raise error.at(span)
                 except _PYTHON_ERRORS as exc:
                     raise self.fail(exc, span) from None
-                if value.__class__ is Tensor:
-                    self.work += value._data.size >> 10
             else:
                 value = self.binary(op, value, right, span)
         return value
@@ -486,8 +545,10 @@ class Interpreter:
                 return _int_arithmetic(op, left, right)
             if op == "**" and left.__class__ in _NUMBERS and right.__class__ in _NUMBERS:
                 return _number_power(left, right)
-            if op in ("*", "+") and (isinstance(left, (list, tuple, str))
-                                     or isinstance(right, (list, tuple, str))):
+            if left.__class__ is _ndarray or right.__class__ is _ndarray:
+                left, right = numpy_operands(op, left, right)
+            elif op in ("*", "+") and (isinstance(left, (list, tuple, str))
+                                       or isinstance(right, (list, tuple, str))):
                 left, right = _check_sequence_arithmetic(op, left, right)
             elif op == "%" and left.__class__ is str:
                 # `"%9999999999d" % 1` would allocate without bound; f-strings are checked.
@@ -542,9 +603,18 @@ class Interpreter:
         for i, (op, comparator, span) in enumerate(zip(node.ops, node.comparators, node.spans)):
             right = self.eval(comparator)
             self.set_source(span)
-            if op == "in" or op == "not in":
-                self.charge(right)
             try:
+                if op == "in" or op == "not in":
+                    _charge_scan(left, right)
+                elif (left.__class__ in _SIZED or right.__class__ in _SIZED) \
+                        and op != "is" and op != "is not":
+                    check_walk(left)
+                    check_walk(right)
+                if left.__class__ is _ndarray or right.__class__ is _ndarray:
+                    if op in _ORDERING:
+                        left, right = numpy_operands(op, left, right)
+                    elif op == "in" or op == "not in":
+                        numpy_operands("==", left, right)  # `x in a` compares x with all of a
                 result = _COMPARE[op](left, right)
             except GradcliError as error:
                 raise error.at(span)
@@ -582,10 +652,11 @@ class Interpreter:
     def _list(self, node):
         items = self._plain_list(node)
         if self.script or not items:
-            return items
+            return self._built(items, node.span)
         shape = _numeric_shape(items)
         if shape is None:
-            return items  # holds tensors or other values: a Python list (`[w]`, `stack([a, b])`)
+            # holds tensors or other values: a Python list (`[w]`, `stack([a, b])`)
+            return self._built(items, node.span)
         if shape is False:
             raise ProgramValueError("a list literal of numbers must be rectangular (this one is "
                                     "ragged)", node.span)
@@ -602,17 +673,103 @@ class Interpreter:
             raise self.fail(exc, span, "tensor") from None
 
     def _tuple(self, node):
-        return tuple(self.eval(element) for element in node.elts)
+        return self._built(tuple([self.eval(element) for element in node.elts]), node.span)
+
+    @staticmethod
+    def _built(value, span):
+        """A container a literal built, refused if it nests too deeply."""
+        try:
+            check_built(value)
+        except GradcliError as error:
+            raise error.at(span)
+        return value
 
     def _dict(self, node):
         result = {}
         for key_node, value_node in zip(node.keys, node.values):
             key = self.eval(key_node)
             try:
+                check_walk(key)  # hashed
                 result[key] = self.eval(value_node)
             except TypeError as exc:
                 raise self.fail(exc, key_node.span) from None
-        return result
+            except GradcliError as error:
+                raise error.at(key_node.span)
+        return self._built(result, node.span)
+
+    def _set(self, node):
+        result = set()
+        for element in node.elts:
+            value = self.eval(element)
+            try:
+                check_walk(value)  # hashed
+                result.add(value)
+            except TypeError as exc:
+                raise self.fail(exc, element.span) from None
+            except GradcliError as error:
+                raise error.at(element.span)
+        return self._built(result, node.span)
+
+    def _comprehension(self, node):
+        """A comprehension, in its own scope; a generator expression is made a list at once."""
+        first = self.eval_plain(node.generators[0].iter)
+        result = {} if node.kind == "dict" else set() if node.kind == "set" else []
+        saved = self.scope
+        self.scope = Scope({}, saved, node.locals)
+        try:
+            self._clauses(node, 0, first, result)
+        finally:
+            self.scope = saved
+        self.charge(result)
+        return self._built(result, node.span)
+
+    def _clauses(self, node, level: int, iterable, result):
+        clause = node.generators[level]
+        span = clause.iter.span
+        self.set_source(span)
+        try:
+            iterator = iterate(iterable)
+        except GradcliError as error:
+            raise error.at(span)
+        cost = self.costs.get(id(node), 1)
+        innermost = level == len(node.generators) - 1
+        kind = node.kind
+        while True:
+            self.set_source(span)
+            try:
+                item = next(iterator, _MISSING)
+            except GradcliError as error:
+                raise error.at(span)
+            except RuntimeError as exc:  # a dict changed size during iteration
+                raise self.fail(exc, span) from None
+            if item is _MISSING:
+                return
+            self.step(clause.span)
+            self.budget.work += cost
+            self.store(clause.target, item)
+            if not all(self.truth(self.eval(test), test.span) for test in clause.ifs):
+                continue
+            if not innermost:
+                self._clauses(node, level + 1, self.eval_plain(node.generators[level + 1].iter),
+                              result)
+                continue
+            if len(result) >= MAX_SEQUENCE_LENGTH:
+                try:
+                    check_length(len(result) + 1, f"a {'list' if kind == 'generator' else kind}")
+                except GradcliError as error:
+                    raise error.at(node.span)
+            try:
+                if kind == "dict":
+                    key = self.eval(node.key)
+                    result[key] = self.eval(node.elt)
+                elif kind == "set":
+                    result.add(self.eval(node.elt))
+                else:
+                    result.append(self.eval(node.elt))
+            except TypeError as exc:  # an unhashable key
+                if isinstance(exc, GradcliError):
+                    raise
+                raise self.fail(exc, node.elt.span) from None
 
     def _fstring(self, node) -> str:
         out = []
@@ -627,6 +784,8 @@ class Interpreter:
                     raise ProgramValueError(f"format width or precision {number} is too large "
                                             f"(at most {MAX_FORMAT_WIDTH})", part.span)
             try:
+                check_walk(value)
+                check_printed(value)
                 if part.conversion == "r":
                     value = repr(value)
                 elif part.conversion == "s":
@@ -640,7 +799,7 @@ class Interpreter:
                 raise self.fail(exc, part.span) from None
         text = "".join(out)
         check_length(len(text), "a string")
-        self.work += len(text) >> 5
+        self.budget.work += len(text) >> 5
         return text
 
     def _make_print(self):
@@ -653,6 +812,8 @@ class Interpreter:
                 end = "\n"
             if not isinstance(sep, str) or not isinstance(end, str):
                 raise ProgramTypeError("print(): sep and end must be strings")
+            for arg in args:
+                check_printed(arg)
             printer.write(sep.join(str(arg) for arg in args) + end)
 
         print.__qualname__ = "print"
@@ -749,7 +910,11 @@ class Interpreter:
 
     def setitem(self, obj, index, value, span):
         try:
+            if obj.__class__ is dict:
+                check_walk(index)  # hashed
             self.access.setitem(obj, index, value, span)
+            if obj.__class__ is list or obj.__class__ is dict:
+                check_built(obj)
         except GradcliError as error:
             raise error.at(span)
         except _PYTHON_ERRORS as exc:
@@ -812,7 +977,7 @@ class Interpreter:
         cost = self.costs.get(id(node), 1)  # the test, evaluated again each iteration
         while self.truth(self.eval(test), test.span):
             self.step(node.span)
-            self.work += cost
+            self.budget.work += cost
             signal = self.exec_block(node.body)
             if signal is not None:
                 if signal is BREAK:
@@ -858,7 +1023,7 @@ class Interpreter:
         try:
             for item in node.items:
                 manager = self.eval(item.context)
-                if not isinstance(manager, _GradMode):
+                if not isinstance(manager, _access.CONTEXT_MANAGERS):
                     raise ProgramTypeError(f"'{type_name(manager)}' object does not support the "
                                            "context manager protocol", item.span,
                                            hint="with works with no_grad(), enable_grad() and "
@@ -890,6 +1055,9 @@ class Interpreter:
 
     def _class(self, node):
         bases = [self.eval(base) for base in node.bases]
+        base = module_base(bases[0]) if len(bases) == 1 else False
+        if base is not False:
+            return self._module_class(node, base)
         if len(bases) != 1 or bases[0] is not Function:
             raise ProgramError("only subclasses of autograd.Function may be defined", node.span,
                                hint=f"class {node.name}(torch.autograd.Function): with "
@@ -915,6 +1083,37 @@ class Interpreter:
         members["__qualname__"] = node.name
         self._bind(node.name, type(node.name, (Function,), members))
 
+    def _module_class(self, node, base):
+        """`class Net(nn.Module):` (or a program's Module class): a ProgramClass of Closures
+        and plain class attributes, never a Python class (`gradcli.lang.classes`)."""
+        if base is not None and not isinstance(base, ProgramClass):
+            raise ProgramError(f"a program class may derive from nn.Module or from another "
+                               f"program class, not from nn.{base.__name__}", node.span,
+                               hint=f"hold the layer instead: self.layer = nn.{base.__name__}(...)")
+        if node.decorators:
+            raise ProgramError("class decorators are not supported", node.decorators[0].span)
+        methods, attributes = {}, {}
+        for stmt in node.body:
+            if stmt.__class__ is n.FunctionDef:
+                if stmt.name.startswith("__") and stmt.name != "__init__":
+                    raise ProgramError(f"a Module class may define __init__ and methods without "
+                                       f"leading '__', not '{stmt.name}'", stmt.span,
+                                       hint="forward(self, ...) is what calling the module runs")
+                closure = Closure(self, stmt, f"{node.name}.{stmt.name}", stmt.params, stmt.body,
+                                  self._defaults(stmt.params), self.scope, stmt.locals, False)
+                methods[stmt.name] = self._decorate(closure, stmt.decorators)
+            elif stmt.__class__ is n.Assign and len(stmt.targets) == 1 \
+                    and stmt.targets[0].__class__ is n.Name \
+                    and not stmt.targets[0].id.startswith("__"):
+                attributes[stmt.targets[0].id] = self.eval(stmt.value)
+            elif stmt.__class__ is n.Pass or (stmt.__class__ is n.ExprStmt
+                                               and stmt.value.__class__ is n.Str):
+                continue
+            else:
+                raise ProgramError("a Module class body may only define methods and "
+                                   "name = value class attributes", stmt.span)
+        self._bind(node.name, ProgramClass(node.name, base, methods, attributes))
+
     def _return(self, node):
         self.return_value = None if node.value is None else self.eval(node.value)
         return RETURN
@@ -931,9 +1130,83 @@ class Interpreter:
     def _assert(self, node):
         if not self.truth(self.eval(node.test), node.test.span):
             message = "assertion failed"
+            cause = AssertionError()
             if node.msg is not None:
-                message += f": {self.eval(node.msg)}"
-            raise ProgramError(message, node.span)
+                msg = self.eval(node.msg)
+                message += f": {msg}"
+                cause = AssertionError(msg)
+            error = ProgramError(message, node.span)
+            error.__cause__ = cause  # caught as AssertionError
+            raise error
+
+    def _try(self, node):
+        try:
+            signal = self._try_except(node)
+        except GradcliError as error:
+            if node.finalbody and python_exception(error) is not None:
+                final = self.exec_block(node.finalbody)
+                if final is not None:
+                    return final  # `return` or `break` in `finally` drops the error, as in Python
+            raise
+        if node.finalbody:
+            final = self.exec_block(node.finalbody)
+            if final is not None:
+                return final
+        return signal
+
+    def _try_except(self, node):
+        try:
+            signal = self.exec_block(node.body)
+        except GradcliError as error:
+            value = python_exception(error)
+            if value is None or not node.handlers:
+                raise
+            for handler in node.handlers:
+                if handler.type is None or isinstance(value, self._caught(handler.type)):
+                    break
+            else:
+                raise
+            if handler.name is not None:
+                self.scope.vars[handler.name] = value
+            self.handling.append(error)
+            try:
+                return self.exec_block(handler.body)
+            finally:
+                self.handling.pop()
+        if node.orelse:
+            return self.exec_block(node.orelse)
+        return signal
+
+    def _caught(self, type_node):
+        """The exception class or tuple of classes an `except` clause names."""
+        kinds = self.eval(type_node)
+        for kind in kinds if kinds.__class__ is tuple else (kinds,):
+            if kind.__class__ is not type or not issubclass(kind, BaseException):
+                raise ProgramTypeError("catching classes that do not inherit from BaseException "
+                                       "is not allowed", type_node.span)
+        return kinds
+
+    def _raise(self, node):
+        if node.exc is None:
+            if not self.handling:
+                raise RaisedError(RuntimeError("No active exception to reraise"), node.span)
+            raise self.handling[-1]
+        value = self._exception(node.exc, "exceptions must derive from BaseException")
+        if node.cause is not None:
+            cause = self.eval(node.cause)
+            if cause is not None:
+                value.__cause__ = self._exception(node.cause, "exception causes must derive from "
+                                                              "BaseException")
+        raise RaisedError(value, node.span)
+
+    def _exception(self, node, message: str) -> BaseException:
+        value = self.eval(node)
+        if value.__class__ is type and value in _access.CALLABLE_CLASSES \
+                and issubclass(value, BaseException):
+            value = value()
+        if not isinstance(value, BaseException) or isinstance(value, GradcliError):
+            raise ProgramTypeError(message, node.span)
+        return value
 
 
 # --- helpers ---------------------------------------------------------------

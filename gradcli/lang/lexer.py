@@ -20,6 +20,7 @@ from bisect import bisect_right
 from itertools import islice
 
 from gradcli.errors import LimitError, ParseError, Span
+from gradcli.lang import tokencount as _tokencount
 from gradcli.lang.limits import MAX_INT_BITS, MAX_INT_DIGITS, MAX_TOKENS
 
 KEYWORDS = frozenset("""
@@ -195,7 +196,8 @@ class Lexer:
             col = start - line_start + 1
             if kind == "name":
                 text = source[start:end]
-                if text[0] == "_" and text[:2] == "__" and text[-2:] == "__":
+                if text[0] == "_" and text[:2] == "__" and text[-2:] == "__" \
+                        and not _constructor_name(text, tokens):
                     raise self.error(f"names that start and end with '__' are not allowed: '{text}'",
                                      start, end - start)
                 append(new_token(text if text in keywords else "NAME", text,
@@ -238,8 +240,7 @@ class Lexer:
         return self._finish()
 
     def too_many_tokens(self, offset: int) -> LimitError:
-        return LimitError(f"the program has more than {MAX_TOKENS} tokens", self.span_at(offset),
-                          hint="the limit is fixed: split the work into loops or functions")
+        return _tokencount.too_many_tokens(self.span_at(offset), MAX_TOKENS)
 
     def _charge(self, offset: int, tokens: int = 1) -> None:
         """Spend `tokens` of the budget on something besides a match (an f-string field)."""
@@ -321,7 +322,13 @@ class Lexer:
     def _number(self, text, kind, start, end):
         """The value of the number literal `text` (an int past MAX_INT_BITS becomes a float)."""
         if end < self.stop and (self.source[end].isalnum() or self.source[end] == "_"):
-            raise self.error("invalid decimal literal", start, end - start + 1)
+            follow = end
+            while follow < self.stop and follow - end < 40 and (self.source[follow].isalnum()
+                                                               or self.source[follow] == "_"):
+                follow += 1
+            name = self.source[end:follow]
+            hint = f"to multiply, write {text} * {name}" if name.isidentifier() else None
+            raise self.error("invalid decimal literal", start, end - start + 1, hint=hint)
         if kind == "float":
             value = float(text)
         else:
@@ -510,3 +517,12 @@ class Lexer:
 def tokenize(source: str) -> list[Token]:
     """Tokens of a whole program, ending with EOF."""
     return Lexer(source).tokenize()
+
+
+def _constructor_name(text: str, tokens: list) -> bool:
+    """`__init__` right after `def` (a Module class's constructor) or after `).` (as in
+    `super().__init__()`): the one dunder a program writes; the parser checks the rest."""
+    if text != "__init__" or not tokens:
+        return False
+    last = tokens[-1].kind
+    return last == "def" or last == "." and len(tokens) > 1 and tokens[-2].kind == ")"

@@ -3,13 +3,14 @@
 A program is untrusted input: whatever it does, it must end quickly with a
 value or a clear error, never hang, exhaust memory or crash the interpreter
 with a Python ``RecursionError``. The per-run budgets a user can change
-(elements, steps) live in ``Limits``; the rest are fixed here.
+(elements, steps) are ``gradcli.limits.Limits``; the language's fixed ones are here.
 """
 from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
+
+from gradcli.limits import MAX_LIST_ITEMS, WORK_PER_STEP, Limits  # noqa: F401  (re-exported)
 
 # Nesting of brackets, blocks, unary operators and `**` right operands. The
 # parser recurses once per level; Python's own parser stops at 200 parentheses.
@@ -31,10 +32,9 @@ MAX_TOKENS = 2_000_000
 # (3.10) or refuses (3.11+), and past ~310 digits no float64 holds the value anyway.
 MAX_INT_DIGITS = 4000
 
-# Length of a Python list, tuple or string a program builds (`[0.] * n`,
-# `list(range(n))`, `s + s` in a loop): large enough for any tensor literal a
-# person writes, small enough that a doubling loop stops long before memory does.
-MAX_SEQUENCE_LENGTH = 10_000_000
+# Length of a Python list, tuple or string a program builds: defined with the engine's
+# limits, as tolist() is held to it too.
+MAX_SEQUENCE_LENGTH = MAX_LIST_ITEMS
 
 # A width or precision in a format spec (`f"{x:1000000000}"` would allocate a GB).
 MAX_FORMAT_WIDTH = 10_000
@@ -43,26 +43,10 @@ MAX_FORMAT_WIDTH = 10_000
 # `10 ** 10 ** 10` or a squaring loop cannot build a huge Python int.
 MAX_INT_BITS = 63
 
-# Work a run may do per step of --max-steps. Steps count loop iterations and calls, so a
-# loop whose body is 10^4 statements, one long expression, or `zeros(10**8)` would do 10^4
-# times the work of `while True: pass` per step. The interpreter also charges each statement
-# run its tokens, each lambda call its body's, each tensor made 1 per 1024 elements and each
-# Python list or string 1 per 32 items (about what each costs beside running one token);
-# this many per step lets a 100-token loop body run the spec's 10^6 iterations.
-WORK_PER_STEP = 100
-
 # Python frames a nesting level or a user call may take on the interpreter's
 # own stack; the recursion limit is raised by this much for a parse or a run.
 FRAMES_PER_LEVEL = 16
 RECURSION_HEADROOM = (MAX_NESTING + MAX_CALL_DEPTH) * FRAMES_PER_LEVEL
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Per-run budgets of SPEC 2.5, each changeable by a command-line option."""
-
-    max_elements: int = 10**8
-    max_steps: int = 10**6
 
 
 @contextmanager

@@ -237,6 +237,37 @@ class DictExpr(Node):
     span: Span
 
 
+@dataclass(slots=True, eq=False, repr=False)
+class SetExpr(Node):
+    """`{a, b, ...}`; the span is the `{`."""
+
+    elts: list
+    span: Span
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class Generator(Node):
+    """One `for target in iter if cond ...` clause of a comprehension."""
+
+    target: Node
+    iter: Node
+    ifs: list
+    span: Span
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class Comprehension(Node):
+    """`[elt for ...]`, `{elt for ...}`, `{key: elt for ...}` or `(elt for ...)` (`kind`:
+    list, set, dict, generator); `locals` are the names its clauses bind (its own scope)."""
+
+    kind: str
+    key: Node | None
+    elt: Node
+    generators: list
+    locals: frozenset
+    span: Span
+
+
 # --- statements ------------------------------------------------------------
 
 
@@ -400,6 +431,36 @@ class Assert(Node):
 
     test: Node
     msg: Node | None
+    span: Span
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class Raise(Node):
+    """`raise [exc [from cause]]`."""
+
+    exc: Node | None
+    cause: Node | None
+    span: Span
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class ExceptHandler(Node):
+    """`except [type [as name]]: body`."""
+
+    type: Node | None
+    name: str | None
+    body: list
+    span: Span
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class Try(Node):
+    """`try: body` with its handlers, `else` and `finally` blocks."""
+
+    body: list
+    handlers: list
+    orelse: list
+    finalbody: list
     span: Span
 
 

@@ -17,10 +17,14 @@ from gradcli.errors import ParseError, Span
 from gradcli.lang import nodes as n
 from gradcli.lang.lexer import Field, Lexer, Token, line_starts
 from gradcli.lang.limits import MAX_NESTING, MAX_TOKENS
+from gradcli.lang.tokencount import refuse_too_many_tokens
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
-IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
-                      "torch.autograd.functional", "torch.optim", "torch.linalg")
+IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd",
+                      "torch.autograd.functional", "torch.optim", "torch.optim.lr_scheduler",
+                      "torch.linalg", "torch.cuda",
+                      "torch.autograd.graph", "torch.autograd.function", "torch.func",
+                      "math", "numpy")
 
 # Precedence of the operators `binary` reads; the arithmetic ones, below comparisons, are
 # `arith`'s: `+ -` (terms), then `* / // % @` (factors), then unary `- +` and `**`.
@@ -36,9 +40,8 @@ _TERM_OPERATORS = frozenset({"*", "/", "//", "%", "@"})
 _UNSUPPORTED_BINARY = frozenset({"&", "|", "^", "<<", ">>"})
 _AUGMENTED = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "@=": "@", "**=": "**",
               "//=": "//", "%=": "%"}
-_UNSUPPORTED_STATEMENTS = frozenset({"try", "except", "finally", "raise", "global", "nonlocal",
-                                     "del", "yield", "async", "await"})
-_COMPOUND = frozenset({"if", "while", "for", "def", "class", "with", "@"})
+_UNSUPPORTED_STATEMENTS = frozenset({"global", "nonlocal", "del", "yield", "async", "await"})
+_COMPOUND = frozenset({"if", "while", "for", "def", "class", "with", "try", "@"})
 
 
 class Parser:
@@ -55,6 +58,7 @@ class Parser:
         self.depth = depth
         self.loop_depth = 0
         self.in_function = False
+        self.in_class_body = False
         self.scopes: list[set] = []  # names bound in each enclosing def body
         self.costs: dict = {}  # id(statement or lambda) -> tokens one execution evaluates
         self.nested: list = []  # tokens taken by the blocks of each statement being parsed
@@ -92,7 +96,24 @@ class Parser:
             message = "unexpected end of input"
         if token.kind in _UNSUPPORTED_STATEMENTS:
             message = f"'{token.kind}' is not supported in gradcli programs"
-        return ParseError(message, token.span)
+        if token.kind == ":=":
+            return ParseError("the walrus operator ':=' is not supported", token.span,
+                              hint="assign with '=' in a statement of its own")
+        return ParseError(message, token.span, self._juxtaposed(token) if message == "invalid syntax" else None)
+
+    def _juxtaposed(self, token: Token) -> str | None:
+        """A hint for `sin x`: a name followed by an operand, as in maths notation."""
+        previous = self.tokens[self.i - 1] if self.i > 0 and self.tokens[self.i - 1] is not token \
+            else self.tokens[self.i - 2] if self.i > 1 else None
+        if previous is None or previous.kind != "NAME" or token.kind not in ("NAME", "NUMBER"):
+            return None
+        operand = token.value if token.kind == "NAME" else self.source_text(token)
+        return f"to call {previous.value}, write {previous.value}({operand})"
+
+    def source_text(self, token: Token) -> str:
+        line = self.source.splitlines()[token.span.line - 1] if token.span.line > 0 else ""
+        end = token.span.end_col or token.span.col + 1
+        return line[token.span.col - 1:end - 1] or str(token.value)
 
     def enter(self, token: Token):
         self.depth += 1
@@ -204,6 +225,14 @@ class Parser:
             test = self.test()
             msg = self.test() if self.accept(",") else None
             return n.Assert(test, msg, token.span)
+        if kind == "raise":
+            self.advance()
+            exc = cause = None
+            if self.tok.kind not in ("NEWLINE", ";", "EOF"):
+                exc = self.test()
+                if self.accept("from"):
+                    cause = self.test()
+            return n.Raise(exc, cause, token.span)
         if kind in _UNSUPPORTED_STATEMENTS:
             raise ParseError(f"'{kind}' is not supported in gradcli programs", token.span)
         return self.expression_statement()
@@ -276,6 +305,13 @@ class Parser:
 
     def _for(self) -> n.For:
         token = self.advance()
+        target = self._loop_target()
+        iterable = self.testlist()
+        body = self._loop_body(token, "'for' statement")
+        return n.For(target, iterable, body, self._loop_else(), token.span)
+
+    def _loop_target(self) -> n.Node:
+        """`a` or `a, b` up to `in` (of a for loop or a comprehension clause), and the `in`."""
         first = self.tok
         targets = [self.binary(PREC_COMPARE + 1)]
         trailing_comma = False
@@ -287,9 +323,7 @@ class Parser:
         target = targets[0] if len(targets) == 1 and not trailing_comma else n.TupleExpr(targets, first.span)
         self.target(target)
         self.expect("in", "expected 'in'")
-        iterable = self.testlist()
-        body = self._loop_body(token, "'for' statement")
-        return n.For(target, iterable, body, self._loop_else(), token.span)
+        return target
 
     def _with(self) -> n.With:
         token = self.advance()
@@ -305,6 +339,34 @@ class Parser:
                 break
         body = self.block(token, "'with' statement")
         return n.With(items, body, token.span)
+
+    def _try(self) -> n.Try:
+        token = self.advance()
+        body = self.block(token, "'try' statement")
+        handlers = []
+        while self.tok.kind == "except":
+            except_token = self.advance()
+            if handlers and handlers[-1].type is None:
+                raise ParseError("default 'except:' must be last", handlers[-1].span)
+            kind = name = None
+            if self.tok.kind != ":":
+                kind = self.test()
+                if self.accept("as"):
+                    name = self.expect("NAME", "expected a name after 'as'").value
+                    self.bind(name)
+            handler_body = self.block(except_token, "'except' statement")
+            handlers.append(n.ExceptHandler(kind, name, handler_body, except_token.span))
+        orelse: list = []
+        if handlers and self.tok.kind == "else":
+            else_token = self.advance()
+            orelse = self.block(else_token, "'else' statement")
+        finalbody: list = []
+        if self.tok.kind == "finally":
+            finally_token = self.advance()
+            finalbody = self.block(finally_token, "'finally' statement")
+        if not handlers and not finalbody:
+            raise ParseError("expected 'except' or 'finally' block", self.tok.span)
+        return n.Try(body, handlers, orelse, finalbody, token.span)
 
     def _decorated(self) -> n.Node:
         decorators = []
@@ -324,18 +386,20 @@ class Parser:
     def _def(self) -> n.FunctionDef:
         token = self.advance()
         name = self.expect("NAME", "expected a function name")
+        if name.value == "__init__" and not self.in_class_body:
+            raise ParseError("only a class defines __init__", name.span)
         self.bind(name.value)
         self.expect("(", "expected '('")
         params = self.params(")", annotations=True)
         self.expect(")", "expected ')'")
         if self.accept("->"):
             self.test()  # a return annotation is accepted and ignored
-        saved = self.loop_depth, self.in_function
-        self.loop_depth, self.in_function = 0, True
+        saved = self.loop_depth, self.in_function, self.in_class_body
+        self.loop_depth, self.in_function, self.in_class_body = 0, True, False
         self.scopes.append(set(params.names()))
         body = self.block(token, "function definition")
         local_names = frozenset(self.scopes.pop())
-        self.loop_depth, self.in_function = saved
+        self.loop_depth, self.in_function, self.in_class_body = saved
         return n.FunctionDef(name.value, params, body, [], local_names, name.span)
 
     def _class(self) -> n.ClassDef:
@@ -352,12 +416,12 @@ class Parser:
                 if not self.accept(","):
                     break
             self.expect(")", "expected ')'")
-        saved = self.loop_depth, self.in_function
-        self.loop_depth, self.in_function = 0, False
+        saved = self.loop_depth, self.in_function, self.in_class_body
+        self.loop_depth, self.in_function, self.in_class_body = 0, False, True
         self.scopes.append(set())  # names bound in a class body are not the enclosing def's
         body = self.block(token, "class definition")
         self.scopes.pop()
-        self.loop_depth, self.in_function = saved
+        self.loop_depth, self.in_function, self.in_class_body = saved
         return n.ClassDef(name.value, bases, body, [], name.span)
 
     def params(self, closer: str, annotations: bool) -> n.Params:
@@ -411,8 +475,9 @@ class Parser:
         name = ".".join(parts)
         span = Span(first.line, first.col, first.col + len(name))
         if name not in IMPORTABLE_MODULES:
-            if parts[0] != "torch":
-                raise ParseError(f"only torch and its submodules can be imported, not '{name}'", span,
+            if parts[0] not in ("torch", "numpy", "math"):
+                raise ParseError(f"only torch and its submodules, math and numpy can be imported, "
+                                 f"not '{name}'", span,
                                  hint="gradcli programs can import " + ", ".join(IMPORTABLE_MODULES))
             close = get_close_matches(name, IMPORTABLE_MODULES, n=1)
             raise ParseError(f"no module named '{name}'", span,
@@ -517,7 +582,9 @@ class Parser:
             token = self.tok
             kind = token.kind
             if kind in _UNSUPPORTED_BINARY:
-                raise ParseError(f"operator '{kind}' is not supported", token.span)
+                raise ParseError(f"operator '{kind}' is not supported", token.span,
+                                 hint="write ** for a power (x ** 2); ^ is Python's bitwise xor"
+                                 if kind == "^" else None)
             prec = _BINARY_PREC.get(kind)
             if prec is None or prec < min_prec:
                 return left
@@ -637,6 +704,9 @@ class Parser:
             self.advance()
             if kind == ".":
                 name = self.expect("NAME", "expected an attribute name")
+                if name.value == "__init__" and not _is_super_call(node):
+                    raise ParseError("names that start and end with '__' are not allowed: "
+                                     "'__init__'", name.span, "only super().__init__() reads it")
                 node = n.Attribute(node, name.value, name.span)
             elif kind == "(":
                 args, keywords = self.call_arguments()
@@ -672,8 +742,12 @@ class Parser:
             else:
                 if keywords:
                     raise ParseError("positional argument follows keyword argument", token.span)
-                args.append(self.test())
-                self._no_comprehension()
+                arg = self.test()
+                if self.tok.kind == "for":
+                    arg = self._comprehension("generator", None, arg, token)
+                    if args or keywords or self.tok.kind != ")":
+                        raise ParseError("Generator expression must be parenthesized", arg.span)
+                args.append(arg)
             if not self.accept(","):
                 break
         return args, keywords
@@ -703,10 +777,26 @@ class Parser:
             step = self.test()
         return n.Slice(lower, upper, step, colon.span)
 
-    def _no_comprehension(self):
-        if self.tok.kind == "for":
-            raise ParseError("comprehensions are not supported", self.tok.span,
-                             hint="write a for loop")
+    def _comprehension(self, kind: str, key, elt, opener: Token) -> n.Comprehension:
+        """The `for ... in ... if ...` clauses after `elt`; their targets are its own scope."""
+        start, budget = self.i, self.budget[0]
+        self.enter(opener)
+        self.scopes.append(set())
+        generators = []
+        while self.tok.kind == "for":
+            token = self.advance()
+            target = self._loop_target()
+            iterable = self.binary(PREC_OR)
+            ifs = []
+            while self.accept("if"):
+                ifs.append(self.binary(PREC_OR))
+            generators.append(n.Generator(target, iterable, ifs, token.span))
+        local_names = frozenset(self.scopes.pop())
+        self.leave()
+        node = n.Comprehension(kind, key, elt, generators, local_names, opener.span)
+        # what one iteration evaluates, at most: charged per item (limits.WORK_PER_STEP)
+        self.costs[id(node)] = max(1, self.i - start + budget - self.budget[0])
+        return node
 
     def atom(self) -> n.Node:
         token = self.tok
@@ -728,7 +818,10 @@ class Parser:
             if self.accept(")"):
                 return n.TupleExpr([], token.span)
             first = self.test()
-            self._no_comprehension()
+            if self.tok.kind == "for":
+                first = self._comprehension("generator", None, first, token)
+                self.expect(")", "expected ')'")
+                return first
             if self.tok.kind == ",":
                 elements = [first]
                 while self.accept(","):
@@ -743,7 +836,10 @@ class Parser:
             elements = []
             while self.tok.kind != "]":
                 elements.append(self.test())
-                self._no_comprehension()
+                if self.tok.kind == "for" and len(elements) == 1:
+                    comprehension = self._comprehension("list", None, elements[0], token)
+                    self.expect("]", "expected ']'")
+                    return comprehension
                 if not self.accept(","):
                     break
             self.expect("]", "expected ']'")
@@ -756,20 +852,36 @@ class Parser:
             raise ParseError("starred expressions are only supported as call arguments", token.span)
         raise self.unexpected(token)
 
-    def _dict(self) -> n.DictExpr:
+    def _dict(self) -> n.Node:
+        """A dict or set display, or a dict or set comprehension."""
         token = self.advance()
         keys, values = [], []
+        is_set = None
         while self.tok.kind != "}":
-            keys.append(self.test())
-            if self.tok.kind != ":":
-                raise ParseError("set literals are not supported", self.tok.span)
-            self.advance()
-            values.append(self.test())
-            self._no_comprehension()
+            key = self.test()
+            if is_set is None:
+                is_set = self.tok.kind != ":"
+            if is_set:
+                keys.append(key)
+                if self.tok.kind == "for" and len(keys) == 1:
+                    return self._closed(self._comprehension("set", None, key, token))
+            else:
+                self.expect(":", "expected ':'")
+                value = self.test()
+                if self.tok.kind == "for" and not keys:
+                    return self._closed(self._comprehension("dict", key, value, token))
+                keys.append(key)
+                values.append(value)
             if not self.accept(","):
                 break
         self.expect("}", "expected '}'")
+        if is_set:
+            return n.SetExpr(keys, token.span)
         return n.DictExpr(keys, values, token.span)
+
+    def _closed(self, comprehension: n.Comprehension) -> n.Comprehension:
+        self.expect("}", "expected '}'")
+        return comprehension
 
     def _strings(self) -> n.Node:
         """Adjacent string literals, joined as Python joins them."""
@@ -832,6 +944,10 @@ def describe(node: n.Node) -> str:
         return "conditional expression"
     if isinstance(node, n.DictExpr):
         return "dict literal"
+    if isinstance(node, n.SetExpr):
+        return "set display"
+    if isinstance(node, n.Comprehension):
+        return "generator expression" if node.kind == "generator" else f"{node.kind} comprehension"
     if isinstance(node, n.TupleExpr):
         return "tuple"
     if isinstance(node, n.BoolOp):
@@ -841,6 +957,7 @@ def describe(node: n.Node) -> str:
 
 def parse(source: str) -> n.Module:
     """Parse a whole program."""
+    refuse_too_many_tokens(source)
     starts = line_starts(source)
     lexer = Lexer(source, starts=starts)
     tokens = lexer.tokenize()
@@ -856,3 +973,7 @@ def parse_expression(source: str) -> n.Node:
     if parser.tok.kind != "EOF":
         raise parser.unexpected(parser.tok)
     return node
+
+
+def _is_super_call(node) -> bool:
+    return node.__class__ is n.Call and node.func.__class__ is n.Name and node.func.id == "super"

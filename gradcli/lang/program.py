@@ -8,16 +8,15 @@ SPEC 2.4.
 """
 from __future__ import annotations
 
-import gc
 import sys
-from contextlib import contextmanager
 from difflib import get_close_matches
 from typing import Callable, Iterable
 
-from gradcli.errors import ProgramError
+from gradcli.errors import ProgramError, UsageError
 from gradcli.lang import nodes as n
 from gradcli.lang.builtins import CONSTANTS
-from gradcli.lang.limits import MAX_SOURCE_LENGTH, Limits, recursion_headroom
+from gradcli.lang.limits import MAX_SOURCE_LENGTH, recursion_headroom
+from gradcli.limits import Limits, gc_paused, limited
 from gradcli.lang.parser import parse
 
 
@@ -26,22 +25,9 @@ def compile_program(source: str, filename: str = "<expr>") -> "Program":
     if len(source) > MAX_SOURCE_LENGTH:
         raise ProgramError(f"the program is {len(source)} characters long; the limit is "
                            f"{MAX_SOURCE_LENGTH}")
-    with recursion_headroom(), _gc_paused():
+    with recursion_headroom(), gc_paused():
         module = parse(source)
     return Program(source, filename, module)
-
-
-@contextmanager
-def _gc_paused():
-    """Pause the cyclic garbage collector while building a syntax tree: the tree has
-    no cycles, and collections triggered by its 10^5 nodes would double parse time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class Program:
@@ -77,58 +63,24 @@ class Program:
                     hint = "the inputs are " + ", ".join(self.input_names)
                 else:
                     hint = "the program has no inputs (names assigned a literal at top level)"
-                raise ProgramError(f"no input named '{name}'", hint=hint)
+                raise UsageError(f"--set: no input named '{name}'", hint=hint)
         limits = limits or Limits()
         interpreter = Interpreter(self, overrides, requires_grad, stdout or _write_stdout,
                                   limits, script)
         try:
-            with engine_limits(limits), recursion_headroom(), engine_tensor.enable_grad():
+            with limited(limits) as budget, recursion_headroom(), engine_tensor.enable_grad():
                 try:
                     final, value = interpreter.run_module(self.module)
                 except RecursionError:
                     raise ProgramError("maximum recursion depth exceeded", interpreter.span,
                                        hint="the program nests calls or expressions too deeply") \
                         from None
+                finally:
+                    interpreter.work = budget.work  # what the run charged (a figure for tests)
         finally:
             interpreter.printer.flush()
             set_current_source(None)
         return RunResult(interpreter, final, value)
-
-
-@contextmanager
-def answer_limits(limits: Limits):
-    """The limits on what a command computes from a run after it (a backward with
-    create_graph, --order N, a Jacobian, a Hessian): the element limit, and at most
-    --max-steps graph nodes built, since each order of derivative can triple the graph
-    (`--order 15` of a five-op scalar function built millions of nodes)."""
-    from gradcli.autograd.graph import observe_nodes
-    from gradcli.errors import LimitError
-
-    built = [0]
-
-    def count(node, inputs):
-        built[0] += 1
-        if built[0] > limits.max_steps:
-            raise LimitError(f"computing the derivatives built more than {limits.max_steps} graph "
-                             "nodes (steps)", hint="raise the limit with --max-steps, or ask for "
-                                                   "a lower --order")
-
-    with engine_limits(limits), observe_nodes(count):
-        yield
-
-
-@contextmanager
-def engine_limits(limits: Limits):
-    """Hold the engine to `limits` (its element limit) inside the block: a run, and what a
-    command computes from the run after it (backward, a Jacobian, a Hessian)."""
-    from gradcli import _tensor as engine_tensor
-
-    saved = engine_tensor.limits.max_elements
-    engine_tensor.limits.max_elements = limits.max_elements
-    try:
-        yield
-    finally:
-        engine_tensor.limits.max_elements = saved
 
 
 class RunResult:
@@ -138,6 +90,10 @@ class RunResult:
         variables = interpreter.module_scope.vars
         self.interpreter = interpreter
         self.values = {name: value for name, value in variables.items() if is_data(value)}
+        from gradcli.nn.modules import Module
+
+        # the nn modules at the top level: their parameters are named by path (`fc1.weight`)
+        self.modules = {name: value for name, value in variables.items() if isinstance(value, Module)}
         self.printed = interpreter.printer.lines
         if final is not None and final_value is not None:
             self.output_name, self.output = final.text, final_value
@@ -154,7 +110,7 @@ class RunResult:
         close = get_close_matches(name, list(self.values), n=1)
         hint = f"did you mean '{close[0]}'?" if close else \
             ("the program defines " + ", ".join(self.values) if self.values else None)
-        raise ProgramError(f"no value named '{name}' at the top level of the program", hint=hint)
+        raise UsageError(f"--of: no value named '{name}' at the top level of the program", hint=hint)
 
 
 def is_data(value) -> bool:
@@ -259,6 +215,10 @@ def module_bindings(module: n.Module) -> frozenset:
                 blocks.append(stmt.orelse)
             elif cls is n.With:
                 blocks.append(stmt.body)
+            elif cls is n.Try:
+                bound.update(h.name for h in stmt.handlers if h.name is not None)
+                blocks.extend(h.body for h in stmt.handlers)
+                blocks.extend((stmt.body, stmt.orelse, stmt.finalbody))
     return frozenset(bound)
 
 

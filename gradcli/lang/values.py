@@ -9,23 +9,7 @@ attribute a program reads goes through the interpreter's tables.
 """
 from __future__ import annotations
 
-from gradcli.errors import type_name  # noqa: F401  (the language imports it from here)
-
-
-class Builtin:
-    """A function a program may call: its name and the Python callable behind it."""
-
-    __slots__ = ("name", "fn")
-
-    def __init__(self, name: str, fn):
-        self.name = name
-        self.fn = fn
-
-    def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"<built-in function {self.name}>"
+from gradcli.errors import Builtin, type_name  # noqa: F401  (the language imports them from here)
 
 
 class Closure:

@@ -15,6 +15,9 @@ from .registry import ARRAYS, FUNCTIONS, METHODS, NN_FUNCTIONS, OPS, TENSORS, ap
 from . import arith, elementwise, broadcast, select, shape, indexing, reduce, linalg, einsum, nn, factories, convert  # noqa: E402,F401
 from . import operators  # noqa: E402,F401  (Python operators and in-place methods; last)
 from . import views  # noqa: E402,F401  (view tracking and in-place ops; imported by registry)
+from . import indexed  # noqa: E402,F401  (index_select/index_add, all/any, torch.sin_)
+from . import conv  # noqa: E402,F401  (conv, pooling, embedding, layer_norm, batch_norm)
+from . import losses  # noqa: E402,F401  (l1, smooth_l1, huber, bce_with_logits, kl_div)
 
 globals().update(FUNCTIONS)
 

@@ -20,6 +20,7 @@ from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, as_int, check_elements
 from .broadcast import _expand_shape, broadcast_shapes
 from .domains import cases
+from .costs import cubic, matmul_flops
 from .registry import TENSORS, apply, defop, export
 
 
@@ -60,7 +61,7 @@ def _dot(self, tensor):
 
 
 dot = defop(
-    "dot", "DotBackward0", _dot, inputs=("self", "tensor"),
+    "dot", "DotBackward0", _dot, inputs=("self", "tensor"), cost=matmul_flops,
     rules=(lambda F, g, tensor: g * tensor, lambda F, g, self: g * self),
     formulas=("grad * tensor", "grad * self"),
     sympy=lambda sp, a, b: _obj(np.dot(a, b)),
@@ -87,7 +88,7 @@ def _mm(self, mat2):
 
 
 mm = defop(
-    "mm", "MmBackward0", _mm, inputs=("self", "mat2"),
+    "mm", "MmBackward0", _mm, inputs=("self", "mat2"), cost=matmul_flops,
     rules=(lambda F, g, mat2: F.mm(g, F.t(mat2)), lambda F, g, self: F.mm(F.t(self), g)),
     formulas=("grad.mm(mat2.t())", "self.t().mm(grad)"),
     sympy=lambda sp, a, b: np.matmul(a, b),
@@ -107,7 +108,7 @@ def _mv(self, vec):
 
 
 mv = defop(
-    "mv", "MvBackward0", _mv, inputs=("self", "vec"),
+    "mv", "MvBackward0", _mv, inputs=("self", "vec"), cost=matmul_flops,
     rules=(lambda F, g, vec: F.outer(g, vec), lambda F, g, self: F.mv(F.t(self), g)),
     formulas=("grad.outer(vec)", "self.t().mv(grad)"),
     sympy=lambda sp, a, b: np.matmul(a, b),
@@ -132,7 +133,7 @@ def _bmm(self, mat2):
 
 
 bmm = defop(
-    "bmm", "BmmBackward0", _bmm, inputs=("self", "mat2"),
+    "bmm", "BmmBackward0", _bmm, inputs=("self", "mat2"), cost=matmul_flops,
     rules=(lambda F, g, mat2: F.bmm(g, F.transpose(mat2, 1, 2)),
            lambda F, g, self: F.bmm(F.transpose(self, 1, 2), g)),
     formulas=("grad.bmm(mat2.transpose(1, 2))", "self.transpose(1, 2).bmm(grad)"),
@@ -161,6 +162,7 @@ def _scaled(g, factor):
 
 addmm = defop(
     "addmm", "AddmmBackward0", _addmm, inputs=("self", "mat1", "mat2"), broadcasts=True,
+    cost=matmul_flops,
     rules=(lambda F, g, beta: _scaled(g, beta),
            lambda F, g, mat2, alpha: _scaled(F.mm(g, F.t(mat2)), alpha),
            lambda F, g, mat1, alpha: _scaled(F.mm(F.t(mat1), g), alpha)),
@@ -475,7 +477,7 @@ def _sympy_inverse(sp, x):
 
 
 det = defop(
-    "det", "LinalgDetBackward0", _det,
+    "det", "LinalgDetBackward0", _det, cost=cubic,
     rules=(_det_grad,), formulas=("grad * result * self.inverse().mT (cofactors if singular)",),
     sympy=_sympy_det,
     domain=cases(lambda rng: ((_matrix(rng, 2),), {}),
@@ -528,7 +530,7 @@ def _inverse_grad(F, g, result):
 
 
 inverse = defop(
-    "inverse", "LinalgInvExBackward0", _inverse,
+    "inverse", "LinalgInvExBackward0", _inverse, cost=cubic,
     rules=(_inverse_grad,), formulas=("-result.mT @ grad @ result.mT",),
     sympy=_sympy_inverse,
     domain=cases(lambda rng: ((_matrix(rng, 2),), {}),
@@ -572,6 +574,7 @@ def _sympy_solve(sp, a, b, vector=False):
 
 linalg_solve = defop(
     "linalg_solve", "LinalgSolveExBackward0", _solve, inputs=("self", "other"), public=False,
+    cost=cubic,
     rules=(_solve_self_grad, _solve_other_grad),
     formulas=("-solve(self.mT, grad) @ result.mT", "solve(self.mT, grad)"),
     sympy=_sympy_solve,

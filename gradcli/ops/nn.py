@@ -357,7 +357,9 @@ def _nll_weights(shape, target, weight, ignore_index, reduction):
     if reduction == "mean":
         total = np.sum(picked)
         with np.errstate(divide="ignore", invalid="ignore"):
-            coef = coef / total
+            # only the kept targets get a gradient, as PyTorch's kernel writes only those
+            # (all ignored: the loss is nan, its gradient 0)
+            coef = np.where(np.expand_dims(keep, axis) & onehot, coef / total, 0.0)
     return coef
 
 
@@ -456,8 +458,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return nll
     # PyTorch's cross_entropy_loss_label_smoothing, step by step.
     weighted = logp * w_b if w_b is not None else logp
-    keep = (t != ignore_index).astype(np.float64)
-    smooth = -TENSORS.sum(weighted, class_dim) * keep
+    ignored = t == ignore_index
+    keep = (~ignored).astype(np.float64)
+    smooth = TENSORS.masked_fill(-TENSORS.sum(weighted, class_dim), Tensor._make(ignored), 0.0)
     if reduction == "mean":
         denom = float(np.sum(w[np.where(t != ignore_index, t, 0)] * keep)) if w is not None else float(np.sum(keep))
         smooth = TENSORS.sum(smooth) / denom

@@ -29,6 +29,7 @@ import numpy as np
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, _dims, as_int
 from .domains import SHAPES, _sample, cases
+from .costs import reduction
 from .registry import ARRAYS, TENSORS, apply, defop, export
 
 # -- dims ------------------------------------------------------------------------
@@ -123,7 +124,7 @@ sum_all = defop(
 )
 
 sum_dim = defop(
-    "sum_dim", "SumBackward1", _sum_dim, public=False,
+    "sum_dim", "SumBackward1", _sum_dim, public=False, cost=reduction,
     rules=(lambda F, g, self_shape, dim, keepdim: _restore(F, g, self_shape, dim, keepdim),),
     formulas=("grad.unsqueeze(dim).expand(self.shape)",),
     sympy=lambda sp, x, dim, keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Add(*xs)),
@@ -160,7 +161,7 @@ mean_all = defop(
 )
 
 mean_dim = defop(
-    "mean_dim", "MeanBackward1", _mean_dim, public=False,
+    "mean_dim", "MeanBackward1", _mean_dim, public=False, cost=reduction,
     rules=(lambda F, g, self_shape, dim, keepdim:
            _restore(F, g, self_shape, dim, keepdim) / float(_count(self_shape, dim)),),
     formulas=("grad.unsqueeze(dim).expand(self.shape) / self.size(dim)",),
@@ -255,7 +256,7 @@ prod_all = defop(
 )
 
 prod_dim = defop(
-    "prod_dim", "ProdBackward1", _prod_dim, public=False,
+    "prod_dim", "ProdBackward1", _prod_dim, public=False, cost=reduction,
     rules=(_prod_dim_grad,),
     formulas=("grad * result / self (with zeros: grad * product of the others along dim)",),
     sympy=lambda sp, x, dim, keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Mul(*xs)),
@@ -373,7 +374,7 @@ min_all = defop(
 )
 
 max_dim = defop(
-    "max_dim", "MaxBackward0", _extreme_dim("max", np.argmax), public=False,
+    "max_dim", "MaxBackward0", _extreme_dim("max", np.argmax), public=False, cost=reduction,
     rules=(_to_index,),
     formulas=("grad at indices along dim, 0 elsewhere",),
     sympy=lambda sp, x, dim, keepdim=False, indices=None: _reduce_objects(
@@ -382,7 +383,7 @@ max_dim = defop(
 )
 
 min_dim = defop(
-    "min_dim", "MinBackward0", _extreme_dim("min", np.argmin), public=False,
+    "min_dim", "MinBackward0", _extreme_dim("min", np.argmin), public=False, cost=reduction,
     rules=(_to_index,),
     formulas=("grad at indices along dim, 0 elsewhere",),
     sympy=lambda sp, x, dim, keepdim=False, indices=None: _reduce_objects(
@@ -495,7 +496,7 @@ _amax_cases = cases(*_whole(), _case((2, 3), dim=1), _case((2, 3), dim=(0, 1), k
 
 
 amax_op = defop(
-    "amax", "AmaxBackward0", _extreme_over("amax", np.max), public=False,
+    "amax", "AmaxBackward0", _extreme_over("amax", np.max), public=False, cost=reduction,
     rules=(_amax_grad,),
     formulas=("grad / count * (self == result) over dim (ties split evenly)",),
     sympy=lambda sp, x, dim=(), keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Max(*xs)),
@@ -503,7 +504,7 @@ amax_op = defop(
 )
 
 amin_op = defop(
-    "amin", "AminBackward0", _extreme_over("amin", np.min), public=False,
+    "amin", "AminBackward0", _extreme_over("amin", np.min), public=False, cost=reduction,
     rules=(_amax_grad,),
     formulas=("grad / count * (self == result) over dim (ties split evenly)",),
     sympy=lambda sp, x, dim=(), keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Min(*xs)),
@@ -539,8 +540,8 @@ def _arg(name, argfn):
 
 
 # Indices: integer tensors that never require grad.
-argmax = defop("argmax", None, _arg("argmax", np.argmax))
-argmin = defop("argmin", None, _arg("argmin", np.argmin))
+argmax = defop("argmax", None, _arg("argmax", np.argmax), cost=reduction)
+argmin = defop("argmin", None, _arg("argmin", np.argmin), cost=reduction)
 
 
 # -- norm --------------------------------------------------------------------------
@@ -609,7 +610,7 @@ def _distinct_abs(x):
 
 
 norm_op = defop(
-    "norm", "LinalgVectorNormBackward0", _norm, public=False,
+    "norm", "LinalgVectorNormBackward0", _norm, public=False, cost=reduction,
     rules=(_norm_grad,),
     formulas=("grad * self / result (p=2; 0 where result == 0); "
               "grad * sign(self) * |self| ** (p - 1) / result ** (p - 1) in general",),
@@ -661,7 +662,7 @@ def _logsumexp(self, dim=None, keepdim=False):
 
 
 logsumexp_op = defop(
-    "logsumexp", "LogsumexpBackward0", _logsumexp, public=False,
+    "logsumexp", "LogsumexpBackward0", _logsumexp, public=False, cost=reduction,
     rules=(lambda F, g, self, result, self_shape, dim, keepdim:
            _keep(F, g, self_shape, dim, keepdim) * F.exp(self - _keep(F, result, self_shape, dim, keepdim)),),
     formulas=("grad * exp(self - result)",),
@@ -729,7 +730,7 @@ def _var_cases(rng):
 
 
 var_op = defop(
-    "var", "VarBackward0", _var, public=False,
+    "var", "VarBackward0", _var, public=False, cost=reduction,
     rules=(lambda F, g, self, self_shape, dim, correction, keepdim:
            _var_backward(F, g, self, self_shape, dim, correction, keepdim),),
     formulas=("2 / (n - correction) * grad * (self - self.mean(dim, keepdim=True))",),
@@ -739,7 +740,7 @@ var_op = defop(
 )
 
 std_op = defop(
-    "std", "StdBackward0", _std, public=False,
+    "std", "StdBackward0", _std, public=False, cost=reduction,
     rules=(_std_grad,),
     formulas=("grad / (2 * result) * 2 / (n - correction) * (self - self.mean(dim, keepdim=True)) "
               "(0 where result == 0)",),
@@ -1018,7 +1019,7 @@ def _nansum(self, dim=None, keepdim=False):
 
 
 nansum_op = defop(
-    "nansum", "NansumBackward0", _nansum, public=False,
+    "nansum", "NansumBackward0", _nansum, public=False, cost=reduction,
     rules=(lambda F, g, self, self_shape, dim, keepdim:
            F.where(self != self, 0.0, _restore(F, g, self_shape, dim, keepdim)),),
     formulas=("where(isnan(self), 0, grad.unsqueeze(dim).expand(self.shape))",),

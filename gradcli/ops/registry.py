@@ -23,9 +23,12 @@ import numpy as np
 from ..dtypes import NUMBER_PARAMS, PROMOTION, get_default_dtype, promotion as _promotion, raw_key as _key
 from ..dtypes import _CACHE as _PROMOTIONS   # one cache: cleared when the default dtype changes
 from ..errors import ProgramTypeError
-from .._tensor import Tensor, _grad_enabled, check_elements, limits
+from .._tensor import Tensor, _grad_enabled, check_elements
+from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
 from ..autograd import graph as _graph
 from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
+from ..autograd import saved_hooks as _saved_hooks
+from ..autograd.saved_hooks import hooks_or_inference as _saving
 
 ndarray = np.ndarray
 OPS: dict[str, "Op"] = {}
@@ -58,12 +61,13 @@ class Op:
 
     __slots__ = ("name", "node", "inputs", "forward", "rules", "formulas", "sympy", "domain",
                  "broadcasts", "n_outputs", "defaults", "plans", "saves_anything", "_save_cache",
-                 "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes", "promote",
+                 "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes", "cost", "promote",
                  "number_params")
 
     def __init__(self, name, node, forward, inputs=("self",), rules=(), formulas=(), sympy=None,
-                 domain=None, broadcasts=False, n_outputs=1, doc=""):
+                 domain=None, broadcasts=False, n_outputs=1, doc="", cost=None):
         self.name = name
+        self.cost = cost  # (arrays, **params) -> elements or flops of work (ops/costs.py)
         self.node = node
         self.forward = forward
         self.inputs = tuple(inputs)
@@ -267,6 +271,8 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         else:
             x = _plain(a, op, 0)
             mask = 0
+        if op.cost is not None or x.__class__ is ndarray and x.size >= _FREE:
+            charge(op, (x,), params)
         want = None
         if op.promote is not None:
             cx = x.__class__
@@ -303,6 +309,9 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             y = _plain(b, op, 1)
         if op.broadcasts:
             _check_broadcast(x, y)
+        if op.cost is not None or x.__class__ is ndarray and x.size >= _FREE \
+                or y.__class__ is ndarray and y.size >= _FREE:
+            charge(op, (x, y), params)
         want = None
         if op.promote is not None:
             # the promotion, cached by a flat key (cheaper to hash than `dtypes.raw_key`s)
@@ -334,6 +343,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             else:
                 arrays.append(_plain(t, op, i))
             bit <<= 1
+        charge(op, arrays, params)
         want = None
         if op.promote is not None:
             compute, want, prep = _promotion(op.promote, tuple([_key(v) for v in arrays]))
@@ -350,7 +360,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
     if out.__class__ is not ndarray:
         # a numpy scalar (0-d results): keep its dtype (a comparison's bool, an index's int64)
         out = np.asarray(out) if isinstance(out, np.generic) else np.asarray(out, dtype=_default_np())
-    elif out.size > limits.max_elements:
+    elif out.size > _budget.max_elements:
         check_elements(out.size)
     if want is not None and out.dtype is not want and out.dtype != want:
         out = out.astype(want)   # a forward that computed wider (float64 inside) or narrower
@@ -364,13 +374,32 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         if node.result is not None:
             node.result = out
             node._result_counter = version
+            if _saving[0]:
+                _saved_hooks.on_save_result(node)
         result = Tensor._make(out, node, True, 0, version)
     if out.base is not None or out is x:
         return link(result, inputs[0])  # maybe a view of its input (select, reshape...)
     return result
 
 
+def charge(op: Op, arrays, params) -> None:
+    """Charge the budget for an op before it runs: its cost function's estimate, else
+    its inputs' elements (a broadcast's output is charged by `_check_broadcast`)."""
+    cost = op.cost
+    if cost is None:
+        count = 0
+        for a in arrays:
+            count += getattr(a, "size", 1)
+    else:
+        count = cost(*arrays, **params) if params else cost(*arrays)
+    _budget.charge_elements(count)
+
+
 def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
+    budget = _budget  # charge the node (Budget.node_made, inlined: the hot path)
+    budget.work += _NODE_WORK
+    if budget.work > budget.max_work:
+        raise budget.exhausted()
     node = OpNode.__new__(OpNode)
     node.op = op
     n = len(inputs)
@@ -416,6 +445,8 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.out_shapes = None
     node.n_outputs = 1
     node.in_dtypes = None
+    if _saving[0] and save_inputs is not None:
+        _saved_hooks.on_save(node)   # saved_tensors_hooks, inference tensors
     observer = _graph._node_observer[0]
     if observer is not None:
         observer(node, inputs)

@@ -20,7 +20,8 @@ UNICODE_GUIDES = ("├── ", "└── ", "│   ", "    ")
 ASCII_GUIDES = ("|-- ", "\\-- ", "|   ", "    ")
 
 # ANSI styles: only used when the caller asks for colour (a terminal, no NO_COLOR)
-_STYLES = {"name": "1;36", "tensor": "32", "variable": "33", "dim": "2", "none": "2;35"}
+_STYLES = {"name": "1;36", "tensor": "32", "variable": "33", "dim": "2", "none": "2;35",
+           "output": "1;33"}
 
 
 def _style(text: str, kind: str, color: bool) -> str:
@@ -36,6 +37,11 @@ def show_value(value) -> str:
     else:
         text = repr(value)
     return " ".join(text.split())
+
+
+def shape_text(shape) -> str:
+    """[4, 5]; a 0-d tensor is `scalar`."""
+    return "scalar" if len(shape) == 0 else f"[{', '.join(map(str, shape))}]"
 
 
 # -- json -------------------------------------------------------------------------
@@ -118,7 +124,8 @@ def _details(model, n, values: bool = True) -> list[str]:
             out.append("saved: nothing")
         for name, shape, value in n.saved or ():
             where = f" (shape {shape})" if shape else ""
-            out.append(f"saved {name}{where}: {show_value(value)}")
+            label = name if name.startswith("_saved_") else f"saved {name}"  # PyTorch's attribute names
+            out.append(f"{label}{where}: {show_value(value)}")
     return out
 
 
@@ -133,10 +140,14 @@ def _label(model, n, color: bool) -> str:
         parts.append(_style(f"variable {n.variable}", "variable", color))
     elif n.tensor is not None:
         parts.append(_style(f"tensor {n.tensor}", "tensor", color))
+    if n.shape is not None:
+        parts.append(shape_text(n.shape))
     if n.source is not None:
         parts.append(_style(f"at {n.source}", "dim", color))
     if model.with_values and n.value is not None:
         parts.append(f"= {show_value(n.value)}")
+    if n.id == model.root:
+        parts.append(_style("(output)", "output", color))
     return " ".join(parts)
 
 
@@ -197,33 +208,32 @@ def _node_lines(model, n) -> list[str]:
         lines.append(f"variable {n.variable}")
     elif n.tensor is not None:
         lines.append(f"tensor {n.tensor}")
+    if n.shape is not None:
+        lines.append(shape_text(n.shape))
     if n.source is not None:
         lines.append(f"at {n.source}")
     lines.extend(_details(model, n))
     return lines
 
 
-def _dot_string(lines: list[str]) -> str:
-    """A quoted Graphviz string, one label line per item."""
-    return '"' + "\\n".join(s.replace("\\", "\\\\").replace('"', '\\"') for s in lines) + '"'
-
-
 def to_dot(model) -> list[str]:
-    """Graphviz: one box per node, an edge per next_function labelled with its output index."""
-    out = ["digraph grad_fn {", '  node [shape=box, fontname="monospace"];']
-    for n in model.nodes:
-        attrs = "label=" + _dot_string(_node_lines(model, n))
-        if n.variable is not None or n.name == "AccumulateGrad":
-            attrs += ", style=filled, fillcolor=lightblue"
-        out.append(f"  n{n.id} [{attrs}];")
-    for n in model.nodes:
-        for k, (j, nr) in enumerate(n.edges):
-            if j is None:
-                out.append(f'  none{n.id}_{k} [label="None", shape=plaintext];')
-                out.append(f'  n{n.id} -> none{n.id}_{k} [label="{nr}", style=dashed];')
-            else:
-                out.append(f'  n{n.id} -> n{j} [label="{nr}"];')
-    out.append("}")
+    """Graphviz: the teaching picture (`gradcli.render.picture`), modules as clusters."""
+    from .picture import to_dot as picture_dot
+
+    return picture_dot(model)
+
+
+def _clusters(model, opening, member, closing: str, depth: int = 1, parent=None) -> list[str]:
+    """The modules' clusters, nested as the modules are: each holds the nodes its forward made."""
+    out = []
+    for i, (path, kind, up) in enumerate(model.modules):
+        if up != parent:
+            continue
+        pad = "  " * depth
+        out.append(pad + opening(i, f"{path} ({kind})"))
+        out.extend(pad + "  " + member(n) for n in model.nodes if n.module == i)
+        out.extend(_clusters(model, opening, member, closing, depth + 1, i))
+        out.append(pad + closing)
     return out
 
 
@@ -233,18 +243,37 @@ def _mermaid_text(text: str) -> str:
 
 
 def to_mermaid(model) -> list[str]:
-    """A Mermaid flowchart, top to bottom from the root."""
+    """A Mermaid flowchart, top to bottom from the root: the output highlighted, leaves
+    blue, named tensors green, an edge labelled only where its output index is not 0,
+    `None` edges faint."""
+    from .picture import FAINT, LEAF_FILL, NAMED_FILL, OUTPUT_FILL, node_kind
+
     out = ["flowchart TD"]
+    used = set()
     for n in model.nodes:
-        label = "<br/>".join(_mermaid_text(s) for s in _node_lines(model, n))
-        out.append(f'  n{n.id}["{label}"]')
+        lines = _node_lines(model, n)
+        if n.id == model.root:  # "output NAME" instead of "tensor NAME"
+            if n.tensor is not None and n.variable is None:
+                lines.pop(1)
+            lines.insert(1, f"output {model.output_name}" if model.output_name else "output")
+        label = "<br/>".join(_mermaid_text(s) for s in lines)
+        kind = node_kind(model, n)
+        style = f":::{kind}" if kind != "op" else ""
+        used.add(kind)
+        out.append(f'  n{n.id}["{label}"]{style}')
     for n in model.nodes:
         for k, (j, nr) in enumerate(n.edges):
+            label = f"|{nr}|" if nr != 0 else ""
             if j is None:
-                out.append(f'  none{n.id}_{k}(["None"])')
-                out.append(f"  n{n.id} -.->|{nr}| none{n.id}_{k}")
+                out.append(f'  n{n.id} -.->{label} none{n.id}_{k}(["None"]):::none')
+                used.add("none")
             else:
-                out.append(f"  n{n.id} -->|{nr}| n{j}")
+                out.append(f"  n{n.id} -->{label} n{j}")
+    out.extend(_clusters(model, lambda i, label: f'subgraph m{i} ["{_mermaid_text(label)}"]',
+                         lambda n: f"n{n.id}", "end"))
+    styles = {"output": f"fill:{OUTPUT_FILL},stroke:#c07000,stroke-width:3px", "leaf": f"fill:{LEAF_FILL}",
+              "named": f"fill:{NAMED_FILL}", "none": f"fill:#ffffff,stroke:{FAINT},color:{FAINT}"}
+    out.extend(f"  classDef {kind} {style}" for kind, style in styles.items() if kind in used)
     return out
 
 

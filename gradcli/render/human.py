@@ -1,8 +1,8 @@
-"""Human output: Rich tables, tensors written as PyTorch writes them, and the
-printed answer of each value and derivative command (`print_backward`, ...).
+"""Human output: plain tables (`layout`), tensors written as PyTorch writes them, and
+the printed answer of each value and derivative command (`print_backward`, ...).
 
-Colour only on a terminal and never with NO_COLOR (Rich's own rules); the
-tables fall back to ASCII when the output cannot show box characters.
+A tensor of more than one element is a block under its label; the same bytes
+whatever $COLUMNS says; colour (`style`) only on a terminal.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ..dtypes import get_default_dtype
 from ..format import format_tensor
 from .._tensor import Tensor
 from .jsonout import shown
+from .layout import Table, block, clean
 
 
 def show(value) -> str:
@@ -35,46 +36,6 @@ def shape_of(value) -> str:
     return type(value).__name__
 
 
-def table(*columns, title=None):
-    """A table with a rule under its header: box drawing on a terminal, ASCII when piped."""
-    import sys
-
-    from rich import box
-    from rich.table import Table
-
-    rule = box.SIMPLE_HEAD if sys.stdout.isatty() else _ASCII_SIMPLE_HEAD()
-    return Table(*columns, title=title, box=rule, title_justify="left", show_edge=False, pad_edge=False)
-
-
-def _ASCII_SIMPLE_HEAD():
-    from rich.box import Box
-
-    return Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
-
-
-def eval_table(result):
-    t = table("name", "shape", "value", "grad_fn / requires_grad")
-    for name, value in result.items():
-        if isinstance(value, Tensor):
-            info = f"<{value.grad_fn.name()}>" if value.grad_fn is not None else (
-                "requires_grad" if value.requires_grad else "")
-        else:
-            info = ""
-        t.add_row(name, shape_of(value), show(value), info)
-    return t
-
-
-def grads_table(grads: dict, why: dict | None = None, header: str = "grad"):
-    t = table("name", "shape", header)
-    for name, g in grads.items():
-        if g is None:
-            reason = (why or {}).get(name)
-            t.add_row(name, "", "None" + (f"  ({reason})" if reason else ""))
-        else:
-            t.add_row(name, shape_of(g), show(g))
-    return t
-
-
 def nested_rows(grads: dict, path=()):
     """(path of names, tensor) for every entry of a nested derivative dict."""
     for name, value in grads.items():
@@ -84,18 +45,45 @@ def nested_rows(grads: dict, path=()):
             yield path + (name,), value
 
 
-def stdout_console():
-    """Rich's console on standard output; a reader that closes the pipe ends the command
-    at the CLI's boundary, not with Rich's own exit 1."""
-    from rich.console import Console
+def numel(value) -> int:
+    if isinstance(value, Tensor):
+        return int(value._data.size)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return int(np.size(value))
+    return 1
 
-    class StdoutConsole(Console):
-        def on_broken_pipe(self) -> None:
-            # Rich exits 1 here ("a check failed" to gradcli); let the boundary decide.
-            self.quiet = True
-            raise BrokenPipeError()
 
-    return StdoutConsole(highlight=False, soft_wrap=False)
+def write(*parts) -> None:
+    """Lines (strings or lists of lines) to standard output, no line ending in a space."""
+    import sys
+
+    lines = []
+    for part in parts:
+        lines.extend(part if isinstance(part, list) else [part])
+    if lines:
+        sys.stdout.write(clean("\n".join(lines)) + "\n")
+
+
+def values_and_blocks(rows, headers, suffix=""):
+    """A table of the rows whose value is one element, and a block for each other one,
+    labelled name + `suffix`.
+
+    `rows` are (name, value, shape, cells after the value...); the columns are `headers`.
+    """
+    t = Table(*headers)
+    blocks = []
+    for label, value, *extra in rows:
+        if value is not None and numel(value) > 1:
+            info = "  ".join(e for e in extra[1:] if e)
+            blocks.append(block(f"{label}{suffix}  shape {shape_of(value)}" + (f"  {info}" if info else ""),
+                                show(value), True))
+        else:
+            t.add_row(label, *(extra[:1]), show(value), *(extra[1:]))
+    return t.lines() + blocks
+
+
+def output_line(name, value) -> str:
+    return block(f"output {name}", show(value), numel(value) > 1)
 
 
 # -- one renderer per command: the answer of `gradcli.queries` to standard output --------
@@ -103,45 +91,68 @@ def stdout_console():
 
 def print_eval(answer) -> None:
     name, values = answer
-    console = stdout_console()
-    console.print(eval_table(shown(values)))
-    console.print(f"output: {name}")
+    rows = []
+    for key, value in shown(values).items():
+        if isinstance(value, Tensor):
+            info = f"<{value.grad_fn.name()}>" if value.grad_fn is not None else (
+                "requires_grad" if value.requires_grad else "")
+        else:
+            info = ""
+        rows.append((key, value, shape_of(value), info))
+    write(values_and_blocks(rows, ("name", "shape", "value", "grad_fn / requires_grad")),
+          f"output: {name}")
 
 
 def print_backward(r) -> None:
-    console = stdout_console()
-    console.print(f"output {r.output_name} = {show(r.output)}")
+    lines = [output_line(r.output_name, r.output)]
     for i, s in enumerate(r.steps or (), 1):
         where = f" at {s.source[0]}:{s.source[1]}" if s.source else ""
         if s.variable is not None:
-            console.print(f"step {i}: {s.node}: {s.variable}.grad += {show(s.grad_in)}")
+            lines.append(block(f"step {i}: {s.node}: {s.variable}.grad +=", show(s.grad_in),
+                               numel(s.grad_in) > 1).replace(" += = ", " += "))
             continue
-        console.print(f"step {i}: {s.node}{where}  grad in: {show(s.grad_in)}")
+        lines.append(block(f"step {i}: {s.node}{where}  grad in", show(s.grad_in), numel(s.grad_in) > 1)
+                     .replace("  grad in = ", "  grad in: "))
         for node, nr, g, var in s.edges:
             target = "None" if node is None else (f"{node} ({var})" if var is not None else node)
-            console.print(f"    -> ({target}, {nr}): {show(g) if g is not None else '-'}")
-    console.print(grads_table(r.grads, r.why_none))
+            text = show(g) if g is not None else "-"
+            lines.append("    " + block(f"-> ({target}, {nr})", text, g is not None and numel(g) > 1)
+                         .replace(") = ", "): ").replace("\n", "\n    "))
+    lines += values_and_blocks([(name, g, shape_of(g) if g is not None else "") for name, g in r.grads.items()],
+                               ("name", "shape", "grad"), ".grad")
+    for name, g in r.grads.items():
+        if g is None and r.why_none.get(name):
+            lines.append(f"{name}.grad is None: {r.why_none[name]}")
     by_reason = {}
     for name, reason in r.why_none.items():
         if name not in r.grads:
             by_reason.setdefault(reason, []).append(name)
     for reason, group in by_reason.items():
-        console.print(f"no .grad for {', '.join(group)}: {reason}")
+        lines.append(f"no .grad for {', '.join(group)}: {reason}")
+    write(lines)
 
 
 def print_grad(r) -> None:
-    console = stdout_console()
-    console.print(f"output {r.output_name} = {show(r.output)}")
-    t = table("derivative", "value")
+    lines = [output_line(r.output_name, r.output)]
     sym = r.symbolic or {}
-    if sym:
-        t.add_column("formula")
+    several = len(r.wrt) > 1
+    t = Table("derivative", "value", *(["formula"] if sym else []))
+    blocks = []
     for path, value in nested_rows(r.grads):
-        row = [_label(r.output_name, path), show(value)]
-        if sym:
-            row.append(str(_dig(sym, path) or ""))
-        t.add_row(*row)
-    console.print(t)
+        label = derivative_label(r.output_name, path, several)
+        formula = str(_dig(sym, path) or "") if sym else None
+        if value is not None and numel(value) > 1:
+            blocks.append(block(f"{label}  shape {shape_of(value)}", show(value), True))
+            if formula:
+                blocks.append(f"  formula: {formula}")
+        else:
+            t.add_row(label, show(value), *([formula] if sym else []))
+    lines += t.lines() + blocks
+    filled = getattr(r, "symbolic_filled", None)
+    if filled:
+        values = ", ".join(f"{n} = {show(v)}" for n, v in filled.items())
+        lines.append(f"formulas with {values} filled in (--symbolic=full keeps them as symbols)")
+    write(lines)
 
 
 def _dig(d, path):
@@ -152,10 +163,18 @@ def _dig(d, path):
     return d
 
 
-def _label(out, path):
+def derivative_label(out: str, path, partial: bool) -> str:
+    """dz/dx; d²z/dx² for one input; ∂²z/∂x∂y (and ∂²z/∂x²) when there are several."""
     n = len(path)
-    top = "d" if n == 1 else f"d{_sup(n)}"
-    bottom = " ".join(f"d{p}" for p in path)
+    d = "∂" if partial else "d"
+    groups = []  # runs of one name: x, x, y -> [(x, 2), (y, 1)]
+    for p in path:
+        if groups and groups[-1][0] == p:
+            groups[-1][1] += 1
+        else:
+            groups.append([p, 1])
+    bottom = "".join(f"{d}{p}{_sup(k) if k > 1 else ''}" for p, k in groups)
+    top = d if n == 1 else f"{d}{_sup(n)}"
     return f"{top}{out}/{bottom}"
 
 
@@ -164,27 +183,54 @@ def _sup(n):
 
 
 def print_jacobian(r) -> None:
-    console = stdout_console()
-    console.print(f"output {r.output_name} = {show(r.output)}")
-    for name, block in r.blocks.items():
-        console.print(f"d{r.output_name}/d{name}  shape {list(block._data.shape)}")
-        console.print(show(block))
+    lines = [output_line(r.output_name, r.output)]
+    partial = len(r.blocks) > 1
+    for name, blk in r.blocks.items():
+        lines.append(block(f"{derivative_label(r.output_name, (name,), partial)}  shape "
+                           f"{list(blk._data.shape)}", show(blk), True))
+    write(lines)
 
 
 def print_hessian(r) -> None:
-    console = stdout_console()
-    console.print(f"output {r.output_name} = {show(r.output)}")
-    t = table("", *r.wrt)
-    for a in r.wrt:
-        t.add_row(a, *[show(r.blocks[a][b]) for b in r.wrt])
-    console.print(t)
+    lines = [output_line(r.output_name, r.output)]
+    cells = {(a, b): r.blocks[a][b] for a in r.wrt for b in r.wrt}
+    partial = len(r.wrt) > 1
+    if all(v is None or numel(v) <= 1 for v in cells.values()):
+        t = Table("", *r.wrt)
+        for a in r.wrt:
+            t.add_row(a, *[show(cells[a, b]) for b in r.wrt])
+        lines += t.lines()
+    else:
+        for (a, b), value in cells.items():
+            label = derivative_label(r.output_name, (a, b), partial)
+            if value is not None and numel(value) > 1:
+                lines.append(block(f"{label}  shape {list(value._data.shape)}", show(value), True))
+            else:
+                lines.append(block(label, show(value), False))
+    write(lines)
 
 
 def print_ops(rows) -> None:
-    t = table("op", "node", "input", "derivative")
+    """Every op: its name and node, then its derivative formula per input, uncut."""
+    lines = []
     for row in rows:
-        first = True
-        for inp, formula in row["formulas"].items():
-            t.add_row(row["name"] if first else "", row["node"] if first else "", inp, formula)
-            first = False
-    stdout_console().print(t)
+        lines.append(f"{row['name']}  {row['node']}")
+        lines.extend(f"  {inp}: {formula}" for inp, formula in row["formulas"].items())
+    write(lines)
+
+
+def print_op(op) -> None:
+    """One op in full: signature, node, formulas, what the names in them mean."""
+    params = [*op["inputs"], *(f"{p}={d!r}" if d is not None else p for p, d in op["params"])]
+    lines = [f"{op['name']}({', '.join(params)})"]
+    if op.get("doc"):
+        lines.append(f"  {op['doc']}")
+    lines.append(f"  node: {op['node'] or '- (not differentiable)'}")
+    if op["formulas"]:
+        lines.append("  derivatives (the gradient reaching each input):")
+        lines.extend(f"    {inp}: {formula}" for inp, formula in op["formulas"].items())
+    lines.append("  where: grad is the gradient of the result (what flows in from the output),")
+    one = len(op["inputs"]) == 1
+    lines.append(f"         {', '.join(op['inputs'])} {'is the input' if one else 'are the inputs'} "
+                 "as given to the op, and result is the value it computed")
+    write(lines)

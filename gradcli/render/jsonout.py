@@ -10,6 +10,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..dtypes import get_default_dtype
+from ..errors import LimitError
+from ..limits import measure
 
 
 def _number(x: float):
@@ -50,8 +52,20 @@ def value(v):
 MAX_DEPTH = 100
 
 
+# Items of a Python value shown in full, shared parts counted each time they are shown
+# (`a = [a, a]` 60 times is 2^60 items in 60 lists): past this it is left out unwalked.
+MAX_ITEMS = 10**6
+
+
 def is_value(v) -> bool:
     """Whether a program value has a JSON form (functions, modules and nodes do not)."""
+    if v.__class__ in (list, tuple, dict):
+        try:
+            _depth, size, _distinct = measure(v, MAX_DEPTH)
+        except LimitError:
+            return False
+        if size > MAX_ITEMS:
+            return False
     stack = [(v, 0)]
     while stack:
         v, depth = stack.pop()
@@ -63,7 +77,12 @@ def is_value(v) -> bool:
     return True
 
 
-def dumps(doc, compact: bool = False) -> str:
+def dumps(doc, compact: bool | None = None) -> str:
+    """Indented for a reader in a terminal, one compact line when piped (or `compact`)."""
+    if compact is None:
+        import sys
+
+        compact = not sys.stdout.isatty()
     if compact:
         return json.dumps(doc, separators=(",", ":"), allow_nan=False)
     return json.dumps(doc, indent=2, allow_nan=False)
@@ -129,6 +148,9 @@ def grad_doc(r) -> dict:
            "grads": _nested(r.grads)}
     if r.symbolic is not None:
         doc["symbolic"] = r.symbolic
+        filled = getattr(r, "symbolic_filled", None)
+        if filled:
+            doc["symbolic_filled"] = {k: value(v) for k, v in filled.items()}
     return doc
 
 

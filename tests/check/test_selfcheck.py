@@ -51,7 +51,8 @@ def test_human_self_check_is_one_line_per_op(monkeypatch):
     lines = result.stdout.splitlines()
     for op in some:
         row = [line for line in lines if line.split() and line.split()[0] == op.name]
-        assert len(row) == 1 and op.node in row[0] and row[0].split().count("ok") == 5
+        # issue 15: the node column left the table to fit 80 columns (`gradcli ops` shows nodes)
+        assert len(row) == 1 and row[0].split().count("ok") == 5
 
 
 def _scaled(rule, only_tensors=False):

@@ -55,9 +55,9 @@ def test_backward_set_overrides_inputs():
     assert doc["grads"] == {"x": -10.0, "y": 25.0}
 
 
-def test_backward_set_unknown_input_is_a_program_error():
+def test_backward_set_unknown_input_is_a_usage_error():
     result = invoke("backward", "-e", XXY, "--set", "q=1")
-    assert result.exit_code == 3
+    assert result.exit_code == 2
     assert "q" in result.stderr
 
 
@@ -151,9 +151,11 @@ def test_grad_order_two_of_vector_input_has_product_shape():
     assert doc["grads"]["x"]["x"] == [[6.0, 0.0], [0.0, 12.0]]
 
 
-def test_grad_requires_wrt():
-    result = invoke("grad", "-e", XXY)
-    assert result.exit_code == 2
+def test_grad_wrt_defaults_to_every_input():
+    # issue 15: --wrt is optional in grad, jacobian and hessian (it was required)
+    assert as_json(invoke("grad", "-e", XXY, "--json"))["wrt"] == ["x", "y"]
+    assert set(as_json(invoke("jacobian", "-e", XXY, "--json"))["jacobian"]) == {"x", "y"}
+    assert set(as_json(invoke("hessian", "-e", XXY, "--json"))["hessian"]) == {"x", "y"}
 
 
 def test_grad_unused_input_needs_allow_unused():
@@ -189,7 +191,10 @@ def test_grad_of_picks_another_output():
 
 def test_grad_human_output():
     out = invoke("grad", "-e", XXY, "--wrt", "x,y", "--order", "2").stdout
-    assert "d²z/dx dy" in out
+    # issue 15: order-2 labels in partial-derivative notation (was "d²z/dx dy")
+    assert "∂²z/∂x∂y" in out and "∂²z/∂x²" in out
+    one = invoke("grad", "-e", XXY, "--wrt", "x", "--order", "2").stdout
+    assert "d²z/dx²" in one
 
 
 # -- jacobian, hessian -------------------------------------------------------------------

@@ -161,10 +161,10 @@ def test_a_node_reached_through_three_outputs_is_one_node():
     assert sum("SplitBackward #2 tensor p" in line for line in lines) == 1
     assert sum("-> SplitBackward #2 (see above)" in line for line in lines) == 2
     assert lines == [
-        "MulBackward0 tensor e",
+        "MulBackward0 tensor e scalar (output)",
         "├── [0] MulBackward0",
-        "│   ├── [0] SplitBackward #2 tensor p",
-        "│   │   └── [0] AccumulateGrad variable x",
+        "│   ├── [0] SplitBackward #2 tensor p scalar",
+        "│   │   └── [0] AccumulateGrad variable x scalar",
         "│   └── [1] -> SplitBackward #2 (see above)",
         "└── [2] -> SplitBackward #2 (see above)",
     ]
@@ -180,9 +180,9 @@ def test_e07_number_on_the_left_comes_second():
     assert dot.edges == [(2, 0), (2, 0)] and model.nodes[2].variable == "x"
     tree = render.to_tree(model, unicode=False)
     assert tree == [
-        "MulBackward0 tensor y",
+        "MulBackward0 tensor y scalar (output)",
         "|-- [0] DotBackward0",
-        "|   |-- [0] AccumulateGrad #2 variable x",
+        "|   |-- [0] AccumulateGrad #2 variable x [4]",
         "|   \\-- [0] -> AccumulateGrad #2 (see above)",
         "\\-- [0] None",
     ]
@@ -223,7 +223,7 @@ def test_saved_and_value_keys_only_when_asked():
     doc = render.to_json(model_of(c, a=a, c=c))
     assert all("saved" not in n and "value" not in n for n in doc["nodes"])
     doc = render.to_json(graphmodel.build(c, {"a": a, "c": c}, "c", saved=True))
-    assert doc["nodes"][0]["saved"] == [{"name": "other", "shape": [], "value": 3.0}]
+    assert doc["nodes"][0]["saved"] == [{"name": "_saved_other", "shape": [], "value": 3.0}]
     assert "value" not in doc["nodes"][0]
 
 
@@ -241,7 +241,7 @@ def test_source_is_line_col_when_known():
     assert model.nodes[0].source == "3:5" and model.nodes[1].source is None
     assert render.to_json(model)["nodes"][0] == {"id": 0, "name": "MulBackward0", "tensor": "c",
                                                  "source": "3:5", "next": [[1, 0], [None, 0]]}
-    assert render.to_tree(model, unicode=False)[0] == "MulBackward0 tensor c at 3:5"
+    assert render.to_tree(model, unicode=False)[0] == "MulBackward0 tensor c scalar at 3:5 (output)"
 
 
 def test_a_leaf_that_requires_grad_is_a_root_accumulate_grad():
@@ -304,15 +304,16 @@ def test_dot_is_well_formed():
     assert lines[0] == "digraph grad_fn {" and lines[-1] == "}"
     declared = set()
     for line in lines[1:-1]:
-        m = re.fullmatch(r'  (\w+) \[label="((?:[^"\\]|\\.)*)"(?:, [a-z]+=\w+)*\];', line)
-        e = re.fullmatch(r'  (\w+) -> (\w+) \[label="\d+"(?:, style=dashed)?\];', line)
-        if m:
-            declared.add(m.group(1))
-        elif e:
+        m = re.fullmatch(r'  (\w+) \[id="(\w+)", .*\];', line)
+        e = re.fullmatch(r'  (\w+) -> (\w+) \[id="e\d+_\d+", .*\];', line)
+        if e:
             assert e.group(1) in declared
-            assert e.group(2) in declared or e.group(2).startswith("none")
+            assert e.group(2) in declared
+        elif m:
+            assert m.group(1) == m.group(2)
+            declared.add(m.group(1))
         else:
-            assert line.startswith("  node ["), line
+            assert line.startswith("  graph ["), line
     assert {f"n{i}" for i in range(len(model.nodes))} <= declared
     edges = sum(" -> " in line for line in lines)
     assert edges == sum(len(n.edges) for n in model.nodes)
@@ -323,7 +324,7 @@ def test_dot_and_mermaid_escape_labels():
     c = a * 2
     model = graphmodel.build(c, {'we"ird': a, "c": c}, "c")
     dot = "\n".join(render.to_dot(model))
-    assert 'variable we\\"ird' in dot
+    assert '<b>we&quot;ird</b>' in dot and 'we"ird' not in dot
     mermaid = "\n".join(render.to_mermaid(model))
     assert 'we#quot;ird' in mermaid and 'we"ird' not in mermaid
 
@@ -335,11 +336,13 @@ def test_mermaid_is_well_formed():
     lines = render.to_mermaid(model_of(c, a=a, b=b, c=c))
     assert lines == [
         "flowchart TD",
-        '  n0["MulBackward0<br/>tensor c"]',
-        '  n1["AccumulateGrad<br/>variable a"]',
-        "  n0 -->|0| n1",
-        '  none0_1(["None"])',
-        "  n0 -.->|0| none0_1",
+        '  n0["MulBackward0<br/>output c<br/>scalar"]:::output',
+        '  n1["AccumulateGrad<br/>variable a<br/>scalar"]:::leaf',
+        "  n0 --> n1",
+        '  n0 -.-> none0_1(["None"]):::none',
+        "  classDef output fill:#ffd479,stroke:#c07000,stroke-width:3px",
+        "  classDef leaf fill:#bfe0ff",
+        "  classDef none fill:#ffffff,stroke:#b0b0b0,color:#b0b0b0",
     ]
 
 
@@ -358,9 +361,9 @@ def test_tree_with_values_and_saved():
     c = a * tensor(3.0)
     model = graphmodel.build(c, {"a": a, "c": c}, "c", saved=True, values=True)
     lines = render.to_tree(model, unicode=False)
-    assert lines[0] == "MulBackward0 tensor c = tensor(6.)"
-    assert lines[1] == "|   saved other: tensor(3.)"
-    assert "AccumulateGrad variable a = tensor(2.)" in lines[2]
+    assert lines[0] == "MulBackward0 tensor c scalar = tensor(6.) (output)"
+    assert lines[1] == "|   _saved_other: tensor(3.)"
+    assert "AccumulateGrad variable a scalar = tensor(2.)" in lines[2]
 
 
 def test_colour_only_when_asked():

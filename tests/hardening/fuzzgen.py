@@ -24,6 +24,7 @@ import json
 import math
 import os
 import re
+import shlex
 import signal
 import tempfile
 import time
@@ -570,6 +571,11 @@ INTERESTING = [
     "outer(ones(5000), ones(5000))", "cat([x, x])", "sum(dim=5)", "reshape(-1, -1)", "print(x)",
     "x += 1", "x.grad.zero_()", "autograd.grad(z, x)", "'%999999999d' % 1", "f'{1:{2}}'",
     "\\", "#", "\"\"\"", "'", "\"", "\x00", "\u00e9", "\u200b",
+    # issue 19: callbacks of the wrong kind, deep and shared values, sizes near each limit
+    "register_hook(5)", "register_hook(torch)", "register_hook(len)", "register_hook(print)",
+    "0.5 in range(10 ** 18)", "int('1' * 10 ** 6, 2)", "zeros(10 ** 10, 0).sum(1)",
+    "ones(1000, 1000) @ ones(1000, 1000)", "inverse(ones(2000, 2000))", "[0] * 10 ** 7",
+    "sum([[0] * 1000] * 1000, [])", "tolist()", "\u2028", "\u0085", "\x0c", "\x1b[31m", "\ufeff",
 ]
 
 
@@ -591,6 +597,17 @@ STATEMENTS = [
     "x = F.softmax(x, dim=0)", "x = x.norm()", "x = x.var()", "x = x.std()", "x = x[0]", "x = x[-1:]",
     "x = x.unbind()[0]", "def g(a):\n    return g(a)", "x = g(x)", "x = [x] * 3", "x = len(x)",
     "x = float(x)", "x = int(x)", "x = x.item()", "assert x", "del x", "x = None", "x = x.grad",
+    # issue 19's shapes
+    "t = (0,)\nfor i in range(2000):\n    t = (t,)", "d = {t: 1}",
+    "a = [1.0]\nfor i in range(60):\n    a = [a, a]", "print(a == a)", "print(a)", "s = f'{a}'",
+    "L = [0] * 10 ** 6\nfor i in range(10 ** 6):\n    L.insert(0, 1)", "n = L.count(5)",
+    "x.register_hook(5)", "x.register_hook(torch)", "x.register_hook(lambda g: 'text')",
+    "o = optim.SGD([x], lr=0.1)\no.param_groups[0]['lr'] = 'a'\no.step()",
+    "o = optim.SGD([x], lr=0.1)\no.param_groups[0] = 5.0\no.step()",
+    "optim.Optimizer([x], {}).step()", "optim.SGD([x], lr=0.1).step(autograd.Function)",
+    "for i in range(30):\n    (x,) = autograd.grad(x.sum(), x, create_graph=True)",
+    "x = x.sum(dim=1)", "x = x.tolist()", "print(0.5 in range(10 ** 18))",
+    "print(autograd.gradcheck(lambda t: 'abc', (x,)))",
 ]
 
 
@@ -717,6 +734,14 @@ OPTIONS = [
     ["--max-elements", "3"], ["--eps", "1e300"], ["--eps", "nan"], ["--atol", "-1"],
     ["--retain-graph"], ["--create-graph"], ["--allow-unused"], ["--steps"], ["--fast"],
     ["--detect-anomaly"], ["--symbolic"], ["--wrt", "x,x"], ["--wrt", ","], ["--format", "nope"],
+    ["--eps", "nan"], ["--atol", "nan"], ["--rtol", "nan"], ["--order", "100000000000"],
+]
+
+# Broken standard streams (issue 19), run now and then in a real process: the expected exit.
+STREAMS = [
+    ("stdout full", {"stdout": "/dev/full"}, 2), ("stdout closed", {"stdout": None}, 2),
+    ("stdin closed, program from -", {"stdin": None, "program": "-"}, 2),
+    ("stdin closed, -e", {"stdin": None}, 0),
 ]
 
 
@@ -911,8 +936,37 @@ class Fuzzer:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
 
+    def streams(self):
+        """`gradcli eval` with a full or closed stream, as a real process: its exit code, and
+        one line on stderr, never a traceback."""
+        import subprocess
+        import sys
+
+        name, how, expected = self.choice(STREAMS)
+        program = "-" if how.get("program") == "-" else None
+        argv = ["eval", *(["-"] if program else ["-e", "x = 2.0\ny = x * x"])]
+        redirect = ""
+        if "stdout" in how:
+            redirect += " >/dev/full" if how["stdout"] else " >&-"
+        if "stdin" in how:
+            redirect += " <&-"
+        command = f"exec {sys.executable} -m gradcli {' '.join(map(shlex.quote, argv))}{redirect}"
+        proc = subprocess.run(["bash", "-c", command], cwd=ROOT, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=60,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        self.tally.runs += 1
+        self.tally.codes[proc.returncode] = self.tally.codes.get(proc.returncode, 0) + 1
+        err = proc.stderr.decode(errors="replace")
+        if proc.returncode != expected or "Traceback" in err or len(err.strip().splitlines()) > 1 \
+                and expected == 2:
+            self.tally.failures.append(Failure("streams", name, argv, "", f"exit {proc.returncode}, "
+                                               f"expected {expected}; stderr: {err[-600:]}"))
+
     def round(self):
-        if self.rng.random() < 0.4:
+        draw = self.rng.random()
+        if draw < 0.005:
+            self.streams()
+        elif draw < 0.4:
             self.generated()
         else:
             self.mutated()

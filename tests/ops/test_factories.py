@@ -3,16 +3,14 @@ import numpy as np
 import pytest
 
 import gradcli as g
-from gradcli import _tensor
+from gradcli.limits import element_limit
 from gradcli.errors import AutogradError, LimitError, ProgramTypeError, ProgramValueError
 
 
 @pytest.fixture
 def small_limit():
-    old = _tensor.limits.max_elements
-    _tensor.limits.max_elements = 100
-    yield
-    _tensor.limits.max_elements = old
+    with element_limit(100):
+        yield
 
 
 def test_tensor_from_nested_lists():

@@ -1,0 +1,88 @@
+"""`graph -o FILE` and the picture formats: which format a file name asks for, the
+answer a picture needs (the graph, and for the walk-through, backward's steps), and
+writing it. Imported by `graph` only when it draws or writes a file.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from ..errors import UsageError
+
+EXTENSIONS = {".svg": "svg", ".png": "png", ".html": "html", ".htm": "html", ".dot": "dot",
+              ".gv": "dot", ".mmd": "mermaid", ".json": "json"}
+
+
+def format_of_path(path: str, chosen: str | None, tree: bool, json: bool) -> str:
+    """The format `-o PATH` writes: its extension's (.txt: the list, or the tree with --tree)."""
+    ext = os.path.splitext(path)[1].lower()
+    by_path = ("tree" if tree else "list") if ext == ".txt" else EXTENSIONS.get(ext)
+    if by_path is None:
+        raise typer.BadParameter(f"{path!r}: the extension does not name a format (use one of "
+                                 f"{', '.join(sorted(set(EXTENSIONS) | {'.txt'}))})", param_hint="--output")
+    if json:
+        raise typer.BadParameter("--json prints JSON to standard output; with -o, name a .json file",
+                                 param_hint="--json")
+    allowed = (None, "tree", "list") if ext == ".txt" else (None, by_path)
+    if chosen not in allowed:
+        raise typer.BadParameter(f"-o {path} writes {by_path}; it cannot be combined with --format {chosen}",
+                                 param_hint="--format")
+    return chosen or by_path
+
+
+def picture_answer(run, of, fmt: str, saved: bool, values: bool, shapes, max_nodes: int):
+    """The graph to draw (limited to max_nodes); for html also backward's steps on it."""
+    from ..graphmodel import graph_of
+    from ..render.picture import check_size
+
+    walkthrough = fmt == "html"
+    model = graph_of(run, of, saved=saved or walkthrough, values=values or walkthrough, shapes=shapes)
+    check_size(model, max_nodes)
+    if not walkthrough:
+        return model
+    from ..render.walkthrough import walk_of
+
+    walk = walk_of(run, of, model)
+    model.with_saved, model.with_values = saved, values  # the page's picture draws what was asked
+    return walk
+
+
+def write_output(answer, fmt: str, path: str | None) -> None:
+    """Write the answer in `fmt` to `path` (or standard output)."""
+    if fmt in ("svg", "png", "html"):
+        data = _picture(answer, fmt, path)
+    else:
+        from ..render import graph as render
+        from ..render.jsonout import dumps
+
+        if fmt == "json":
+            text = dumps(render.to_json(answer))
+        elif fmt == "tree":
+            text = "\n".join(render.to_tree(answer, unicode=True, color=False))
+        else:
+            text = "\n".join(render.FORMATS[fmt](answer))
+        data = (text + "\n").encode("utf-8")
+    if path is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _picture(answer, fmt: str, path: str | None) -> bytes:
+    from ..render import picture
+
+    if fmt != "html":
+        return picture.render(picture.to_dot(answer), fmt)
+    from ..render.walkthrough import to_html
+
+    svg = picture.svg_body(picture.render(picture.to_dot(answer.model), "svg"))
+    name = answer.model.output_name or "the output"
+    title = f"Backward of {name}" + (f" ({os.path.basename(path)})" if path else "")
+    return to_html(answer, svg, title).encode("utf-8")

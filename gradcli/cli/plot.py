@@ -1,0 +1,123 @@
+"""The `plot` command: the output and its derivatives over a range of one input, or heat maps
+of the output and its gradient norm over two.
+
+Sampling is `gradcli.plotting`'s; drawing is `gradcli.render.plot`'s (plotext in the
+terminal, matplotlib for -o), both imported only when this command runs.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from .common import drive, wrt_names
+from .options import LIMIT_OPTIONS, Common, Wrt, common_options
+
+
+def _terminal_size() -> tuple[int, int, bool]:
+    """(width, height, colour) of standard output: 80 x 24 without colour unless it is a terminal.
+
+    The size is asked of the terminal itself, never of $COLUMNS/$LINES, so piped output
+    is the same wherever it runs."""
+    from ..render.plot import HEIGHT, WIDTH
+
+    try:
+        if not sys.stdout.isatty():
+            return WIDTH, HEIGHT, False
+        size = os.get_terminal_size(sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError):
+        return WIDTH, HEIGHT, False
+    color = not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    return max(size.columns, 40), max(size.lines - 1, 12), color
+
+
+@common_options("file", "expr", "of", "sets", "json", "dtype", *LIMIT_OPTIONS)
+def plot_cmd(
+    opts: Common,
+    wrt: Wrt = None,
+    range_: Annotated[Optional[str], typer.Option(
+        "--range", help="A:B, the interval to plot (default: the input's value ± 3·max(1, |value|)); "
+                        "with --wrt x,y: A:B,C:D.", show_default=False)] = None,
+    samples: Annotated[Optional[int], typer.Option(
+        "--samples", help="Points along x (default 400); with --wrt x,y, per axis of the grid "
+                          "(default 40).", show_default=False)] = None,
+    order: Annotated[int, typer.Option("--order", help="Plot the 1st to K-th derivatives (K <= 4).")] = 1,
+    output: Annotated[Optional[str], typer.Option(
+        "--output", "-o", help="Write the plot to FILE.svg or FILE.png (matplotlib) instead of the "
+                               "terminal.", show_default=False)] = None,
+):
+    """The output and its derivatives over a range of one input, drawn in the terminal or to a file.
+
+    With --wrt x,y: heat maps of a scalar output and of its gradient norm. NaN, infinite and
+    undefined values (a kink, as abs has at 0) are gaps, and null in the JSON.
+
+    Example: gradcli plot -e 'x = 0.0; y = tanh(x)' --wrt x --order 2
+    """
+    from .. import plotting
+    from ..errors import UsageError
+    from ..render import plot as render
+
+    wrt_list = wrt_names(wrt)
+    if len(wrt_list) > 2 or len(dict.fromkeys(wrt_list)) != len(wrt_list):
+        raise UsageError(f"--wrt {wrt}: plot takes one input, or two different ones for a heat map")
+    spans = [plotting.parse_range(part) for part in range_.split(",")] if range_ is not None else None
+    if spans is not None and len(spans) != len(wrt_list):
+        raise UsageError(f"--range {range_}: give one A:B per --wrt name ({len(wrt_list)})")
+    fmt = None
+    if output is not None:
+        fmt = os.path.splitext(output)[1].lower().lstrip(".")
+        if fmt not in render.FORMATS:
+            raise UsageError(f"-o {output}: plot writes .svg or .png files")
+        render.load("matplotlib")
+    elif not opts.json:
+        render.load("plotext")
+    two = len(wrt_list) == 2
+    if two and order != 1:
+        raise UsageError("--order: a 2-D plot shows the output and its gradient norm; "
+                         "--order applies to one --wrt input")
+
+    limits = opts.limits()
+
+    def answer(run):
+        if two:
+            return plotting.sample_surface(run, limits, wrt_list, opts.of, spans,
+                                           samples or plotting.DEFAULT_GRID)
+        return plotting.sample_curve(run, limits, wrt_list[0], opts.of, order,
+                                     spans[0] if spans else None, samples or plotting.DEFAULT_SAMPLES)
+
+    def to_json(result):
+        _warn(result)
+        if output is not None:
+            render.save(result, output, fmt)
+        return plotting.surface_json(result) if two else plotting.curve_json(result)
+
+    def human(result):
+        _warn(result)
+        if output is not None:
+            render.save(result, output, fmt)
+            sys.stderr.write(f"wrote {output}\n")
+            return
+        width, height, color = _terminal_size()
+        _write(render.terminal(result, width, height, color) + "\n")
+
+    drive(opts, answer, to_json, human, requires_grad=tuple(wrt_list))
+
+
+def _write(text: str) -> None:
+    """Braille and box drawing, or '?' for them where standard output cannot encode them."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        encoding = sys.stdout.encoding or "ascii"
+        sys.stdout.write(text.encode(encoding, "replace").decode(encoding))
+
+
+def _warn(result) -> None:
+    """Samples whose run failed are gaps; say so once, with the first error."""
+    if result.failures:
+        point, err = result.failures[0]
+        n = len(result.xs) if hasattr(result, "values") else len(result.xs) * len(result.ys)
+        sys.stderr.write(f"gradcli: warning: the program failed at {len(result.failures)} of {n} "
+                         f"samples, drawn as gaps (first at {point}: {err.message})\n")

@@ -1,0 +1,269 @@
+"""The limits of a run (SPEC 2.5) and the one budget every expensive operation charges.
+
+A run's work is charged *before* it is done: a tensor op charges its elements
+(flops for matmul, solve, inverse, det) before numpy runs, a Python-level scan
+(`in`, `count`, comparing or printing a nested value) before it starts, each
+graph node as it is made. So a refusal comes before the cost, not after it.
+
+`limited(limits)` sets the limits for a block (a run and what a command computes
+from it); outside any block only the element limit holds and work is not counted,
+so the engine used as a library is not metered.
+"""
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from .errors import LimitError
+
+# Work a run may do per step of --max-steps. Steps count loop iterations and calls, so a
+# loop whose body is 10^4 statements, one long expression, or `zeros(10**8)` would do 10^4
+# times the work of `while True: pass` per step. The interpreter charges each statement
+# run its tokens, each Python list or string 1 per 32 items; the engine each tensor op
+# 1 per 1024 elements or flops and each graph node NODE_WORK (about what each costs beside
+# running one token); this many per step lets a 100-token loop body run 10^6 iterations.
+WORK_PER_STEP = 100
+ELEMENTS_PER_WORK = 1024   # numpy does ~10^3 element operations in the time of one token
+ITEMS_PER_WORK = 32        # a Python-level scan of 32 items costs about one token
+# Walking a nested value item by item (measuring it, then repr, compare, JSON) costs
+# ~50-200 ns an item in Python's C code: about 4 items per token.
+WALK_ITEMS_PER_WORK = 4
+# Making a graph node, or running one backward, costs ~3-25 us and ~200 bytes: as 25 tokens.
+# (4 tensor ops in a loop body still run the spec's 10^6 iterations.)
+NODE_WORK = 25
+
+# Nesting of a value built at run time (`t = (t,)` in a loop): Python's own hash,
+# compare and repr recurse in C once per level, and crash the process (not a
+# RecursionError) somewhere past 10^5 levels.
+MAX_VALUE_DEPTH = 1000
+
+# Length of a Python list, tuple or string a program builds (`[0.] * n`, `list(range(n))`,
+# `x.tolist()`, `s + s` in a loop): large enough for any tensor literal a person writes,
+# small enough that a doubling loop stops long before memory does.
+MAX_LIST_ITEMS = 10_000_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-run budgets of SPEC 2.5, each changeable by a command-line option."""
+
+    max_elements: int = 10**8
+    max_steps: int = 10**6
+
+    @property
+    def max_work(self) -> int:
+        return self.max_steps * WORK_PER_STEP
+
+
+class Budget:
+    """The one budget: the limits in force and the work charged against them so far.
+
+    One object for the process, so the hot paths hold it once (`work` is a plain
+    attribute the interpreter adds to); `limited` swaps its fields for a block.
+    """
+
+    __slots__ = ("limits", "max_elements", "max_work", "work")
+
+    def __init__(self):
+        self.limits = None
+        self.max_elements = Limits.max_elements
+        self.max_work = float("inf")
+        self.work = 0
+
+    def check(self) -> None:
+        """Refuse if the work charged so far is past the limit."""
+        if self.work > self.max_work:
+            raise self.exhausted()
+
+    def charge(self, units) -> None:
+        """Charge `units` of work (tokens' worth) before doing it."""
+        self.work += units
+        if self.work > self.max_work:
+            raise self.exhausted()
+
+    def charge_elements(self, count) -> None:
+        """Charge an engine operation over `count` elements (or flops)."""
+        self.work += count // ELEMENTS_PER_WORK
+        if self.work > self.max_work:
+            raise self.exhausted()
+
+    def charge_items(self, count) -> None:
+        """Charge a Python-level scan or copy of `count` items."""
+        self.work += count // ITEMS_PER_WORK
+        if self.work > self.max_work:
+            raise self.exhausted()
+
+    def check_elements(self, count: int) -> None:
+        """Refuse a tensor over the element limit (before allocating it), and charge it."""
+        if count > self.max_elements:
+            raise LimitError(
+                f"a tensor of {count} elements exceeds the limit of {self.max_elements} elements",
+                hint="raise the limit with --max-elements",
+            )
+        if count >= ELEMENTS_PER_WORK:
+            self.charge_elements(count)
+
+    def node_made(self) -> None:
+        """Charge one graph node (the run's graph, and what a command builds after it)."""
+        self.work += NODE_WORK
+        if self.work > self.max_work:
+            raise self.exhausted()
+
+    def exhausted(self) -> LimitError:
+        steps = self.limits.max_steps if self.limits is not None else 0
+        return LimitError(f"the program ran more than {steps} steps (loop iterations plus "
+                          "function calls, where a long loop body, a large tensor, a long scan "
+                          "or a graph node counts as several)",
+                          hint="raise the limit with --max-steps")
+
+
+budget = Budget()
+
+# Set by the command line's backstop (cli/backstop.py): the process's memory ceiling as
+# shown in the message, and a clock armed (True) and disarmed (False) around each run.
+MEMORY_CEILING = [None]
+RUN_CLOCK = [None]
+
+
+def out_of_memory_message() -> str:
+    limit = MEMORY_CEILING[0]
+    return f"out of memory (limit {limit})" if limit else "out of memory"
+
+
+@contextmanager
+def limited(limits: Limits):
+    """Hold everything inside the block to `limits`, with fresh work counters; a
+    MemoryError inside becomes the LimitError "out of memory".
+
+    Re-entering with the limits already in force keeps the counters: a run inside a
+    command's block (`drive`) charges the same budget as the answer computed after it.
+    """
+    b = budget
+    if b.limits is limits:
+        yield b
+        return
+    saved = (b.limits, b.max_elements, b.max_work, b.work)
+    b.limits, b.max_elements, b.max_work = limits, limits.max_elements, limits.max_work
+    b.work = 0
+    clock = RUN_CLOCK[0]
+    try:
+        if clock is not None:
+            clock(True)
+        yield b
+    except MemoryError:
+        raise LimitError(out_of_memory_message(),
+                         hint="raise the limit with --max-memory, or lower --max-elements") \
+            from None
+    finally:
+        if clock is not None:
+            clock(False)
+        b.limits, b.max_elements, b.max_work, b.work = saved
+
+
+@contextmanager
+def element_limit(max_elements: int):
+    """Only the element limit, for a block (a test, a library caller)."""
+    b = budget
+    saved = b.max_elements
+    b.max_elements = max_elements
+    try:
+        yield
+    finally:
+        b.max_elements = saved
+
+
+@contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector while building a large acyclic structure (a
+    syntax tree, a graph model): collections triggered by its 10^5 objects find nothing
+    and would double the time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# -- values ------------------------------------------------------------------------
+
+_CONTAINER_SET = frozenset((list, tuple, dict, set))
+
+
+def measure(value, limit_depth: int = MAX_VALUE_DEPTH) -> tuple:
+    """(depth, size, distinct) of a nested list/tuple/dict: `size` counts every item as
+    often as a walk over it (repr, ==, hash, JSON) visits it, shared sub-structures in
+    full; `distinct` is what measuring cost, each distinct container's items once. A
+    container reached again while inside itself (a cycle) counts once, as repr's `[...]`.
+
+    Raises LimitError if the value nests deeper than `limit_depth`.
+    """
+    if value.__class__ not in _CONTAINER_SET:
+        return 0, 1, 0
+    memo = {id(value): None}   # None: being walked
+    keep = [value]             # ids stay valid while the walk runs
+    kids = _children(value)
+    stack = [(value, kids, iter(kids))]
+    distinct = 0
+    while stack:
+        node, kids, todo = stack[-1]
+        for child in todo:
+            if child.__class__ in _CONTAINER_SET and id(child) not in memo:
+                if len(stack) >= limit_depth:
+                    raise too_deep(limit_depth)
+                memo[id(child)] = None
+                keep.append(child)
+                grand = _children(child)
+                stack.append((child, grand, iter(grand)))
+                break
+        else:
+            stack.pop()
+            depth, size = 1, len(node) + 1
+            distinct += size
+            for child in kids:
+                if child.__class__ in _CONTAINER_SET:
+                    got = memo[id(child)]
+                    if got is not None:
+                        size += got[1]
+                        if got[0] >= depth:
+                            depth = got[0] + 1
+            if depth > limit_depth:
+                raise too_deep(limit_depth)
+            memo[id(node)] = (depth, size)
+    depth, size = memo[id(value)]
+    return depth, size, distinct
+
+
+def _children(value):
+    """The items of a container to look into: none if it holds no container."""
+    items = [*value.keys(), *value.values()] if value.__class__ is dict else value
+    if _CONTAINER_SET.isdisjoint(map(type, items)):
+        return ()
+    return items
+
+
+def too_deep(limit: int = MAX_VALUE_DEPTH) -> LimitError:
+    return LimitError(f"a value nested more than {limit} levels deep",
+                      hint="values may nest at most this deep; the limit is fixed")
+
+
+def check_built(value) -> None:
+    """Refuse a container nested too deeply as it is built; charge the measuring."""
+    if value.__class__ is dict:
+        items = [*value.keys(), *value.values()]
+    else:
+        items = value
+    if not _CONTAINER_SET.isdisjoint(map(type, items)):
+        budget.charge(measure(value)[2] // WALK_ITEMS_PER_WORK)
+
+
+def check_walk(value) -> None:
+    """Before an operation that walks `value` (hash, compare, print, str, JSON, a scan):
+    refuse it if nested too deeply, and charge the walk, shared parts in full."""
+    if value.__class__ in _CONTAINER_SET:
+        depth, size, distinct = measure(value)
+        budget.charge((size + distinct) // WALK_ITEMS_PER_WORK)
+    elif value.__class__ is str:
+        budget.charge_items(len(value))

@@ -1,0 +1,10 @@
+"""`torch.nn` as far as gradcli goes: modules (`modules`), losses (`loss`), `init`."""
+from __future__ import annotations
+
+from . import init  # noqa: F401
+from .loss import *  # noqa: F401,F403
+from .loss import __all__ as _loss_all
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+
+__all__ = list(_modules_all) + [name for name in _loss_all if name not in _modules_all]

@@ -1,0 +1,404 @@
+"""`gradcli graph FILE -o walk.html`: backward, one step at a time, in the browser.
+
+One self-contained HTML file: the picture's SVG inline, the steps of backward (the
+data of `backward --steps`: each node run, the gradient in, the gradient out along
+each edge, the accumulation into leaves) as JSON, and a small script that walks
+them ("Step", "Back", "Play"). No network fetch, no CDN: it works from a file://
+URL. The page steps by itself when its URL ends in `#steps=N` or `#steps=all`
+(how the tests and the screenshot drive a headless browser).
+"""
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..format import format_tensor
+from .._tensor import Tensor
+from . import jsonout
+from .graph import shape_text
+from .picture import summary
+
+MAX_TEXT = 2000  # characters of a tensor written out in the page; longer ones are cut
+
+
+@dataclass
+class Walk:
+    """What the page shows: the graph and the backward steps mapped onto its nodes."""
+
+    model: object
+    steps: list        # dicts, in the order backward ran the nodes
+    seed: str          # the gradient backward started from, described
+    leaf_grads: dict   # leaf name -> its .grad after backward (a JSON value)
+
+
+def _array(g):
+    if g is None:
+        return None
+    if isinstance(g, Tensor):
+        return g._data
+    if isinstance(g, (list, tuple)):  # a multi-output node: one gradient per output
+        return [None if x is None else _array(x) for x in g]
+    return np.asarray(g)
+
+
+def _text(a) -> str | None:
+    if a is None:
+        return None
+    if isinstance(a, list):
+        return "(" + ", ".join("None" if x is None else _text(x) for x in a) + ")"
+    text = format_tensor(a)
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + " ..."
+
+
+def _short(a, edge: bool = False) -> str | None:
+    """A gradient in a few characters; on an edge of the picture only its values (at most
+    4 elements) or its shape, the rest is in the node's panel."""
+    if a is None:
+        return None
+    if isinstance(a, list):
+        return ", ".join("None" if x is None else _short(x, edge) for x in a)
+    if edge and np.size(a) > 4:
+        return shape_text(np.shape(a))
+    return summary(Tensor._make(a))
+
+
+def walk_of(run, of, model) -> Walk:
+    """Run backward on the run's output with steps, after `model` was built (it holds
+    what the nodes saved, which backward frees). A non-scalar output starts from ones."""
+    from ..queries import run_backward, tensor_output
+
+    _, out = tensor_output(run, of)
+    scalar = out._data.size == 1
+    result = run_backward(run, of, gradient=None if scalar else "ones", steps=True)
+    steps = []
+    leaves = {n.variable: n.id for n in model.nodes if n.name == "AccumulateGrad" and n.variable}
+    for s in result.steps:
+        node = model.ids.get(id(s.fn))
+        if node is None:  # a leaf's AccumulateGrad made anew (the output is the leaf itself)
+            node = leaves.get(s.variable)
+        if node is None:
+            continue
+        grad_in = _array(s.grad_in)
+        edges = []
+        for k, (_, nr, g, _) in enumerate(s.edges):
+            g = _array(g)
+            edges.append({"k": k, "to": model.nodes[node].edges[k][0], "nr": int(nr),
+                          "grad": _text(g), "short": _short(g, edge=True)})
+        step = {"node": node, "name": s.node, "grad_in": _text(grad_in), "short": _short(grad_in),
+                "edges": edges}
+        if s.variable is not None:
+            step["leaf"] = s.variable
+            grad = result.grads.get(s.variable)
+            step["leaf_grad"] = _text(_array(grad)) if grad is not None else step["grad_in"]
+        steps.append(step)
+    leaf_grads = {name: jsonout.value(g) for name, g in result.grads.items() if g is not None}
+    seed = "1 (the output is a scalar)" if scalar else "ones (the output is not a scalar)"
+    return Walk(model, steps, seed, leaf_grads)
+
+
+def _formulas() -> dict:
+    """Backward node name -> the derivative rules of the op table, per input."""
+    from ..ops import OPS
+
+    table: dict = {}
+    for op in OPS.values():
+        if not op.differentiable:
+            continue
+        rules = [f"{i}: {f}" for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None]
+        table.setdefault(op.node, []).append({"op": op.name, "rules": rules})
+    return table
+
+
+def _node_data(walk: Walk) -> list:
+    from .picture import node_kind
+
+    model = walk.model
+    formulas = _formulas()
+    nodes = []
+    for n in model.nodes:
+        doc = {"id": n.id, "name": n.name, "kind": node_kind(model, n), "tensor": n.tensor,
+               "variable": n.variable, "source": n.source, "line": model.source_line(n),
+               "shape": None if n.shape is None else shape_text(n.shape),
+               "edges": [[j, nr] for j, nr in n.edges]}
+        if n.name == "AccumulateGrad":
+            doc["formula"] = [{"op": "leaf", "rules": [f"{n.variable or 'leaf'}.grad += grad"]}]
+        else:
+            doc["formula"] = formulas.get(n.name) or [
+                {"op": n.name, "rules": ["the backward of a custom autograd.Function, run as written"]}]
+        doc["saved"] = [{"name": name, "shape": None if shape is None else shape_text(shape),
+                         "value": summary(value)} for name, shape, value in n.saved or ()]
+        if n.value is not None:
+            doc["value"] = summary(n.value)
+        nodes.append(doc)
+    return nodes
+
+
+def _json_script(doc) -> str:
+    """JSON safe inside <script>: no `</` and no line separators that end a string."""
+    text = json.dumps(doc, allow_nan=False, separators=(",", ":"))
+    return text.replace("</", "<\\/").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def to_html(walk: Walk, svg: str, title: str) -> str:
+    """The page: the picture, the controls, the node panel and the leaves' .grad."""
+    data = {"nodes": _node_data(walk), "steps": walk.steps, "root": walk.model.root,
+            "seed": walk.seed, "output": walk.model.output_name}
+    leaves = []
+    for n in walk.model.nodes:
+        if n.name == "AccumulateGrad" and n.variable is not None and n.variable not in leaves:
+            leaves.append((n.variable, n.shape))
+    rows = "\n".join(
+        f'<tr><td class="leafname">{html.escape(name)}</td><td>{html.escape(shape_text(shape) if shape is not None else "")}'
+        f'</td><td class="leafgrad" data-leaf="{html.escape(name)}">None</td></tr>'
+        for name, shape in leaves)
+    return (_PAGE.replace("%TITLE%", html.escape(title))
+            .replace("%SVG%", svg)
+            .replace("%LEAVES%", rows)
+            .replace("%DATA%", _json_script(data))
+            .replace("%LEAFGRADS%", _json_script(walk.leaf_grads)))
+
+
+_PAGE = r"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>%TITLE%</title>
+<style>
+body { font-family: Helvetica, Arial, sans-serif; margin: 0; color: #222; }
+header { padding: 10px 16px; background: #2d3e50; color: #fff; }
+header h1 { font-size: 18px; margin: 0 0 4px 0; }
+header p { margin: 0; font-size: 13px; color: #d0dae4; }
+#controls { padding: 8px 16px; border-bottom: 1px solid #ddd; display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+#controls button { font-size: 14px; padding: 4px 14px; cursor: pointer; }
+#counter { font-weight: bold; min-width: 110px; }
+#caption { font-family: monospace; font-size: 13px; color: #333; }
+main { display: flex; align-items: flex-start; }
+#picture { flex: 1 1 auto; overflow: auto; padding: 8px; }
+#picture svg { max-width: 100%; min-width: min(100%, 520px); height: auto; }
+aside { flex: 0 0 380px; padding: 8px 14px; border-left: 1px solid #ddd; font-size: 13px; }
+aside h2 { font-size: 15px; margin: 10px 0 6px 0; }
+aside pre { background: #f6f6f6; padding: 6px; white-space: pre-wrap; word-break: break-all; max-height: 180px; overflow: auto; margin: 4px 0; }
+table { border-collapse: collapse; width: 100%; }
+td, th { border-bottom: 1px solid #eee; padding: 3px 4px; text-align: left; vertical-align: top; }
+td.leafgrad { font-family: monospace; white-space: pre-wrap; word-break: break-all; }
+td.leafgrad.filled { background: #e3f6e3; }
+.legend span { display: inline-block; padding: 0 6px; margin-right: 4px; border: 1px solid #999; border-radius: 4px; }
+g.gnode { cursor: pointer; }
+g.gnode.done > path, g.gnode.done > polygon, g.gnode.done a > path { stroke: #2a8a2a; stroke-width: 2px; }
+g.gnode.current > path, g.gnode.current > polygon, g.gnode.current a > path { stroke: #e02020; stroke-width: 4px; }
+g.gnode.selected > path, g.gnode.selected a > path { stroke-dasharray: 6 3; }
+g.edge.carried > path { stroke: #2a8a2a; stroke-width: 2px; }
+g.edge.carrying > path { stroke: #e02020; stroke-width: 3.5px; }
+g.edge.carrying > polygon { fill: #e02020; stroke: #e02020; }
+text.gradlabel { font-family: monospace; font-size: 10px; fill: #1a6a1a; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+text.gradlabel.now { fill: #c01010; font-weight: bold; }
+</style>
+</head>
+<body>
+<header>
+<h1>%TITLE%</h1>
+<p>Backward runs the nodes from the output down to the leaves. Each step takes the gradient that arrived at one node
+and sends a gradient along each of its edges (next_functions); at a leaf it is added into .grad.
+Click a node for its details.</p>
+</header>
+<div id="controls">
+<button id="back" type="button">&#9664; Back</button>
+<button id="step" type="button">Step &#9654;</button>
+<button id="play" type="button">Play</button>
+<button id="reset" type="button">Reset</button>
+<span id="counter"></span>
+<span id="caption"></span>
+<span class="legend"><span style="background:#ffd479">output</span><span style="background:#bfe0ff">leaf</span><span style="background:#e8f5e0">named tensor</span><span style="border-color:#e02020">current step</span><span style="border-color:#2a8a2a">done</span></span>
+</div>
+<main>
+<div id="picture">
+%SVG%
+</div>
+<aside>
+<h2>Leaves: .grad</h2>
+<table id="leaves"><tr><th>leaf</th><th>shape</th><th>.grad</th></tr>
+%LEAVES%
+</table>
+<h2 id="node-title">Node</h2>
+<div id="node-panel"><p>Click a node in the picture, or press Step.</p></div>
+</aside>
+</main>
+<script type="application/json" id="walk-data">%DATA%</script>
+<script type="application/json" id="leaf-grads">%LEAFGRADS%</script>
+<script>
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("walk-data").textContent);
+  var finalGrads = JSON.parse(document.getElementById("leaf-grads").textContent);
+  var steps = data.steps, nodes = data.nodes;
+  var svg = document.querySelector("#picture svg");
+  var position = 0;          // steps done
+  var selected = null;       // node id shown in the panel
+  var timer = null;
+  var stepsOf = {};          // node id -> index of its step
+  steps.forEach(function (s, i) { stepsOf[s.node] = i; });
+
+  function el(id) { return document.getElementById(id); }
+  if (svg) {  // room on the right for the gradient labels of the edges
+    var box = svg.viewBox.baseVal;
+    if (box && box.width) {
+      svg.setAttribute("viewBox", [box.x, box.y, box.width + 120, box.height].join(" "));
+      svg.setAttribute("width", (box.width) + "pt");
+    }
+    svg.style.overflow = "visible";
+  }
+  function nodeEl(id) { return svg ? svg.querySelector("#n" + id) : null; }
+  function edgeEl(id, k) { return svg ? svg.querySelector("#e" + id + "_" + k) : null; }
+  function esc(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+
+  function clearLabels() {
+    if (!svg) { return; }
+    Array.prototype.forEach.call(svg.querySelectorAll("text.gradlabel"), function (t) { t.remove(); });
+  }
+
+  function label(edge, k, text, now) {
+    var path = edge.querySelector("path");
+    if (!path || !path.getTotalLength) { return; }
+    var length = path.getTotalLength();
+    var p = path.getPointAtLength(length * (k % 2 ? 0.4 : 0.6));  // parallel edges: apart
+    var left = path.getPointAtLength(length).x < path.getPointAtLength(0).x - 1;
+    var t = document.createElementNS("http://www.w3.org/2000/svg", "text");
+    t.setAttribute("x", left ? p.x - 4 : p.x + 4);
+    if (left) { t.setAttribute("text-anchor", "end"); }
+    t.setAttribute("y", p.y);
+    t.setAttribute("class", "gradlabel" + (now ? " now" : ""));
+    t.textContent = text.length > 42 ? text.slice(0, 40) + "..." : text;
+    edge.parentNode.appendChild(t);
+  }
+
+  function render() {
+    nodes.forEach(function (n) {
+      var g = nodeEl(n.id);
+      if (!g) { return; }
+      var i = stepsOf[n.id];
+      g.classList.toggle("done", i !== undefined && i < position - 1);
+      g.classList.toggle("current", i !== undefined && i === position - 1);
+      g.classList.toggle("selected", n.id === selected);
+    });
+    clearLabels();
+    steps.forEach(function (s, i) {
+      s.edges.forEach(function (e) {
+        var edge = edgeEl(s.node, e.k);
+        if (!edge) { return; }
+        var on = i < position && e.to !== null;
+        edge.classList.toggle("carried", on && i < position - 1);
+        edge.classList.toggle("carrying", on && i === position - 1);
+        if (on && e.short !== null) { label(edge, e.k, "grad " + e.short, i === position - 1); }
+      });
+    });
+    var filled = {};
+    for (var i = 0; i < position; i++) {
+      if (steps[i].leaf !== undefined) { filled[steps[i].leaf] = i; }
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("td.leafgrad"), function (td) {
+      var name = td.getAttribute("data-leaf");
+      if (filled[name] !== undefined) {
+        td.textContent = steps[filled[name]].leaf_grad;
+        td.setAttribute("data-value", JSON.stringify(finalGrads[name]));
+        td.classList.add("filled");
+      } else {
+        td.textContent = "None";
+        td.removeAttribute("data-value");
+        td.classList.remove("filled");
+      }
+    });
+    el("counter").textContent = "step " + position + " of " + steps.length;
+    var cap = "";
+    if (position === 0) {
+      cap = "backward starts at the output " + (data.output || "") + " with gradient " + data.seed;
+    } else {
+      var s = steps[position - 1];
+      cap = s.leaf !== undefined ? s.leaf + ".grad += " + s.short
+          : s.name + ": grad in " + s.short;
+    }
+    if (position === steps.length && steps.length) { cap += " (backward is done)"; }
+    el("caption").textContent = cap;
+    el("back").disabled = position === 0;
+    el("step").disabled = position === steps.length;
+    document.body.setAttribute("data-position", String(position));
+    document.body.setAttribute("data-done", String(position === steps.length));
+  }
+
+  function show(id, pick) {
+    if (pick) { selected = id; }
+    var n = nodes[id];
+    var title = n.kind === "leaf" ? (n.variable || "leaf") + " (AccumulateGrad)" : n.name;
+    el("node-title").textContent = title + (n.kind === "output" ? ": the output" : "");
+    var h = [];
+    if (n.tensor) { h.push("<p>produces <b>" + esc(n.tensor) + "</b></p>"); }
+    if (n.shape) { h.push("<p>shape " + esc(n.shape) + (n.value ? ", value " + esc(n.value) : "") + "</p>"); }
+    if (n.source) { h.push("<p>made at " + esc(n.source) + (n.line ? ": <code>" + esc(n.line) + "</code>" : "") + "</p>"); }
+    h.push("<p><b>derivative</b> (the gradient sent to each input, from the gradient in)</p>");
+    n.formula.forEach(function (f) {
+      h.push("<pre>" + (n.formula.length > 1 ? esc(f.op) + ": " : "") + f.rules.map(esc).join("\n") + "</pre>");
+    });
+    if (n.saved.length) {
+      h.push("<p><b>saved for backward</b></p><pre>" + n.saved.map(function (s) {
+        return esc(s.name) + (s.shape ? " " + esc(s.shape) : "") + ": " + esc(s.value);
+      }).join("\n") + "</pre>");
+    }
+    var i = stepsOf[id];
+    if (i === undefined) {
+      h.push("<p>backward did not run this node</p>");
+    } else if (i >= position) {
+      h.push("<p>runs at step " + (i + 1) + "; press Step to get there</p>");
+    } else {
+      var s = steps[i];
+      h.push("<p><b>step " + (i + 1) + ": gradient in</b></p><pre>" + esc(s.grad_in) + "</pre>");
+      s.edges.forEach(function (e) {
+        var to = e.to === null ? "None" : nodes[e.to].kind === "leaf" ? (nodes[e.to].variable || "leaf") : nodes[e.to].name;
+        h.push("<p>out along edge " + e.k + " to " + esc(to) + (e.nr ? " (output " + e.nr + ")" : "") + "</p>" +
+               "<pre>" + (e.grad === null ? "nothing (None)" : esc(e.grad)) + "</pre>");
+      });
+      if (s.leaf !== undefined) { h.push("<p>" + esc(s.leaf) + ".grad += the gradient in</p>"); }
+    }
+    el("node-panel").innerHTML = h.join("\n");
+  }
+
+  function go(to) {
+    position = Math.max(0, Math.min(steps.length, to));
+    render();
+    if (position > 0) { show(steps[position - 1].node, false); }
+    else if (selected !== null) { show(selected, false); }
+  }
+  function stop() {
+    if (timer !== null) { clearInterval(timer); timer = null; el("play").textContent = "Play"; }
+  }
+  el("step").addEventListener("click", function () { go(position + 1); });
+  el("back").addEventListener("click", function () { stop(); go(position - 1); });
+  el("reset").addEventListener("click", function () { stop(); selected = null; go(0); });
+  el("play").addEventListener("click", function () {
+    if (timer !== null) { stop(); return; }
+    if (position === steps.length) { go(0); }
+    el("play").textContent = "Pause";
+    timer = setInterval(function () {
+      if (position >= steps.length) { stop(); return; }
+      go(position + 1);
+    }, 900);
+  });
+  nodes.forEach(function (n) {
+    var g = nodeEl(n.id);
+    if (g) { g.addEventListener("click", function () { selected = n.id; render(); show(n.id, true); }); }
+  });
+  render();
+  // `#steps=N` or `#steps=all`: press Step that many times (tests, screenshots)
+  var m = /steps=(\d+|all)/.exec(window.location.hash);
+  if (m) {
+    var n = m[1] === "all" ? steps.length : parseInt(m[1], 10);
+    for (var k = 0; k < n && !el("step").disabled; k++) { el("step").click(); }
+  }
+})();
+</script>
+</body>
+</html>
+"""
