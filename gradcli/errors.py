@@ -136,3 +136,13 @@ class Builtin:
 
     def __repr__(self) -> str:
         return f"<built-in function {self.name}>"
+
+
+CUDA_MESSAGE = "Torch not compiled with CUDA enabled"
+
+
+def cuda_unavailable() -> "ProgramError":
+    """PyTorch's refusal of CUDA on a CPU build, which a program catches as AssertionError."""
+    error = ProgramError(CUDA_MESSAGE)
+    error.__cause__ = AssertionError(CUDA_MESSAGE)
+    return error

@@ -1,6 +1,8 @@
 import torch
 import torch.nn as nn
 
+torch.manual_seed(0)  # the layers' initial weights are random: the same ones every run
+
 class Net(nn.Module):
     def __init__(self):
         super().__init__()

@@ -59,6 +59,21 @@ class FunctionCtx(Node):
     op = None
     params = None
 
+    @classmethod
+    def fresh(cls_, function, args, source) -> "FunctionCtx":
+        """The ctx `function.apply(*args)` hands to forward (check/replay makes one too)."""
+        ctx = cls_.__new__(cls_)
+        ctx._cls = function
+        ctx._saved = ()
+        ctx._saved_versions = ()
+        ctx._released = False
+        ctx._tensor_hooks = None
+        ctx.source = source
+        ctx._tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx._input_shapes = tuple(a._data.shape if isinstance(a, Tensor) else () for a in args)
+        return ctx
+
     def name(self) -> str:
         return f"{self._cls.__name__}Backward"
 
@@ -233,17 +248,8 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         _budget.node_made()
-        ctx = FunctionCtx.__new__(FunctionCtx)
-        ctx._cls = cls
-        ctx._saved = ()
-        ctx._saved_versions = ()
-        ctx._released = False
-        ctx._tensor_hooks = None
-        ctx.source = _graph._current_source[0]
-        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        ctx._tensor_positions = positions
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        ctx._input_shapes = tuple(a._data.shape if isinstance(a, Tensor) else () for a in args)
+        ctx = FunctionCtx.fresh(cls, args, _graph._current_source[0])
+        positions = ctx._tensor_positions
         record = _grad_enabled[0] and any(ctx.needs_input_grad)
         outputs = cls._forward(ctx, args, kwargs)
         single = not isinstance(outputs, tuple)

@@ -290,16 +290,7 @@ def _translate(op, sp, args, params):
 
 def _new_ctx(cls, args) -> FunctionCtx:
     """A fresh ctx for calling a custom Function's forward directly (as Function.apply makes one)."""
-    ctx = FunctionCtx.__new__(FunctionCtx)
-    ctx._cls = cls
-    ctx._saved = ()
-    ctx._saved_versions = ()
-    ctx._released = False
-    ctx._tensor_hooks = None
-    ctx.source = None
-    ctx._tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-    ctx._input_shapes = tuple(a._data.shape if isinstance(a, Tensor) else () for a in args)
+    ctx = FunctionCtx.fresh(cls, args, None)
     ctx.next_functions = ()
     return ctx
 

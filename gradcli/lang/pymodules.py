@@ -16,7 +16,7 @@ from functools import reduce
 import numpy as np
 
 from gradcli import _tensor, dtypes
-from gradcli.errors import AutogradError, ProgramError, ProgramTypeError
+from gradcli.errors import AutogradError, ProgramError, ProgramTypeError, cuda_unavailable
 from gradcli.lang.builtins import materialize
 from gradcli.lang.limits import MAX_INT_BITS
 from gradcli.lang.values import Builtin, Namespace, type_name
@@ -356,7 +356,6 @@ def numpy_namespace() -> Namespace:
 
 # --- devices -------------------------------------------------------------------------
 
-CUDA_MESSAGE = "Torch not compiled with CUDA enabled"
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
                  "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                  "privateuseone")
@@ -418,9 +417,7 @@ def check_device(spec) -> None:
         if kind == "cpu":
             return
         if kind == "cuda":
-            error = ProgramError(CUDA_MESSAGE)
-            error.__cause__ = AssertionError(CUDA_MESSAGE)
-            raise error
+            raise cuda_unavailable()
         raise ProgramError(f"gradcli computes on the CPU only, not on '{kind}'")
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from .. import dtypes
 from .._tensor import RemovableHandle, Tensor
 from ..autograd.callback import call_program
-from ..errors import ProgramError, ProgramTypeError, ProgramValueError
+from ..errors import ProgramError, ProgramTypeError, ProgramValueError, cuda_unavailable
 from ..ops import FUNCTIONS, NN_FUNCTIONS
 from ..ops.factories import Parameter
 from . import init
@@ -60,10 +60,8 @@ def _function(name: str):
 
 
 def _is_hook(fn) -> bool:
-    from ..lang.values import Builtin, Closure
-
-    return isinstance(fn, (Builtin, Closure)) or callable(getattr(fn, "__call__", None)) \
-        and not isinstance(fn, (Tensor, str, int, float, bool, list, tuple, dict))
+    """A function (a program's def or lambda, a builtin), not a value that merely has __call__."""
+    return callable(fn) and not isinstance(fn, (type, Tensor, str, int, float, bool, list, tuple, dict))
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -305,9 +303,7 @@ class Module:
         return self
 
     def cuda(self, *args, **kwargs):
-        from ..lang.pymodules import check_device
-        check_device("cuda")
-        return self
+        raise cuda_unavailable()
 
     def type(self, dst_type):
         return self.to(dst_type)
