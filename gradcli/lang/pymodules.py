@@ -42,6 +42,10 @@ def _bounded(value):
 
 
 def _integral(value) -> int:
+    """An int argument; an integral float too, as `range` takes it (the expression commands'
+    number literals are floats: `math.factorial(5)` there)."""
+    if value.__class__ is float and value.is_integer():
+        return int(value)
     if isinstance(value, float) or not isinstance(value, int):
         raise ProgramTypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
     return value

@@ -61,3 +61,14 @@ def test_requires_grad_of_an_integer_tensor_is_refused():
     result = invoke("run", "-e", "import torch\nx = torch.arange(4, requires_grad=True)")
     assert result.exit_code != 0
     assert "only Tensors of floating point and complex dtype can require gradients" in result.stderr
+
+
+def test_math_takes_the_expression_commands_float_literals_as_ints():
+    result = invoke("eval", "--json", "-e", "import math\na = math.factorial(4) + math.comb(4, 2)\nx = 2.0\ny = x * a")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["values"]["y"] == 60.0
+
+
+def test_plot_and_ops_take_dtype():
+    for command in ("plot", "ops"):
+        assert "--dtype" in invoke(command, "--help").stdout
