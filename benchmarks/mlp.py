@@ -108,6 +108,13 @@ def main() -> None:
         assert np.isclose(loss, ref_loss, rtol=1e-12), f"{name}: wrong loss"
         for g, r in zip(grads, ref_grads):
             assert np.allclose(g, r, rtol=1e-9, atol=1e-12), f"{name}: wrong gradient"
+    float32 = hasattr(__import__("gradcli"), "dtype")   # a tree with real dtypes (issue 12)
+    if float32:
+        x32, t32, params32 = x.astype(np.float32), t.astype(np.float32), [p.astype(np.float32) for p in params]
+        sides["numpy float32 by hand"] = numpy_step(x32, t32, params32)
+        sides["gradcli float32"] = gradcli_step(x32, t32, params32)
+        loss32, grads32 = sides["gradcli float32"]()
+        assert np.isclose(loss32, ref_loss, rtol=1e-4) and grads32[0].dtype == np.float32, "float32 loss"
     times = compare(sides, REPEAT)
     med = {k: median(v) for k, v in times.items()}
     best = {k: v[0] for k, v in times.items()}
@@ -120,6 +127,11 @@ def main() -> None:
                          f"{fmt_s(best['gradcli'])} = {fmt_x(ratio)}", fmt_s(best["numpy by hand (floor)"]),
                          f"{fmt_s(pt)} = {fmt_x(pt / best['numpy by hand (floor)'])}" if pt else None,
                          ratio <= TARGET)]
+    if float32:
+        ratio32 = best["gradcli float32"] / best["numpy float32 by hand"]
+        summaries.append(summary("MLP float32, fwd+bwd", f"<= {TARGET}x numpy float32 by hand",
+                                 f"{fmt_s(best['gradcli float32'])} = {fmt_x(ratio32)}",
+                                 fmt_s(best["numpy float32 by hand"]), None, ratio32 <= TARGET))
     report("mlp", ["side", "median", "best", "median vs floor", "best vs floor"], rows, summaries,
            details={"median_s": med, "best_s": best, "ratio": ratio, "repeat": REPEAT},
            notes=[f"median and best of {REPEAT} interleaved runs (the summary uses best); "

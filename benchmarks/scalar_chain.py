@@ -34,11 +34,18 @@ def steps():
     return [i % 2 for i in range(N_OPS // 2)]
 
 
-def chain_gradcli():
+def _dtype(name="float64") -> dict:
+    """`dtype=` for gradcli.tensor (a tree from before real dtypes had float64 only)."""
+    import gradcli
+
+    return {"dtype": getattr(gradcli, name)} if hasattr(gradcli, "dtype") else {}
+
+
+def chain_gradcli(dtype="float64"):
     import gradcli
 
     sin = gradcli.sin
-    x = gradcli.tensor(0.5, requires_grad=True)
+    x = gradcli.tensor(0.5, requires_grad=True, **_dtype(dtype))
     y = x
     for kind in steps():
         if kind == 0:
@@ -87,10 +94,14 @@ def chain_torch(torch):
     return run
 
 
+def chain_gradcli_float32():
+    return chain_gradcli("float32")
+
+
 def wide_gradcli():
     import gradcli
 
-    x = gradcli.tensor(0.5, requires_grad=True)
+    x = gradcli.tensor(0.5, requires_grad=True, **_dtype())
     s = x * 1.0
     for i in range(1, N_WIDE):
         s = s + x * (1.0 + i * 1e-4)
@@ -132,6 +143,10 @@ def main() -> None:
     sides = {"numpy 0-d (floor)": chain_numpy,
              "gradcli, library GC": (chain_gradcli, "library"),
              "gradcli, cli GC": (chain_gradcli, "cli")}
+    if hasattr(__import__("gradcli"), "dtype"):
+        # issue 12: float32 no slower than float64 (a looser check: float32 rounding)
+        assert np.isclose(chain_gradcli_float32(), ref, rtol=1e-2), "gradcli's float32 chain is wrong"
+        sides["gradcli float32, library GC"] = (chain_gradcli_float32, "library")
     if torch is not None:
         sides["pytorch"] = chain_torch(torch)
     chain = {k: best(v) for k, v in compare(sides, REPEAT_CHAIN, warmup=0).items()}

@@ -9,7 +9,11 @@ from ._tensor import (Tensor, Size, enable_grad, inference_mode, is_grad_enabled
                       set_grad_enabled)
 from . import ops as _ops
 from . import autograd
+from .dtypes import NAMES as _DTYPE_NAMES, dtype
+
+globals().update(_DTYPE_NAMES)
 
 globals().update(_ops.FUNCTIONS)
+Tensor = _ops.convert.Tensor  # the class (torch.Tensor(...) the constructor is in FUNCTIONS)
 
 __version__ = "0.1.0"

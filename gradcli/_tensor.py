@@ -1,4 +1,4 @@
-"""The Tensor: a float64 numpy array with PyTorch's autograd attributes.
+"""The Tensor: a numpy array of one of PyTorch's dtypes, with PyTorch's autograd attributes.
 
 This module owns the tensor object and the grad mode. It knows nothing about
 individual ops: `gradcli.ops` attaches the operator overloads and op methods
@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 
+from . import dtypes as _dtypes
 from .errors import AutogradError, LimitError, ProgramTypeError, ShapeError
 from .format import format_tensor
 from .limits import MAX_LIST_ITEMS, budget as _budget
@@ -167,7 +168,7 @@ class RemovableHandle:
 
 
 class Tensor:
-    """A float64 tensor that records the operations applied to it.
+    """A tensor that records the operations applied to it.
 
     `_data` is the numpy array; `_counter` the version counter (`_version`), a
     one-element list shared with `detach()`ed aliases and views and bumped by
@@ -182,7 +183,11 @@ class Tensor:
     )
 
     def __init__(self, data, requires_grad: bool = False):
-        arr = np.array(data, dtype=float64)
+        """`torch.Tensor(data)`: the default float dtype (a float array the engine passes keeps its own)."""
+        if isinstance(data, ndarray) and data.dtype.kind == "f":
+            arr = np.array(data)
+        else:
+            arr = np.array(data, dtype=_dtypes.get_default_dtype().np)
         self._data = arr
         self._grad = None
         self.grad_fn = None
@@ -257,9 +262,17 @@ class Tensor:
 
     @property
     def dtype(self):
-        if self._data.dtype == np.bool_:
-            return "torch.bool"
-        return "torch.int64" if self._data.dtype.kind in "iu" else "torch.float64"
+        return _dtypes.BY_NUMPY[self._data.dtype]
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.dtype.itemsize
+
+    def element_size(self) -> int:
+        return self._data.dtype.itemsize
 
     @property
     def data(self) -> "Tensor":
@@ -279,8 +292,7 @@ class Tensor:
     def item(self) -> float:
         if self._data.size != 1:
             raise ShapeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        value = self._data.item()
-        return value if isinstance(value, bool) else float(value)
+        return self._data.item()  # a float32's value exactly, an int as int, a bool as bool
 
     def tolist(self):
         if self._data.size > MAX_LIST_ITEMS:  # refused before a Python float is made
@@ -292,22 +304,6 @@ class Tensor:
         if self.requires_grad:
             raise AutogradError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
-
-    def double(self) -> "Tensor":
-        """Every float dtype is float64 here; a bool or int64 tensor becomes float64."""
-        if self._data.dtype == float64:
-            return self
-        return Tensor._make(self._data.astype(float64))
-
-    float = double
-
-    def to(self, *args, **kwargs) -> "Tensor":
-        """Devices are ignored; a float dtype converts a bool or int64 tensor (SPEC 2.2)."""
-        dtype = kwargs.get("dtype", args[0] if args else None)
-        name = getattr(dtype, "name", "")
-        if name in ("float", "float16", "float32", "float64", "double", "half", "bfloat16"):
-            return self.double()
-        return self
 
     # -- graph attributes ---------------------------------------------------
 
@@ -330,8 +326,8 @@ class Tensor:
                     "var_no_grad = var.detach()."
                 )
             return self
-        if requires_grad and self._data.dtype == np.bool_:
-            raise AutogradError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._data.dtype.kind != "f":
+            raise AutogradError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad = bool(requires_grad)
         return self
 
@@ -396,7 +392,7 @@ class Tensor:
 
     def __index__(self) -> int:
         value = self.item()
-        if value != int(value):
+        if self._data.dtype.kind not in "iub":
             raise ProgramTypeError("only integer tensors of a single element can be converted to an index")
         return int(value)
 
@@ -411,7 +407,7 @@ class Tensor:
             suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self.requires_grad:
             suffixes.append("requires_grad=True")
-        return format_tensor(self._data, suffixes)
+        return format_tensor(self._data, suffixes, _dtypes.get_default_dtype().np)
 
     __str__ = __repr__
 
@@ -477,11 +473,11 @@ def as_int(value, what: str = "an integer") -> int:
 # Attribute tables: the only attributes a program may read, call or assign.
 TENSOR_ATTRIBUTES = frozenset({
     "grad", "data", "grad_fn", "is_leaf", "requires_grad", "shape", "ndim", "T", "mT", "dtype",
-    "retains_grad", "_version",
+    "retains_grad", "_version", "itemsize",
 })
 SETTABLE_ATTRIBUTES = frozenset({"grad", "requires_grad", "data"})
 # Filled by gradcli.ops with the op methods; these are the non-op ones.
 TENSOR_METHODS = {
     "item", "tolist", "detach", "detach_", "requires_grad_", "retain_grad", "register_hook",
-    "backward", "size", "dim", "numel", "double", "float", "to",
+    "backward", "size", "dim", "numel", "is_floating_point", "element_size",
 }

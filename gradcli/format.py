@@ -1,10 +1,9 @@
 """The text of a tensor, character for character as PyTorch's ``repr`` prints it.
 
 Owns number formatting, layout, summarization and the ``key=value`` suffixes,
-following ``torch/_tensor_str.py`` at its default print options. gradcli's
-default dtype is float64, so float tensors carry no ``dtype=`` suffix, just as
-in PyTorch after ``torch.set_default_dtype(torch.float64)``; bool tensors print
-as PyTorch prints them.
+following ``torch/_tensor_str.py`` at its default print options, with its
+``dtype=`` rule: shown for a floating dtype other than the default and for the
+integer dtypes other than int64.
 """
 
 import numpy as np
@@ -113,10 +112,12 @@ def _add_suffixes(text: str, suffixes: list[str]) -> str:
     return "".join(pieces) + ")"
 
 
-def format_tensor(data: np.ndarray, suffixes: list[str] = ()) -> str:
-    """``repr`` of a float64 (or bool) tensor, with `suffixes` such as ``grad_fn=<MulBackward0>``."""
+def format_tensor(data: np.ndarray, suffixes: list[str] = (), default=np.float64) -> str:
+    """``repr`` of a tensor, with `suffixes` such as ``grad_fn=<MulBackward0>``; `default` (the
+    default float dtype, numpy's), int64 and bool print no ``dtype=``."""
     a = np.asarray(data)
-    if a.dtype != np.bool_ and a.dtype.kind not in "iu":
+    dtype = a.dtype
+    if dtype != np.bool_ and dtype.kind not in "iu":
         a = a.astype(np.float64, copy=False)
 
     extra = []
@@ -125,12 +126,18 @@ def format_tensor(data: np.ndarray, suffixes: list[str] = ()) -> str:
         # (the shape only when it is not plain (0,)).
         if a.ndim != 1:
             extra.append(f"size={tuple(a.shape)}")
-        if a.dtype == np.bool_:
-            extra.append("dtype=torch.bool")
+        if dtype != default:
+            extra.append(f"dtype={_dtype_name(dtype)}")
         body = "[]"
     else:
         summarize = a.size > THRESHOLD
         # Only the elements that will be shown set the width and style.
         fmt = _Formatter(_edges(a) if summarize else a)
         body = _layout(a, len(PREFIX), summarize, fmt)
+        if dtype != default and dtype != np.int64 and dtype != np.bool_:
+            extra.append(f"dtype={_dtype_name(dtype)}")
     return _add_suffixes(PREFIX + body, extra + list(suffixes))
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    return "torch.bool" if dtype == np.bool_ else f"torch.{dtype.name}"

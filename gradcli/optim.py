@@ -5,7 +5,8 @@ under `no_grad`), and bumps its version counter; `zero_grad()` sets `.grad` to
 None, as PyTorch 2 does. The arithmetic is PyTorch's, operation for operation:
 PyTorch's `p.add_(d_p, alpha=-lr)` is a fused multiply-add (one rounding), so
 every `x + alpha * y` here goes through `fma`, and a run agrees with PyTorch's
-to the last bit in float64.
+to the last bit in float64. A float32 (or float16) parameter is updated in its
+own dtype, the options rounded to it as PyTorch's kernels round them.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise ProgramTypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, "
-                "but got torch.DoubleTensor")
+                f"but got torch.{params.dtype.legacy}Tensor")
         groups = list(params)
         if not groups:
             raise ProgramValueError("optimizer got an empty parameter list")
@@ -149,21 +150,22 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                d_p = np.asarray(p.grad._data, dtype=np.float64)
+                dtype = p._data.dtype
+                d_p = np.asarray(p.grad._data, dtype=dtype)
                 if group["maximize"]:
                     d_p = -d_p
                 if weight_decay != 0:
-                    d_p = fma(weight_decay, p._data, d_p)
+                    d_p = fma(weight_decay, p._data, d_p, dtype)
                 if momentum != 0:
                     state = self.state.setdefault(p, {})
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = np.array(d_p, dtype=np.float64, copy=True)
+                        buf = np.array(d_p, dtype=dtype, copy=True)
                     else:
-                        buf = fma(1.0 - dampening, d_p, buf * momentum)
+                        buf = fma(1.0 - dampening, d_p, buf * dtype.type(momentum), dtype)
                     state["momentum_buffer"] = buf
-                    d_p = fma(momentum, buf, d_p) if group["nesterov"] else buf
-                _assign(p, fma(-lr, d_p, p._data))
+                    d_p = fma(momentum, buf, d_p, dtype) if group["nesterov"] else buf
+                _assign(p, fma(-lr, d_p, p._data, dtype))
         return loss
 
 
@@ -364,7 +366,7 @@ def _assign(p: Tensor, value) -> None:
     """Write `value` into p's own storage (shared with `.data` and `detach()`), bumping its version."""
     data = p._data
     if data.__class__ is not np.ndarray or not data.flags.writeable:
-        p._data = data = np.array(data, dtype=np.float64)
+        p._data = data = np.array(data)
     data[...] = value
     p._counter[0] += 1
 
@@ -405,8 +407,13 @@ def _round_to_odd_sum(a, b):
     return np.where((err != 0) & even, np.nextafter(s, toward), s)
 
 
-def fma(a, b, c) -> np.ndarray:
-    """a * b + c with a single rounding, elementwise (what PyTorch's add(alpha=) computes)."""
+def fma(a, b, c, dtype=np.float64) -> np.ndarray:
+    """a * b + c with a single rounding, elementwise (what PyTorch's add(alpha=) computes), in
+    `dtype`: a narrower float's is the float64 result rounded once more (its exact product
+    fits a double)."""
+    if dtype != np.float64:
+        a, b, c = (np.asarray(x, dtype=dtype).astype(np.float64) for x in (a, b, c))
+        return np.asarray(a * b + c).astype(dtype)
     a, b, c = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (a, b, c)))
     with np.errstate(over="ignore", invalid="ignore"):
         uh, ul = _two_prod(a, b)

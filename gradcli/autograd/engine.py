@@ -43,9 +43,9 @@ def _root_grads(outputs: list, grad_outputs: list, create_graph: bool) -> list:
         if g is None:
             if out._data.size != 1:
                 raise AutogradError("grad can be implicitly created only for scalar outputs")
-            g = Tensor._make(np.ones_like(out._data, dtype=np.float64))
+            g = Tensor._make(np.ones_like(out._data))
         elif not isinstance(g, Tensor):
-            g = Tensor._make(np.asarray(g, dtype=np.float64))
+            g = Tensor._make(np.asarray(g, dtype=out._data.dtype))
         if g._data.shape != out._data.shape:
             if g._data.size == out._data.size == 1 and g._data.ndim <= 1:
                 g = Tensor._make(g._data.reshape(out._data.shape))
@@ -168,7 +168,9 @@ def _accumulate(variable: Tensor, g, create_graph: bool, owned: set) -> None:
         # .grad must own its array: a view (an expanded gradient) or an array that
         # also went elsewhere would be changed by the next in-place accumulation.
         if g.__class__ is not ndarray:
-            g = np.asarray(g, dtype=np.float64)
+            g = np.asarray(g, dtype=variable._data.dtype)
+        elif g.dtype != variable._data.dtype:
+            g = g.astype(variable._data.dtype)  # a gradient has its tensor's dtype
         elif id(g) in owned or g.base is not None or not g.flags.writeable:
             g = g.copy()
         owned.add(id(g))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError, type_name
+from ..dtypes import get_default_dtype
 from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
 from . import graph as _graph
 from .callback import call_program
@@ -137,8 +138,8 @@ class FunctionCtx(Node):
         materialize = self._materialize_grads
         wrapped = [
             (g if create_graph else Tensor._make(g)) if g is not None
-            else (Tensor._make(np.zeros(shape)) if materialize else None)
-            for g, shape in zip(grads, self._output_shapes)
+            else (Tensor._make(np.zeros(shape, dtype=dtype or get_default_dtype().np)) if materialize else None)
+            for g, shape, dtype in zip(grads, self._output_shapes, self._output_dtypes)
         ]
         with set_grad_enabled(create_graph):
             result = call_program(f"{self._cls.__name__}.backward", self.source,
@@ -258,6 +259,7 @@ class Function(metaclass=_FunctionMeta):
             return outputs
         ctx.next_functions = tuple(edge_to(args[i]) for i in positions)
         ctx._output_shapes = tuple(o._data.shape if isinstance(o, Tensor) else () for o in outs)
+        ctx._output_dtypes = tuple(o._data.dtype if isinstance(o, Tensor) else None for o in outs)
         ctx.__dict__["n_outputs"] = len(outs)
         observer = _graph._node_observer[0]
         if observer is not None:

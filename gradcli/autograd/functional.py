@@ -64,7 +64,7 @@ def jacobian_blocks(output: Tensor, inputs, create_graph: bool = False, strict_i
     blocks = [[] for _ in inputs]
     n = output._data.size
     for r in range(n):
-        seed = np.zeros(n)
+        seed = np.zeros(n, dtype=output._data.dtype)   # the output's dtype: a float32 Jacobian stays float32
         seed[r] = 1.0
         if output.requires_grad:
             grads = grad(output, inputs, Tensor._make(seed.reshape(output._data.shape)),

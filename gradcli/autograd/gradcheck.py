@@ -267,12 +267,24 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not differentiable(inputs):
         raise ValueError("gradcheck expects at least one input tensor to require gradient, "
                          "but none of the them have requires_grad=True.")
+    _warn_if_not_double(inputs)
     for r in compare(func, inputs, eps, atol, rtol, fast_mode):
         if not r.ok:
             if raise_exception:
                 raise GradcheckError(_message(r, fast_mode))
             return False
     return True
+
+
+def _warn_if_not_double(inputs) -> None:
+    """PyTorch's warning for an input that requires grad and is not float64."""
+    import warnings
+
+    for idx, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x.requires_grad and x._data.dtype != np.float64:
+            warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating point or "
+                          "complex. This check will likely fail if all the inputs are not of double "
+                          "precision floating point or complex. ", UserWarning, stacklevel=3)
 
 
 def first_derivatives(func, n_inputs: int, wrt, keep_unused: bool = False):

@@ -51,7 +51,9 @@ FREED_MESSAGE = (
 
 def _modified_message(saved: Tensor, expected: int) -> str:
     """PyTorch 2.13's wording, which names the op by its node name without `Backward0`."""
-    kind = "torch.DoubleTensor"
+    from ..dtypes import BY_NUMPY
+
+    kind = f"torch.{BY_NUMPY[saved._data.dtype].legacy}Tensor"
     where = ""
     if saved.grad_fn is not None:
         where = f", which is output {saved._output_nr} of {op_name(saved.grad_fn)},"
@@ -234,7 +236,7 @@ class OpNode(Node):
     """
 
     __slots__ = ("op", "saved", "versions", "params", "shapes", "result", "result_version",
-                 "_result_counter", "released", "out_shapes", "n_outputs")
+                 "_result_counter", "released", "out_shapes", "n_outputs", "in_dtypes")
 
     def name(self) -> str:
         return self.op.node

@@ -33,20 +33,23 @@ COMMANDS = {
 }
 
 
-def guard(command):
+def guard(command, default_dtype: str = "float64"):
     """The one boundary for user errors: a GradcliError a command raises is reported
     here (against the program it read, as JSON too with --json) and becomes its exit code.
 
     `command` is a `options.WithCommon`; the shared options reach it as one Common,
-    which keeps the program once read (`Common.source`).
+    which keeps the program once read (`Common.source`). The command runs with the
+    default dtype `--dtype` gives, else `default_dtype` (float32 for `run`, as PyTorch).
     """
+    from ..dtypes import NAMES, default_dtype as dtype_context
 
     @functools.wraps(command)
     def guarded(**kwargs):
         opts, own = command.split(kwargs)
         try:
             choose_colour(opts.color)
-            return command.command(opts, **own)
+            with dtype_context(NAMES[opts.dtype.value if opts.dtype is not None else default_dtype]):
+                return command.command(opts, **own)
         except GradcliError as err:
             raise Failed(report(err, opts.source, opts.json)) from None
         except BrokenPipeError:
@@ -108,7 +111,7 @@ def make_app(names=tuple(COMMANDS), top: bool = True) -> typer.Typer:
     if top:
         new.callback()(_top)
     for name in names:
-        new.command(name)(guard(COMMANDS[name]))
+        new.command(name)(guard(COMMANDS[name], "float32" if name == "run" else "float64"))
     return new
 
 

@@ -126,7 +126,7 @@ def hessian_cmd(opts: Common, wrt: Wrt = None):
           human.print_hessian, requires_grad=tuple(wrt_list))
 
 
-@common_options("file", "expr", "sets", "json", *LIMIT_OPTIONS)
+@common_options("file", "expr", "sets", "json", "dtype", *LIMIT_OPTIONS)
 def run_cmd(opts: Common, detect_anomaly: DetectAnomaly = False):
     """Run the program as a PyTorch script: what it prints goes to standard output.
 
@@ -152,7 +152,7 @@ OpNames = Annotated[Optional[List[str]], typer.Argument(
     show_default=False)]
 
 
-@common_options("json", "color")
+@common_options("json", "dtype")
 def ops_cmd(opts: Common, op_names: OpNames = None):
     """The built-in ops: name, backward node, derivative formula per input; NAMES: those in full.
 

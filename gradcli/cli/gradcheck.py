@@ -20,7 +20,7 @@ Files = Annotated[Optional[List[str]], typer.Argument(
     show_default=False)]
 
 
-@common_options("expr", "sets", "json", *LIMIT_OPTIONS)
+@common_options("expr", "sets", "json", "dtype", *LIMIT_OPTIONS)
 def gradcheck_cmd(
     opts: Common,
     files: Files = None,

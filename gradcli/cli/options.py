@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from typing import Annotated, List, Optional
 
 import typer
@@ -37,6 +38,16 @@ MaxSteps = Annotated[int, typer.Option(
 Color = Annotated[str, typer.Option(
     "--color", help="Colour: auto (in a terminal, unless NO_COLOR is set), always or never.",
     metavar="auto|always|never")]
+
+
+class DTypeName(str, Enum):
+    float32 = "float32"
+    float64 = "float64"
+
+
+DType = Annotated[Optional[DTypeName], typer.Option(
+    "--dtype", help="The default floating dtype (default: float64, float32 for run, as in PyTorch).",
+    show_default=False)]
 Wrt = Annotated[Optional[str], typer.Option(
     "--wrt", help="Comma-separated inputs to differentiate with respect to (default: every input).",
     metavar="NAMES", show_default=False)]
@@ -64,6 +75,7 @@ class Common:
     points: Optional[str] = _option(Points)
     max_elements: int = _option(MaxElements, 10**8)
     max_steps: int = _option(MaxSteps, 10**6)
+    dtype: Optional[DTypeName] = _option(DType)
     color: str = _option(Color, "auto")
     source: object = None  # not an option: the program (a `common.Source`) once read
 

@@ -33,7 +33,7 @@ def _terminal_size() -> tuple[int, int, bool]:
     return max(size.columns, 40), max(size.lines - 1, 12), color
 
 
-@common_options("file", "expr", "of", "sets", "json", *LIMIT_OPTIONS)
+@common_options("file", "expr", "of", "sets", "json", "dtype", *LIMIT_OPTIONS)
 def plot_cmd(
     opts: Common,
     wrt: Wrt = None,

@@ -28,6 +28,7 @@ import numpy as np
 
 import gradcli.autograd as _autograd
 from gradcli import _tensor, ops as _ops
+from gradcli import dtypes as _dtypes
 from gradcli.autograd import api as _autograd_api, graph as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
 from gradcli.lang import foreign as _foreign
@@ -68,7 +69,10 @@ ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "tolist", "
 NUMPY_SCALAR_ATTRIBUTES = frozenset({"item", "dtype", "tolist"})
 DEVICE_ATTRIBUTES = frozenset({"type", "index"})
 GENERATOR_ATTRIBUTES = frozenset({"initial_seed", "manual_seed"})
-CALLABLE_CLASSES = EXCEPTION_CLASSES | frozenset(NUMPY_CLASSES)
+CALLABLE_CLASSES = EXCEPTION_CLASSES | frozenset(NUMPY_CLASSES) | {Tensor}
+# classes whose call is a function, not the class's own constructor: torch.Tensor(data)
+# (the default dtype's legacy constructor), while the class stays for isinstance
+CONSTRUCTORS = {Tensor: _ops.FUNCTIONS["Tensor"]}
 
 _MISSING = object()
 _MAX_RESOLVED = 256  # types resolved through their bases, remembered (a bound on the cache)
@@ -460,7 +464,7 @@ def _callable_types(modules: dict) -> tuple:
 
 def _attribute_tables(modules: dict) -> list:
     """(type, names) pairs: the attributes a program may read on handles and optimizers."""
-    tables = [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES)]
+    tables = [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES), *_dtypes.ATTRIBUTES]
     for value in modules["torch.optim"].members.values():
         if isinstance(value, Builtin) and isinstance(value.fn, type):
             tables.append((value.fn, OPTIMIZER_ATTRIBUTES))

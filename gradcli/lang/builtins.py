@@ -17,13 +17,11 @@ from itertools import islice
 from gradcli.errors import LimitError, ProgramTypeError
 from gradcli.lang.limits import MAX_INT_BITS, MAX_SEQUENCE_LENGTH
 from gradcli.limits import measure
-from gradcli.lang.values import Builtin, DType, Namespace, type_name
+from gradcli import dtypes
+from gradcli.lang.values import Builtin, Namespace, type_name
 
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 
-# dtype= values are accepted and ignored: every tensor is float64 (SPEC 2.2).
-DTYPES = ("float32", "float64", "double", "float", "half", "float16", "bfloat16",
-          "int", "int32", "int64", "long", "bool")
 
 # Types whose values a program may iterate, index and take len() of.
 SEQUENCE_TYPES = (list, tuple, range, str, dict, set)
@@ -89,7 +87,7 @@ def _wrap(members: dict) -> dict:
     for name, value in members.items():
         if value is None:
             continue
-        if callable(value) and not isinstance(value, (Namespace, Builtin, DType)) \
+        if callable(value) and not isinstance(value, (Namespace, Builtin, dtypes.dtype, dtypes.Unsupported)) \
                 and not _is_class_value(value):
             if getattr(value, "__module__", None) == __name__:
                 value.__name__ = value.__qualname__ = name  # so Python's messages say `len()`
@@ -174,7 +172,8 @@ def _make_modules() -> dict:
     linalg_ns = Namespace("torch.linalg", _wrap(dict(getattr(ops.linalg, "LINALG_FUNCTIONS", {}))))
     torch_members = dict(ops.FUNCTIONS)
     torch_members.update(CONSTANTS)
-    torch_members.update({name: DType(name) for name in DTYPES})
+    torch_members.update(dtypes.NAMES)
+    torch_members.update({name: dtypes.Unsupported(name) for name in dtypes.UNSUPPORTED})
     torch_members.update({
         "no_grad": tensor.no_grad,
         "enable_grad": tensor.enable_grad,

@@ -263,7 +263,9 @@ class Interpreter:
     # --- expressions ----------------------------------------------------------
 
     def _num(self, node):
-        return node.value
+        """A number literal: in the expression commands, of the default floating dtype (SPEC 2.1)."""
+        value = node.value
+        return value if self.script or value.__class__ is not int else float(value)
 
     def _str(self, node):
         return node.value
@@ -396,7 +398,7 @@ class Interpreter:
         elif isinstance(func, self.callable_types):
             fn, name = func, type(func).__name__
         elif func.__class__ is type and func in _access.CALLABLE_CLASSES:
-            fn, name = func, func.__name__
+            fn, name = _access.CONSTRUCTORS.get(func, func), func.__name__
         elif isinstance(func, type) and issubclass(func, Function):
             raise ProgramTypeError(f"'{func.__name__}' is a Function class: call it as "
                                    f"{func.__name__}.apply(...)", span)
@@ -517,7 +519,7 @@ class Interpreter:
         evaluate = self._eval
         for binop in reversed(spine):
             right = binop.right
-            right = right.value if right.__class__ is n.Num else evaluate[right.__class__](right)
+            right = evaluate[right.__class__](right)
             op, span = binop.op, binop.span
             if op in _PLAIN_OPERATORS and value.__class__ in _PLAIN_OPERANDS \
                     and right.__class__ in _PLAIN_OPERANDS \

@@ -15,7 +15,7 @@ from functools import reduce
 
 import numpy as np
 
-from gradcli import _tensor
+from gradcli import _tensor, dtypes
 from gradcli.errors import AutogradError, ProgramError, ProgramTypeError, cuda_unavailable
 from gradcli.lang.builtins import materialize
 from gradcli.lang.limits import MAX_INT_BITS
@@ -42,6 +42,10 @@ def _bounded(value):
 
 
 def _integral(value) -> int:
+    """An int argument; an integral float too, as `range` takes it (the expression commands'
+    number literals are floats: `math.factorial(5)` there)."""
+    if value.__class__ is float and value.is_integer():
+        return int(value)
     if isinstance(value, float) or not isinstance(value, int):
         raise ProgramTypeError(f"'{type_name(value)}' object cannot be interpreted as an integer")
     return value
@@ -178,6 +182,8 @@ def _dtype(dtype):
         return None
     if isinstance(dtype, type) and dtype in _DTYPES.values():
         return dtype
+    if dtype.__class__ is dtypes.dtype:   # np.zeros(3, dtype=torch.float32)
+        return dtype.np.type
     name = dtype.name if dtype.__class__ is Builtin else dtype
     if isinstance(name, str) and name in _DTYPES:
         return _DTYPES[name]
@@ -278,7 +284,7 @@ def _numpy_name(value) -> str:
 def _tensor_from(value: ndarray) -> Tensor:
     from gradcli import ops
 
-    return ops.FUNCTIONS["tensor"](np.asarray(value, dtype=np.float64))
+    return ops.FUNCTIONS["tensor"](np.asarray(value))  # the array's dtype, as torch.from_numpy
 
 
 def _elementwise(name: str, ufunc):

@@ -3,7 +3,7 @@
 Each is a small class whose only behaviour is the one the language gives it:
 a `Builtin` is a function from the builtin table, a `Closure` a user `def` or
 `lambda`, a `Namespace` stands for `torch`, `torch.nn`, `F`... (never a Python
-module), a `DType` for `torch.float32` and friends. No other Python object is
+module); `torch.float32` and friends are `gradcli.dtypes.dtype`s. No other Python object is
 handed to a program, and these expose no attributes of their own: every
 attribute a program reads goes through the interpreter's tables.
 """
@@ -52,18 +52,6 @@ class Namespace:
 
     def __repr__(self) -> str:
         return f"<module '{self.name}'>"
-
-
-class DType:
-    """`torch.float32`, `torch.float64`, ...: accepted as `dtype=` and ignored (SPEC 2.2)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"torch.{self.name}"
 
 
 class Scope:

@@ -18,6 +18,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import dtypes
 from .._tensor import RemovableHandle, Tensor
 from ..autograd.callback import call_program
 from ..errors import ProgramError, ProgramTypeError, ProgramValueError, cuda_unavailable
@@ -284,8 +285,10 @@ class Module:
         buffers in place (each Parameter keeps its identity, as PyTorch's `.data` swap does)."""
         dtype = kwargs.get("dtype")
         for arg in args:
-            if getattr(arg, "name", None) and not isinstance(arg, str) and arg.__class__.__name__ == "DType":
+            if isinstance(arg, (dtypes.dtype, dtypes.Unsupported)):
                 dtype = arg
+            elif isinstance(arg, Tensor):
+                dtype = arg.dtype
         if dtype is not None:
             self._convert(lambda t: t.to(dtype))
         return self

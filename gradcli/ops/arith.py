@@ -10,6 +10,7 @@ import numpy as np
 
 from .domains import binary, cases, unary
 from .._tensor import Tensor
+from ..errors import ProgramValueError
 from .registry import apply, defop, export
 
 add = defop(
@@ -157,8 +158,15 @@ def pow(input, exponent):
     if isinstance(exponent, Tensor):
         if isinstance(input, Tensor):
             return apply(pow_tensor, (input, exponent))
-        return apply(pow_scalar_base, (exponent,), {"base": float(input)})
-    return apply(pow_scalar, (input,), {"exponent": float(exponent)})
+        return apply(pow_scalar_base, (exponent,), {"base": _number(input)})
+    if isinstance(exponent, int) and exponent < 0 and isinstance(input, Tensor) and input._data.dtype.kind in "iu":
+        raise ProgramValueError("Integers to negative integer powers are not allowed.")
+    return apply(pow_scalar, (input,), {"exponent": _number(exponent)})
+
+
+def _number(value):
+    """A Python number as an op parameter: an int stays one (int ** 2 is int64, as PyTorch)."""
+    return value if value.__class__ is int else float(value)
 
 
 export("pow", pow, array=lambda input, exponent: np.power(input, exponent))

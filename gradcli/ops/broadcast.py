@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..errors import ShapeError
-from .._tensor import check_elements, shape_str
+from .._tensor import as_int, check_elements, shape_str
 from .domains import cases
 from .registry import defop, sum_to_shape
 
@@ -71,7 +71,12 @@ def _expand(self, size):
 
 
 def _sum_to_size(self, size):
-    return sum_to_shape(self, tuple(size))
+    size = tuple(size) if isinstance(size, (tuple, list)) else (size,)
+    for s in size:
+        if s.__class__ is not int:   # an integral float (a literal of the expression commands)
+            size = tuple(as_int(s, "size") for s in size)
+            break
+    return sum_to_shape(self, size)
 
 
 expand = defop(

@@ -36,7 +36,7 @@ def _softplus(x, beta=1.0, threshold=20.0):
 
 
 def _relu(x):
-    return np.maximum(x, 0.0)
+    return np.maximum(x, 0)   # an int stays an int
 
 
 def _rsqrt(x):

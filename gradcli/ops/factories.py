@@ -2,9 +2,8 @@
 forms, the x.new_* methods, manual_seed, nn.Parameter; and the two ops that copy or clear a tensor (clone, zero_).
 
 Every factory makes a leaf that requires grad only when asked
-(`requires_grad=True`), as in PyTorch. Every tensor is float64 except a bool
-one (`tensor([True, False])`, `full(size, True)`, `dtype=torch.bool`); other
-`dtype=` values are accepted and ignored (SPEC 2.2). Sizes are checked against
+(`requires_grad=True`), as in PyTorch, of PyTorch's dtype: `dtype=` if given,
+else what the data says (ints int64, floats the default dtype, bools bool). Sizes are checked against
 the element limit before anything is allocated. Random numbers come from
 numpy's Generator: `seed=` gives a generator of its own (the same numbers every
 time), otherwise the global one, which `manual_seed(n)` resets. The numbers are
@@ -16,6 +15,7 @@ import math
 
 import numpy as np
 
+from .. import dtypes
 from ..errors import ProgramTypeError, ProgramValueError, type_name
 from .._tensor import Tensor, as_int, check_elements
 from .domains import cases
@@ -27,10 +27,24 @@ DEFAULT_SEED = 67280421310721
 _generator = [None]  # made on first use: numpy.random costs ~5 ms to import
 
 
-def _is_bool_dtype(dtype) -> bool:
-    if dtype is bool or dtype is np.bool_:
-        return True
-    return getattr(dtype, "name", None) == "bool" or str(dtype) in ("bool", "torch.bool")
+def _np_dtype(dtype, inferred=None):
+    """The numpy dtype of a new tensor: `dtype=` if given, else `inferred` (a numpy dtype or a
+    Python value's type), else the default float dtype."""
+    if dtype is not None:
+        return dtypes.resolve(dtype).np
+    if inferred is None:
+        return dtypes.get_default_dtype().np
+    if inferred is bool or inferred is np.bool_ or inferred == np.bool_:
+        return np.dtype(np.bool_)
+    if isinstance(inferred, type):
+        inferred = np.dtype(int if issubclass(inferred, (int, np.integer)) else float)
+    if inferred.kind in "iu":
+        return np.dtype(np.int64)
+    return dtypes.get_default_dtype().np
+
+
+def _value_type(value):
+    return type(value.item()) if isinstance(value, (Tensor, np.generic)) else type(value)
 
 
 def _leaf(data: np.ndarray, requires_grad) -> Tensor:
@@ -105,9 +119,13 @@ def _nested(data):
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf holding a copy of `data` (nested lists of numbers, or tensors)."""
+    if isinstance(data, Tensor) and dtype is None:
+        dtype = data.dtype   # a tensor keeps its dtype
     if isinstance(data, Tensor) and data._data.ndim == 0:
         shape, flat = (), [data._data.item()]
     elif isinstance(data, np.ndarray):
+        if dtype is None and data.dtype.kind == "f":
+            dtype = dtypes.BY_NUMPY.get(data.dtype)
         shape, flat = data.shape, None
     else:
         shape, flat = _nested(data)
@@ -116,12 +134,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         values = np.array(data)
     else:
         values = np.array(flat)
-    if (dtype is None and values.dtype == np.bool_) or _is_bool_dtype(dtype):
-        out = values.astype(np.bool_)
-    else:
-        if values.dtype.kind not in "biuf" and values.size:
-            raise ProgramTypeError(f"new(): invalid data type '{values.dtype}'")
-        out = values.astype(np.float64)
+    if values.dtype.kind not in "biuf" and values.size:
+        raise ProgramTypeError(f"new(): invalid data type '{values.dtype}'")
+    out = values.astype(_np_dtype(dtype, values.dtype if values.size else None))
     return _leaf(out.reshape(shape), requires_grad)
 
 
@@ -135,7 +150,7 @@ def _filled(name, value):
     def factory(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
                 pin_memory=False, memory_format=None):
         shape = _size(size, name)
-        data = np.full(shape, value, dtype=np.bool_ if _is_bool_dtype(dtype) else np.float64)
+        data = np.full(shape, value, dtype=_np_dtype(dtype))
         return _leaf(data, requires_grad)
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = f"A new leaf of the given size filled with {value:g}."
@@ -153,8 +168,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False, out=Non
     shape = _size((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    boolean = _is_bool_dtype(dtype) or (dtype is None and isinstance(fill_value, (bool, np.bool_)))
-    return _leaf(np.full(shape, fill_value, dtype=np.bool_ if boolean else np.float64), requires_grad)
+    return _leaf(np.full(shape, fill_value, dtype=_np_dtype(dtype, _value_type(fill_value))), requires_grad)
 
 
 export("full", full, method=False)
@@ -169,10 +183,9 @@ def _like_input(name, input) -> Tensor:
 
 def _like(name, fill):
     def factory(input, dtype=None, device=None, requires_grad=False, memory_format=None):
-        shape = _like_input(name, input)._data.shape
-        boolean = _is_bool_dtype(dtype) or (
-            dtype is None and isinstance(input, Tensor) and input._data.dtype == np.bool_)
-        return _leaf(np.full(shape, fill, dtype=np.bool_ if boolean else np.float64), requires_grad)
+        data = _like_input(name, input)._data
+        return _leaf(np.full(data.shape, fill, dtype=data.dtype if dtype is None else _np_dtype(dtype)),
+                     requires_grad)
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = f"A new leaf of `input`'s shape filled with {fill:g}."
     return factory
@@ -185,7 +198,8 @@ empty_like = export("empty_like", _like("empty_like", 0.0), method=False)
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
     """A new leaf of `input`'s shape filled with `fill_value`."""
-    return full(_like_input("full_like", input)._data.shape, fill_value, dtype=dtype,
+    data = _like_input("full_like", input)._data
+    return full(data.shape, fill_value, dtype=dtypes.BY_NUMPY[data.dtype] if dtype is None else dtype,
                 requires_grad=requires_grad)
 
 
@@ -208,6 +222,7 @@ def arange(start, end=None, step=1, out=None, dtype=None, layout=None, device=No
     """start, start + step, ... up to (not including) end; `arange(n)` is 0 .. n-1."""
     if end is None:
         start, end = 0, start
+    integral = all(issubclass(_value_type(v), (int, np.integer)) for v in (start, end, step))
     start = _number(start, "start")
     end = _number(end, "end")
     step = _number(step, "step")
@@ -219,7 +234,8 @@ def arange(start, end=None, step=1, out=None, dtype=None, layout=None, device=No
         raise ProgramValueError("upper bound and lower bound inconsistent with step sign")
     n = math.ceil((end - start) / step)
     check_elements(n)
-    return _leaf(start + np.arange(n, dtype=np.float64) * step, requires_grad)
+    values = start + np.arange(n, dtype=np.float64) * step
+    return _leaf(values.astype(_np_dtype(dtype, int if integral else float)), requires_grad)
 
 
 export("arange", arange, method=False)
@@ -234,13 +250,13 @@ def linspace(start, end, steps, out=None, dtype=None, layout=None, device=None, 
         raise ProgramValueError("number of steps must be non-negative")
     check_elements(steps)
     if steps == 1:
-        return _leaf(np.array([start]), requires_grad)
+        return _leaf(np.array([start], dtype=_np_dtype(dtype)), requires_grad)
     # PyTorch's formula: the first half counts up from start, the second down
     # from end, so both ends are exact.
     step = (end - start) / (steps - 1) if steps > 1 else 0.0
     i = np.arange(steps, dtype=np.float64)
     values = np.where(i < steps // 2, start + step * i, end - step * (steps - 1 - i))
-    return _leaf(values, requires_grad)
+    return _leaf(values.astype(_np_dtype(dtype)), requires_grad)
 
 
 export("linspace", linspace, method=False)
@@ -255,7 +271,7 @@ def eye(n, m=None, out=None, dtype=None, layout=None, device=None, requires_grad
     if m < 0:
         raise ProgramValueError(f"m must be greater or equal to 0, got {m}")
     check_elements(n * m)
-    return _leaf(np.eye(n, m), requires_grad)
+    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 
 export("eye", eye, method=False)
@@ -281,23 +297,25 @@ def rand(*size, seed=None, generator=None, out=None, dtype=None, layout=None, de
          requires_grad=False, pin_memory=False):
     """Uniform numbers in [0, 1); `seed=` gives the same numbers every time."""
     shape = _size(size, "rand")
-    return _leaf(_rng(seed).random(shape), requires_grad)
+    return _leaf(_rng(seed).random(shape).astype(_np_dtype(dtype), copy=False), requires_grad)
 
 
 def randn(*size, seed=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal numbers; `seed=` gives the same numbers every time."""
     shape = _size(size, "randn")
-    return _leaf(_rng(seed).standard_normal(shape), requires_grad)
+    return _leaf(_rng(seed).standard_normal(shape).astype(_np_dtype(dtype), copy=False), requires_grad)
 
 
 export("manual_seed", manual_seed, method=False)
 export("rand", rand, method=False)
 export("randn", randn, method=False)
-export("rand_like", lambda input, seed=None, requires_grad=False, **_: rand(
-    _like_input("rand_like", input).shape, seed=seed, requires_grad=requires_grad), method=False)
-export("randn_like", lambda input, seed=None, requires_grad=False, **_: randn(
-    _like_input("randn_like", input).shape, seed=seed, requires_grad=requires_grad), method=False)
+export("rand_like", lambda input, seed=None, requires_grad=False, dtype=None, **_: rand(
+    _like_input("rand_like", input).shape, seed=seed, requires_grad=requires_grad,
+    dtype=input.dtype if dtype is None else dtype), method=False)
+export("randn_like", lambda input, seed=None, requires_grad=False, dtype=None, **_: randn(
+    _like_input("randn_like", input).shape, seed=seed, requires_grad=requires_grad,
+    dtype=input.dtype if dtype is None else dtype), method=False)
 
 
 # -- ops: clone, zero_ -----------------------------------------------------------------
@@ -348,11 +366,8 @@ export("zeros_like_op", zeros_like_op, method=False)
 
 
 def _new_dtype(self, dtype):
-    """x's dtype unless one is given (a bool or int64 x makes bool or int64 tensors)."""
-    if dtype is not None:
-        return np.bool_ if _is_bool_dtype(dtype) else np.float64
-    kind = self._data.dtype
-    return kind if kind == np.bool_ or kind.kind in "iu" else np.float64
+    """x's dtype unless one is given."""
+    return self._data.dtype if dtype is None else _np_dtype(dtype)
 
 
 def _new_filled(name, value):

@@ -30,9 +30,10 @@ def _index_select(self, dim, index):
 
 
 def _index_add(self, source, dim, index, alpha=1.0):
-    out = np.array(self, dtype=np.float64 if np.asarray(self).dtype != object else object,
-                   copy=True)
     source = np.asarray(source) * alpha if alpha != 1 else np.asarray(source)
+    kind = np.asarray(self).dtype
+    out = np.array(self, dtype=object if object in (kind, source.dtype) else np.result_type(kind, source.dtype),
+                   copy=True)   # the operands' dtype (PyTorch requires them alike), not float64
     if out.ndim == 0:
         flat = out.reshape(1)
         np.add.at(flat, index, source.reshape(-1))

@@ -57,7 +57,7 @@ def _dot(self, tensor):
             f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the same "
             f"number of elements, but got {sa[0]} and {sb[0]} elements respectively"
         )
-    return np.asarray(np.dot(self, tensor), dtype=np.float64)
+    return np.asarray(np.dot(self, tensor))
 
 
 dot = defop(
@@ -357,7 +357,7 @@ def _trace(self):
     nd = np.ndim(self)
     if nd != 2:
         raise ShapeError(f"trace: expected a matrix, but got tensor with dim {nd}")
-    return np.asarray(np.trace(self), dtype=np.float64)
+    return np.asarray(np.trace(self))
 
 
 trace = defop(

@@ -789,7 +789,11 @@ export("std", std, array=_std)
 
 def _scan(fn):
     def forward(self, dim):
-        x = np.asarray(self, dtype=np.float64)
+        x = np.asarray(self)
+        if x.dtype.kind != "f":
+            x = x.astype(np.int64)   # an integer or bool scan is int64, as PyTorch's
+        elif x.ndim and x.dtype != np.float64:
+            return fn(x.astype(np.float64), axis=dim).astype(x.dtype)   # PyTorch accumulates in double
         return fn(x, axis=dim) if x.ndim else x.copy()
     forward.__name__ = f"_{fn.__name__}"
     return forward

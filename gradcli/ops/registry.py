@@ -20,6 +20,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..dtypes import NUMBER_PARAMS, PROMOTION, get_default_dtype, promotion as _promotion, raw_key as _key
+from ..dtypes import _CACHE as _PROMOTIONS   # one cache: cleared when the default dtype changes
 from ..errors import ProgramTypeError
 from .._tensor import Tensor, _grad_enabled, check_elements
 from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
@@ -59,7 +61,8 @@ class Op:
 
     __slots__ = ("name", "node", "inputs", "forward", "rules", "formulas", "sympy", "domain",
                  "broadcasts", "n_outputs", "defaults", "plans", "saves_anything", "_save_cache",
-                 "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes", "cost")
+                 "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes", "cost", "promote",
+                 "number_params")
 
     def __init__(self, name, node, forward, inputs=("self",), rules=(), formulas=(), sympy=None,
                  domain=None, broadcasts=False, n_outputs=1, doc="", cost=None):
@@ -93,6 +96,8 @@ class Op:
         self.needs_shapes = broadcasts or self.reads_shapes
         self._save_cache = {}
         self.fn = None
+        self.promote = name if name in PROMOTION else None  # its type promotion (gradcli/dtypes.py)
+        self.number_params = NUMBER_PARAMS.get(name)   # parameters that are operands (rsub's other)
 
     def _plan(self, rule):
         """What each rule reads, as (kind, key) pairs: see `Reads`."""
@@ -177,6 +182,11 @@ class Op:
                 shape = node.shapes[i]
                 if np.shape(gi._data if create_graph else gi) != shape:
                     gi = F.sum_to_size(gi, shape)
+            if node.in_dtypes is not None and node.in_dtypes[i] is not None:
+                # a gradient has its input's dtype, cast at the edge as PyTorch's engine casts it
+                source = gi._data.dtype if create_graph else np.asarray(gi).dtype
+                if source != node.in_dtypes[i]:
+                    gi = F._to_copy(gi, node.in_dtypes[i], source)
             grads.append(gi)
         return grads
 
@@ -263,6 +273,24 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             mask = 0
         if op.cost is not None or x.__class__ is ndarray and x.size >= _FREE:
             charge(op, (x,), params)
+        want = None
+        if op.promote is not None:
+            cx = x.__class__
+            key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0)
+            numbers = op.number_params
+            if numbers is not None:
+                key += tuple([params[p].__class__ for p in numbers])
+            hit = _PROMOTIONS.get(key)
+            if hit is None:
+                keys = (_key(x),) if numbers is None else (_key(x), *[_key(params[p]) for p in numbers])
+                hit = _PROMOTIONS[key] = _promotion(op.promote, keys)
+            compute, want, prep = hit
+            if compute is not None and x.__class__ is ndarray and x.dtype is not compute and x.dtype != compute:
+                x = x.astype(compute)
+            if prep is not None:
+                x = prep(x, compute)
+                if numbers is not None:
+                    params = {**params, **{p: prep(params[p], compute) for p in numbers}}
         out = op.forward(x, **params) if params else op.forward(x)
     elif n == 2:
         a, b = inputs
@@ -284,6 +312,24 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         if op.cost is not None or x.__class__ is ndarray and x.size >= _FREE \
                 or y.__class__ is ndarray and y.size >= _FREE:
             charge(op, (x, y), params)
+        want = None
+        if op.promote is not None:
+            # the promotion, cached by a flat key (cheaper to hash than `dtypes.raw_key`s)
+            cx = x.__class__
+            cy = y.__class__
+            key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0,
+                   y.dtype if cy is ndarray else cy, cy is ndarray and y.ndim != 0)
+            hit = _PROMOTIONS.get(key)
+            if hit is None:
+                hit = _PROMOTIONS[key] = _promotion(op.promote, (_key(x), _key(y)))
+            compute, want, prep = hit
+            if compute is not None:
+                if x.__class__ is ndarray and x.dtype is not compute and x.dtype != compute:
+                    x = x.astype(compute)
+                if y.__class__ is ndarray and y.dtype is not compute and y.dtype != compute:
+                    y = y.astype(compute)
+                if prep is not None:
+                    x, y = prep(x, compute), prep(y, compute)
         out = op.forward(x, y, **params) if params else op.forward(x, y)
     else:
         arrays = []
@@ -298,20 +344,32 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
                 arrays.append(_plain(t, op, i))
             bit <<= 1
         charge(op, arrays, params)
+        want = None
+        if op.promote is not None:
+            compute, want, prep = _promotion(op.promote, tuple([_key(v) for v in arrays]))
+            if compute is not None:
+                arrays = [v.astype(compute) if v.__class__ is ndarray and v.dtype != compute else v
+                          for v in arrays]
+                if prep is not None:
+                    arrays = [prep(v, compute) for v in arrays]
         out = op.forward(*arrays, **params) if params else op.forward(*arrays)
         x = arrays[0] if arrays else None
     record = mask and _grad_enabled[0] and op.differentiable
     if op.n_outputs != 1:
         return _wrap_outputs(op, inputs, params, out, mask if record else 0)
     if out.__class__ is not ndarray:
-        # a numpy scalar (0-d results): keep a comparison's bool and an index's int64
-        out = np.asarray(out) if isinstance(out, (np.bool_, np.integer)) else np.asarray(out, dtype=np.float64)
+        # a numpy scalar (0-d results): keep its dtype (a comparison's bool, an index's int64)
+        out = np.asarray(out) if isinstance(out, np.generic) else np.asarray(out, dtype=_default_np())
     elif out.size > _budget.max_elements:
         check_elements(out.size)
+    if want is not None and out.dtype is not want and out.dtype != want:
+        out = out.astype(want)   # a forward that computed wider (float64 inside) or narrower
     if not record:
         result = Tensor._make(out)
     else:
         node = _make_node(op, inputs, params, mask, out.shape)
+        if want is not None:
+            _note_input_dtypes(node, inputs, out.dtype)
         version = [0]
         if node.result is not None:
             node.result = out
@@ -386,12 +444,20 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.shapes = shapes
     node.out_shapes = None
     node.n_outputs = 1
+    node.in_dtypes = None
     if _saving[0] and save_inputs is not None:
         _saved_hooks.on_save(node)   # saved_tensors_hooks, inference tensors
     observer = _graph._node_observer[0]
     if observer is not None:
         observer(node, inputs)
     return node
+
+
+def _note_input_dtypes(node: OpNode, inputs, dtype) -> None:
+    """Keep the dtype of each input whose dtype the result does not have (a promoted op)."""
+    if any(t.__class__ is Tensor and t._data.dtype != dtype for t in inputs):
+        node.in_dtypes = tuple(t._data.dtype if isinstance(t, Tensor) and t._data.dtype != dtype else None
+                               for t in inputs)
 
 
 def _wrap_outputs(op: Op, inputs, params, outs, mask):
@@ -411,6 +477,10 @@ def _wrap_outputs(op: Op, inputs, params, outs, mask):
 
 
 _NUMBERS = (float, int, np.number, np.bool_)
+
+
+def _default_np():
+    return get_default_dtype().np
 
 
 def _plain(value, op: Op, position: int):

@@ -24,7 +24,7 @@ import weakref
 import numpy as np
 
 from ..autograd.graph import op_name
-from ..errors import AutogradError, ShapeError
+from ..errors import AutogradError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, no_grad, shape_str
 from .registry import METHODS, TENSORS, Op, apply
 
@@ -282,7 +282,7 @@ def _inplace(self, fn, *args, **kwargs) -> Tensor:
             f"{shape_str(out.shape)}"
         )
     if self._data.dtype != out.dtype:
-        self._data = self._data.astype(out.dtype)
+        _check_cast_back(out.dtype, self._data.dtype)
     self._data[...] = out
     self._counter[0] += 1
     node = result.grad_fn
@@ -297,6 +297,16 @@ def _inplace(self, fn, *args, **kwargs) -> Tensor:
         else:
             rebase(self, result)
     return self
+
+
+def _check_cast_back(result, into) -> None:
+    """PyTorch's refusal of an in-place result its tensor's dtype cannot hold (float into int64)."""
+    from ..dtypes import BY_NUMPY, can_cast
+
+    source, target = BY_NUMPY[result], BY_NUMPY[into]
+    if not can_cast(source, target):
+        raise ProgramTypeError(f"result type {source.legacy} can't be cast to the desired output type "
+                               f"{target.legacy}")
 
 
 def _rebase(self, grad_fn, output_nr: int = 0) -> None:

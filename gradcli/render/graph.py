@@ -9,6 +9,7 @@ ASCII otherwise, and the indentation restarts every MAX_DEPTH levels.
 """
 from __future__ import annotations
 
+from ..dtypes import get_default_dtype
 from ..format import format_tensor
 from .._tensor import Tensor
 from . import jsonout
@@ -30,7 +31,7 @@ def _style(text: str, kind: str, color: bool) -> str:
 def show_value(value) -> str:
     """A saved value or a produced tensor on one line, as PyTorch prints it."""
     if isinstance(value, Tensor):
-        text = format_tensor(value._data)
+        text = format_tensor(value._data, default=get_default_dtype().np)
     elif value is None:
         text = "None"
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import get_default_dtype
 from ..format import format_tensor
 from .._tensor import Tensor
 from .jsonout import shown
@@ -17,9 +18,9 @@ from .layout import Table, block, clean
 def show(value) -> str:
     """A value as PyTorch would print it, without the graph suffixes; an array as a tensor."""
     if isinstance(value, Tensor):
-        return format_tensor(value._data)
+        return format_tensor(value._data, default=get_default_dtype().np)
     if isinstance(value, (np.ndarray, np.generic)):
-        return format_tensor(value)
+        return format_tensor(value, default=get_default_dtype().np)
     if value is None:
         return "None"
     if isinstance(value, (tuple, list)):

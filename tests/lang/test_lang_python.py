@@ -124,6 +124,14 @@ def test_isinstance():
     assert "isinstance() arg 2 must be a type" in str(error_of("isinstance(1, 2)"))
 
 
+def test_torch_tensor_is_a_class_for_isinstance_and_a_constructor():
+    source = ("x = torch.Tensor([1, 2])\n"
+              "print(x, x.dtype, isinstance(x, torch.Tensor), isinstance(torch.arange(2), torch.Tensor))\n"
+              "print(torch.Tensor(2, 1).shape, x.numpy().dtype, torch.tensor([1, 2]).numpy().dtype)")
+    assert run(source) == ["tensor([1., 2.]) torch.float64 True True",
+                           "torch.Size([2, 1]) float64 int64"]
+
+
 # --- comprehensions and builtins -----------------------------------------------------
 
 

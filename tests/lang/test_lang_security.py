@@ -145,7 +145,7 @@ def test_only_function_subclasses(source, message):
 
 def test_calling_a_non_function_is_refused():
     error, _ = attempt("d = torch.float32\nd()")
-    assert "'DType' object is not callable" in error.message
+    assert "'torch.dtype' object is not callable" in error.message
 
 
 def test_format_specs_cannot_reach_attributes():

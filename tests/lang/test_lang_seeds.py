@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gradcli import dtypes
 from gradcli.errors import GradcliError
 from gradcli.lang import compile_program
 
@@ -30,25 +31,15 @@ def numbers(line: str) -> list:
     return [float(x) for x in NUMBER.findall(line)]
 
 
-# s07 expects PyTorch's float32 losses: it passes only once tensors have real
-# float32 (issue 12). Strict, so the day it passes the marker must go.
-FLOAT32_CASES = {"s07_training.py"}
-
-
-def _run_case_param(case):
-    marks = [pytest.mark.xfail(strict=True, reason="needs float32 dtypes (issue 12)")] \
-        if case["file"] in FLOAT32_CASES else []
-    return pytest.param(case, id=case["file"], marks=marks)
-
-
-@pytest.mark.parametrize("case", [_run_case_param(c) for c in cases("run")])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["file"]) for c in cases("run")])
 def test_run_cases_print_the_expected_lines(case):
     path = SEEDS / case["file"]
     program = compile_program(path.read_text(), str(path))
     lines: list = []
     error = None
     try:
-        program.run(stdout=lines.append, script=True)
+        with dtypes.default_dtype(dtypes.float32):   # run's default dtype, as PyTorch's
+            program.run(stdout=lines.append, script=True)
     except GradcliError as exc:
         error = exc
     if case.get("exit", 0):

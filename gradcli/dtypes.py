@@ -1,0 +1,344 @@
+"""PyTorch's dtypes: the dtype objects, the default dtype, and type promotion.
+
+One place decides every result dtype: `promotion(kind, keys)` (cached by the
+inputs' dtypes and categories) is what `ops/registry.apply` asks before it runs
+an op, so that float32 math is computed in numpy float32, an int64 tensor times
+2.5 is the default float, and comparisons give bool, as PyTorch does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ProgramTypeError, ProgramValueError
+
+
+class dtype:
+    """`torch.float32`, `torch.int64`, ...: one object per dtype, the numpy one behind it."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "rank", "legacy")
+
+    def __init__(self, name: str, np_dtype, rank: int, legacy: str):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = self.np.kind == "f"
+        self.is_signed = self.np.kind in "fi"
+        self.itemsize = self.np.itemsize
+        self.rank = rank  # 0 bool, 1 integer, 2 floating: the promotion categories
+        self.legacy = legacy  # "Float" of FloatTensor, "Long" of "result type Long"
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    __str__ = __repr__
+
+    def to(self, *args, **kwargs):  # pragma: no cover - a dtype is not a tensor
+        raise ProgramTypeError("'torch.dtype' object has no attribute 'to'")
+
+
+dtype.__name__ = "torch.dtype"   # as a program's messages name it
+bool_ = dtype("bool", np.bool_, 0, "Bool")
+uint8 = dtype("uint8", np.uint8, 1, "Byte")
+int8 = dtype("int8", np.int8, 1, "Char")
+int16 = dtype("int16", np.int16, 1, "Short")
+int32 = dtype("int32", np.int32, 1, "Int")
+int64 = dtype("int64", np.int64, 1, "Long")
+float16 = dtype("float16", np.float16, 2, "Half")
+float32 = dtype("float32", np.float32, 2, "Float")
+float64 = dtype("float64", np.float64, 2, "Double")
+
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+# the torch.<name> attributes, aliases included
+NAMES = {d.name: d for d in ALL}
+NAMES.update(half=float16, float=float32, double=float64, short=int16, int=int32, long=int64)
+# dtypes out of scope: named, with a clear error when used
+UNSUPPORTED = ("bfloat16", "complex32", "complex64", "complex128", "cfloat", "cdouble", "chalf")
+BY_NUMPY = {d.np: d for d in ALL}
+BY_NUMPY[np.dtype(np.uint16)] = int32   # never made by gradcli; safe fallbacks
+BY_NUMPY[np.dtype(np.uint32)] = int64
+BY_NUMPY[np.dtype(np.uint64)] = int64
+
+
+class Unsupported:
+    """`torch.bfloat16`, `torch.complex64`: a value a program can name, refused when used."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+def of_array(a) -> dtype:
+    """The dtype of a numpy array."""
+    return BY_NUMPY[a.dtype]
+
+
+def resolve(value) -> dtype | None:
+    """A `dtype=` argument as a dtype: a dtype, Python's float/int/bool, or a name."""
+    if value is None or value.__class__ is dtype:
+        return value
+    if isinstance(value, Unsupported):
+        raise ProgramTypeError(f"dtype {value!r} is not supported by gradcli (complex and bfloat16 dtypes "
+                               "are out of scope)", hint="use torch.float32 or torch.float64")
+    if value is float:
+        return get_default_dtype()
+    if value is int:
+        return int64
+    if value is bool:
+        return bool_
+    if isinstance(value, str):
+        name = value[6:] if value.startswith("torch.") else value
+        if name in NAMES:
+            return NAMES[name]
+        if name in UNSUPPORTED:
+            return resolve(Unsupported(name))
+    if isinstance(value, np.dtype) and value in BY_NUMPY:
+        return BY_NUMPY[value]
+    if isinstance(value, type) and issubclass(value, np.generic) and np.dtype(value) in BY_NUMPY:
+        return BY_NUMPY[np.dtype(value)]   # np.float32 as a dtype= (numpy's scalar types)
+    raise ProgramTypeError(f"dtype must be a torch.dtype, not {type(value).__name__}")
+
+
+# -- the default dtype ---------------------------------------------------------------
+
+_default = [float32]
+
+
+def get_default_dtype() -> dtype:
+    return _default[0]
+
+
+def set_default_dtype(d) -> None:
+    """`torch.set_default_dtype`: float32 or float64 (float16 as PyTorch allows)."""
+    d = resolve(d)
+    if not d.is_floating_point:
+        raise ProgramTypeError("only floating-point types are supported as the default type")
+    if d is not _default[0]:
+        _default[0] = d
+        _CACHE.clear()
+
+
+class default_dtype:
+    """A context manager: the default dtype `d` inside, the previous one restored after."""
+
+    def __init__(self, d):
+        self._dtype = resolve(d)
+
+    def __enter__(self):
+        self._prev = _default[0]
+        set_default_dtype(self._dtype)
+        return self
+
+    def __exit__(self, *exc):
+        set_default_dtype(self._prev)
+        return False
+
+
+# -- promotion ---------------------------------------------------------------------
+
+# PyTorch's promote_types for the dtypes gradcli has (uint8 with a signed int: the wider signed
+# one, at least int16; float16 with any float: the wider float)
+def promote_types(a, b) -> dtype:
+    a, b = resolve(a), resolve(b)
+    if a is b:
+        return a
+    if a.rank != b.rank:
+        return a if a.rank > b.rank else b
+    if a.rank == 2:
+        return a if a.itemsize >= b.itemsize else b
+    if a is uint8 or b is uint8:
+        other = b if a is uint8 else a
+        return int16 if other is int8 else other
+    return a if a.itemsize >= b.itemsize else b
+
+
+# The priority of an input in result_type: a tensor with dims, a 0-d tensor, a Python number.
+DIMMED, ZERO_DIM, NUMBER = 2, 1, 0
+
+
+def raw_key(v):
+    """An op input's promotion key, cheap to make: (numpy dtype, has dims) for an array, else its class."""
+    if v.__class__ is np.ndarray:
+        return (v.dtype, v.ndim != 0)
+    return v.__class__
+
+
+def _full_key(k):
+    if k is None or k is type(None):
+        return None
+    if k.__class__ is tuple:
+        return (BY_NUMPY[k[0]], DIMMED if k[1] else ZERO_DIM)
+    return (_number_dtype(k), NUMBER)
+
+
+def _number_dtype(cls) -> dtype:
+    if issubclass(cls, (bool, np.bool_)):
+        return bool_
+    if issubclass(cls, (int, np.integer)):
+        return int64
+    return get_default_dtype()
+
+
+def result_type_of(keys) -> dtype:
+    """PyTorch's result_type: within the highest category present, the highest priority decides."""
+    top = max(d.rank for d, _ in keys)
+    best = None
+    best_priority = -1
+    for d, priority in keys:
+        if d.rank != top:
+            continue
+        if priority > best_priority:
+            best, best_priority = d, priority
+        elif priority == best_priority:
+            best = promote_types(best, d)
+    if best_priority == NUMBER and top == 2 and best is not None:
+        return get_default_dtype()
+    return best
+
+
+def can_cast(from_, to) -> bool:
+    """PyTorch's can_cast: no float to integer, no non-bool to bool."""
+    from_, to = resolve(from_), resolve(to)
+    return from_.rank <= to.rank
+
+
+_CACHE: dict = {}
+
+# Each op's promotion kind (see `promotion`); an op not named here runs on its inputs as they
+# are (shape ops, indexing, sum/prod/cumsum, max/min, argmax: numpy keeps or picks PyTorch's dtype).
+_KINDS = {
+    "same": "add sub rsub mul neg maximum minimum where clamp clamp_min clamp_max clamp_tensor abs sign "
+            "round floor ceil trunc frac relu pow pow_tensor rpow square dot mm mv bmm addmm masked_fill "
+            "masked_fill_tensor scatter_add hardtanh leaky_relu floor_divide remainder fmod",
+    "float": "div reciprocal exp log log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh sigmoid "
+             "softplus erf atan2 round_decimals norm logsumexp var std softmax log_softmax mse_loss "
+             "binary_cross_entropy nll_loss gelu silu elu logsigmoid det inverse linalg_solve",
+    "compare": "lt le gt ge eq ne",
+    "float_only": "mean mean_dim",
+    "as_is": "argmax argmin",
+}
+# PyTorch's refusals of bool inputs, by op
+_NO_BOOL = {
+    "sub": "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert "
+           "a mask, use the `~` or `logical_not()` operator instead.",
+    "abs": "\"abs_cpu\" not implemented for 'Bool'", "floor": "\"floor_vml_cpu\" not implemented for 'Bool'",
+    "ceil": "\"ceil_vml_cpu\" not implemented for 'Bool'", "trunc": "\"trunc_vml_cpu\" not implemented for 'Bool'",
+    "argmax": "argmax(): does not support bool input", "relu": "Boolean inputs not supported for relu", "argmin": "argmin(): does not support bool input",
+}
+_NO_BOOL["rsub"] = _NO_BOOL["sub"]
+PROMOTION = {name: kind for kind, names in _KINDS.items() for name in names.split()}
+# parameters that are operands of the promotion (a number on the left of `-`, pow's exponent)
+NUMBER_PARAMS = {"rsub": ("other",), "pow": ("exponent",), "rpow": ("base",), "clamp": ("min", "max"),
+                 "clamp_min": ("min",), "clamp_max": ("max",)}
+
+
+def bool_refused(name: str):
+    """Raise PyTorch's error for a bool input to op `name`."""
+    raise (ProgramTypeError if name in ("sub", "rsub") else ProgramValueError)(_NO_BOOL[name])
+
+
+def promotion(name: str, keys: tuple):
+    """(compute dtype, result dtype, prep) as numpy dtypes (or None) for an op of promotion `kind` on
+    inputs of `raw_key`s `keys`; cached (and the cache cleared when the default dtype changes).
+
+    kinds: "same" (promote; the result in that dtype), "float" (promote; integers to the
+    default float), "compare" (promote; the result bool), "float_only" (mean's error for integers).
+    """
+    hit = _CACHE.get((name, keys))
+    if hit is not None:
+        return hit
+    kind = PROMOTION[name]
+    present = [k for k in map(_full_key, keys) if k is not None]
+    if name in _NO_BOOL and any(d is bool_ for d, _ in present):
+        bool_refused(name)
+    if kind == "as_is":
+        return (None, None, None)
+    common = result_type_of(present) if present else None
+    out = common
+    if kind == "float" and common is not None and not common.is_floating_point:
+        common = out = get_default_dtype()
+    elif kind == "compare":
+        out = bool_
+    elif kind == "float_only" and common is not None and not common.is_floating_point:
+        raise ProgramTypeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
+                               f"point or complex dtype. Got: {common.legacy}")
+    # what each input needs after its cast: a Python int with a narrower integer tensor wraps
+    # into its dtype, as PyTorch's (numpy refuses); half math is computed in float from the
+    # inputs rounded to half, and rounded back, as PyTorch's CPU kernels
+    prep = wrap_int if common is not None and common.rank == 1 and common is not int64 else \
+        half_opmath if common is float16 else None
+    hit = _CACHE[(name, keys)] = (None if common is None else common.np, None if out is None else out.np, prep)
+    return hit
+
+
+def result_type(a, b) -> dtype:
+    """`torch.result_type(tensor_or_number, tensor_or_number)`."""
+    return result_type_of([_full_key(raw_key(getattr(v, "_data", v))) for v in (a, b)])
+
+
+# -- finfo / iinfo -----------------------------------------------------------------
+
+class finfo:
+    """`torch.finfo(dtype)`: eps, max, min, tiny (and resolution, bits) of a floating dtype."""
+
+    def __init__(self, type=None):
+        d = get_default_dtype() if type is None else resolve(type)
+        if not d.is_floating_point:
+            raise ProgramTypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to "
+                                   "handle 'torch.finfo'")
+        info = np.finfo(d.np)
+        self.dtype = d.name
+        self.bits = info.bits
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.tiny)
+        self.resolution = float(info.resolution)
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """`torch.iinfo(dtype)`: max, min, bits of an integer dtype."""
+
+    def __init__(self, type):
+        d = resolve(type)
+        if d.is_floating_point or d is bool_:
+            raise ProgramTypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                                   "'torch.iinfo'")
+        info = np.iinfo(d.np)
+        self.dtype = d.name
+        self.bits = info.bits
+        self.max = int(info.max)
+        self.min = int(info.min)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+# What a program may read on these objects (gradcli/lang/access.py).
+ATTRIBUTES = (
+    (dtype, frozenset({"is_floating_point", "is_signed", "itemsize"})),
+    (finfo, frozenset({"bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype"})),
+    (iinfo, frozenset({"bits", "max", "min", "dtype"})),
+)
+
+
+def half_opmath(value, np_dtype):
+    """An input of a float16 op: rounded to half, then as float32 for the computation."""
+    if value.__class__ is np.ndarray:
+        return value.astype(np.float32)
+    if value is None:
+        return None
+    return np.float32(np.float16(value))
+
+
+def wrap_int(value, np_dtype):
+    """A Python int as a number of a narrower integer dtype, wrapped as PyTorch wraps it."""
+    if value.__class__ is int:
+        return np.array(value & 0xFFFFFFFFFFFFFFFF).astype(np.uint64).astype(np_dtype)[()]
+    return value
