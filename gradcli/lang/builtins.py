@@ -10,7 +10,6 @@ the engine's on a tensor.
 """
 from __future__ import annotations
 
-import importlib
 import math
 from itertools import islice
 
@@ -64,13 +63,6 @@ def iterate(value):
             or getattr(value.__class__, "program_iterable", False):  # Sequential, ModuleList...
         return iter(value)
     raise ProgramTypeError(f"'{type_name(value)}' object is not iterable")
-
-
-def _import_optional(name: str):
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
 
 
 def _engine():
@@ -129,12 +121,12 @@ def make_modules() -> dict:
 def _make_modules() -> dict:
     gradcli, autograd, ops, tensor = _engine()
     from gradcli.autograd import api as _autograd_api
-    optim = getattr(gradcli, "optim", None) or _import_optional("gradcli.optim")
-    nn = getattr(gradcli, "nn", None) or _import_optional("gradcli.nn")
+    import gradcli.nn as nn
+    import gradcli.optim as optim
     functional = Namespace("torch.nn.functional", _wrap(dict(ops.NN_FUNCTIONS)))
     autograd_functional = Namespace("torch.autograd.functional", _wrap({
-        "jacobian": getattr(autograd.functional, "jacobian", None),
-        "hessian": getattr(autograd.functional, "hessian", None),
+        "jacobian": autograd.functional.jacobian,
+        "hessian": autograd.functional.hessian,
         **_autograd_api.FUNCTIONAL,
     }))
     autograd_graph = Namespace("torch.autograd.graph", _wrap(_autograd_api.GRAPH))
@@ -144,32 +136,26 @@ def _make_modules() -> dict:
         "grad": autograd.grad,
         "backward": autograd.backward,
         "Function": autograd.Function,
-        "gradcheck": getattr(autograd, "gradcheck", None),
-        "gradgradcheck": getattr(autograd, "gradgradcheck", None),
+        "gradcheck": autograd.gradcheck,
+        "gradgradcheck": autograd.gradgradcheck,
         "functional": autograd_functional,
         "graph": autograd_graph,
         "function": autograd_function,
         **_autograd_api.AUTOGRAD,
     }))
-    nn_members = {"functional": functional, "Parameter": getattr(ops.factories, "Parameter", None)}
-    init_ns = None
-    if nn is not None and hasattr(nn, "init"):
-        init_ns = Namespace("torch.nn.init", _wrap(dict(nn.init.FUNCTIONS)))
-        nn_members["init"] = init_ns
-    if nn is not None:
-        for name in ("MSELoss",) + tuple(getattr(nn, "__all__", ())):
-            nn_members.setdefault(name, getattr(nn, name, None))
+    nn_members = {"functional": functional, "Parameter": ops.factories.Parameter}
+    init_ns = Namespace("torch.nn.init", _wrap(dict(nn.init.FUNCTIONS)))
+    nn_members["init"] = init_ns
+    for name in nn.__all__:
+        nn_members.setdefault(name, getattr(nn, name))
     nn_ns = Namespace("torch.nn", _wrap(nn_members))
-    optim_members = {}
-    if optim is not None:
-        for name in ("SGD",) + tuple(getattr(optim, "__all__", ())):
-            optim_members.setdefault(name, getattr(optim, name, None))
-    schedulers = getattr(optim, "lr_scheduler", None)
+    optim_members = {name: getattr(optim, name) for name in optim.__all__}
+    schedulers = optim.lr_scheduler
     lr_scheduler_ns = Namespace("torch.optim.lr_scheduler", _wrap(
-        {name: getattr(schedulers, name) for name in getattr(schedulers, "__all__", ())}))
+        {name: getattr(schedulers, name) for name in schedulers.__all__}))
     optim_members["lr_scheduler"] = lr_scheduler_ns
     optim_ns = Namespace("torch.optim", _wrap(optim_members))
-    linalg_ns = Namespace("torch.linalg", _wrap(dict(getattr(ops.linalg, "LINALG_FUNCTIONS", {}))))
+    linalg_ns = Namespace("torch.linalg", _wrap(dict(ops.linalg.LINALG_FUNCTIONS)))
     torch_members = dict(ops.FUNCTIONS)
     torch_members.update(CONSTANTS)
     torch_members.update(dtypes.NAMES)
@@ -180,7 +166,7 @@ def _make_modules() -> dict:
         "set_grad_enabled": tensor.set_grad_enabled,
         "inference_mode": tensor.inference_mode,
         "is_grad_enabled": tensor.is_grad_enabled,
-        "manual_seed": getattr(gradcli, "manual_seed", None),
+        "manual_seed": gradcli.manual_seed,
         "autograd": autograd_ns,
         "func": func_ns,
         **_autograd_api.TORCH,
