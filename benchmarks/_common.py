@@ -35,6 +35,21 @@ SAMPLES = ROOT / "samples"
 # one measured.
 TREE = Path(os.environ.get("GRADCLI_BENCH_TREE", ROOT)).resolve()
 sys.path.insert(0, str(TREE))
+
+
+def _library_in_float64() -> None:
+    """The benchmarks compare gradcli with float64 floors (numpy by hand, PyTorch set to
+    float64): run the library at float64 too, as the expression commands do. (A tree from
+    before dtypes has no set_default_dtype and is float64 already.)"""
+    try:
+        import gradcli
+    except ImportError:
+        return
+    if hasattr(gradcli, "set_default_dtype"):
+        gradcli.set_default_dtype(gradcli.float64)
+
+
+_library_in_float64()
 os.environ["PYTHONPATH"] = os.pathsep.join([str(TREE)] + [p for p in os.environ.get("PYTHONPATH", "")
                                                            .split(os.pathsep) if p])
 # --quick (or GRADCLI_BENCH_QUICK=1): fewer repeats, for a short run such as a compare.

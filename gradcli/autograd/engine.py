@@ -233,7 +233,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     anomaly.check(node, grads)
             if not retain_graph:
                 node.release()
-                if _saved_hooks._packed:
+                if _saved_hooks._packed.data:  # (.data: a weak dict's len() is a call)
                     _saved_hooks.forget(node)
             for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
@@ -279,7 +279,7 @@ def _run_node(node, g, create_graph, targets, captured, accumulate, owned) -> No
             captured[slot] = _add(captured[slot], g)
         if accumulate:
             _accumulate(variable, g, create_graph, owned)
-            if _graph.post_accumulate:
+            if _graph.post_accumulate._data:  # (a TensorMap: its dict, not a len() call)
                 _node_hooks.run_post_accumulate(variable)
         if hooked is not None and hooked.post:
             _node_hooks.run_posthooks(hooked.post, node, (), g, create_graph)
@@ -305,9 +305,9 @@ def _run_node(node, g, create_graph, targets, captured, accumulate, owned) -> No
                     captured[slot] = _add(captured[slot], g[nr])
     if not node.next_functions:
         return None
-    if _saved_hooks._packed:
+    if _saved_hooks._packed.data:
         _saved_hooks.unpack_node(node)
-    hooked = _graph.extras.get(node) if _graph.extras else None
+    hooked = _graph.extras.get(node) if _graph.extras.data else None
     if hooked is None:
         return node.apply(g, create_graph)
     return _node_hooks.apply_hooked(node, hooked, g, create_graph)

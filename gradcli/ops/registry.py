@@ -455,9 +455,11 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
 
 def _note_input_dtypes(node: OpNode, inputs, dtype) -> None:
     """Keep the dtype of each input whose dtype the result does not have (a promoted op)."""
-    if any(t.__class__ is Tensor and t._data.dtype != dtype for t in inputs):
-        node.in_dtypes = tuple(t._data.dtype if isinstance(t, Tensor) and t._data.dtype != dtype else None
-                               for t in inputs)
+    for t in inputs:  # a loop, not any(genexpr): this runs for every node recorded
+        if t.__class__ is Tensor and t._data.dtype is not dtype and t._data.dtype != dtype:
+            node.in_dtypes = tuple(u._data.dtype if isinstance(u, Tensor) and u._data.dtype != dtype
+                                   else None for u in inputs)
+            return
 
 
 def _wrap_outputs(op: Op, inputs, params, outs, mask):
