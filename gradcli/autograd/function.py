@@ -61,9 +61,9 @@ class FunctionCtx(Node):
     params = None
 
     @classmethod
-    def fresh(cls_, function, args, source) -> "FunctionCtx":
+    def fresh(cls, function, args, source) -> "FunctionCtx":
         """The ctx `function.apply(*args)` hands to forward (check/replay makes one too)."""
-        ctx = cls_.__new__(cls_)
+        ctx = cls.__new__(cls)
         ctx._cls = function
         ctx._saved = ()
         ctx._saved_versions = ()
