@@ -16,7 +16,7 @@ from . import anomaly, node_hooks as _node_hooks, saved_hooks as _saved_hooks
 from . import graph as _graph
 from .callback import call_program
 from ..limits import NODE_WORK, budget as _budget
-from .graph import AccumulateGrad
+from .graph import NOTHING_SAVED, AccumulateGrad, OpNode
 
 ndarray = np.ndarray
 
@@ -212,6 +212,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     prev_mode = _grad_enabled[0]
     _grad_enabled[0] = bool(create_graph)
     budget = _budget
+    plain = targets is None and trace is None   # an op node then runs straight through its op
     try:
         while ready:
             node = ready.pop()
@@ -222,7 +223,12 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     budget.work += NODE_WORK  # a backward step costs what making a node does
                     if budget.work > budget.max_work:
                         raise budget.exhausted()
-                    grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
+                    if plain and node.__class__ is OpNode and not node._tensor_hooks \
+                            and not _saved_hooks._packed.data and not _graph.extras.data:
+                        # `_run_node` for an op node with no hooks (the common case), inlined
+                        grads = node.op.backward(node, g, create_graph)
+                    else:
+                        grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
                 except GradcliError as error:
                     if error.node is None:
                         error.node = node   # whose backward failed: a caller may point at its source
@@ -232,15 +238,31 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                 if anomaly.enabled[0]:
                     anomaly.check(node, grads)
             if not retain_graph:
-                node.release()
+                if node.__class__ is OpNode:   # OpNode.release, inlined
+                    if node.saved is not NOTHING_SAVED or node.result is not None:
+                        node.saved = None
+                        node.result = None
+                        node.released = True
+                else:
+                    node.release()
                 if _saved_hooks._packed.data:  # (.data: a weak dict's len() is a call)
                     _saved_hooks.forget(node)
-            for i, (nxt, nr) in enumerate(node.next_functions):
+            if grads is None:
+                for nxt, nr in node.next_functions:
+                    if nxt is not None:
+                        count = deps[nxt] - 1
+                        deps[nxt] = count
+                        if count == 0:
+                            ready.append(nxt)
+                continue
+            for (nxt, nr), gi in zip(node.next_functions, grads):
                 if nxt is None:
                     continue
-                if grads is not None:
-                    gi = grads[i]
-                    if gi is not None and (needed is None or nxt in needed):
+                if gi is not None and (needed is None or nxt in needed):
+                    if nxt.n_outputs == 1:   # `_deposit`, inlined for one output
+                        old = buffers.get(nxt)
+                        buffers[nxt] = gi if old is None else old + gi
+                    else:
                         _deposit(buffers, nxt, nr, gi)
                 count = deps[nxt] - 1
                 deps[nxt] = count

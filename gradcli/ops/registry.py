@@ -32,6 +32,8 @@ from ..autograd.saved_hooks import hooks_or_inference as _saving
 
 ndarray = np.ndarray
 OPS: dict[str, "Op"] = {}
+_NO_EDGE = (None, 0)        # the edge to an input that needs no gradient (shared: a tuple)
+_new_node = OpNode.__new__
 
 # The namespaces rules compute in: filled from the op table (op name -> forward on
 # arrays / public function on Tensors) plus the helpers below.
@@ -263,36 +265,8 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
     garbage collector as the graph grows).
     """
     n = len(inputs)
-    if n == 1:
-        a = inputs[0]
-        if a.__class__ is Tensor or isinstance(a, Tensor):
-            x = a._data
-            mask = 1 if a.requires_grad else 0
-        else:
-            x = _plain(a, op, 0)
-            mask = 0
-        if op.cost is not None or x.__class__ is ndarray and x.size >= _FREE:
-            charge(op, (x,), params)
-        want = None
-        if op.promote is not None:
-            cx = x.__class__
-            key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0)
-            numbers = op.number_params
-            if numbers is not None:
-                key += tuple([params[p].__class__ for p in numbers])
-            hit = _PROMOTIONS.get(key)
-            if hit is None:
-                keys = (_key(x),) if numbers is None else (_key(x), *[_key(params[p]) for p in numbers])
-                hit = _PROMOTIONS[key] = _promotion(op.promote, keys)
-            compute, want, prep = hit
-            if compute is not None and x.__class__ is ndarray and x.dtype is not compute and x.dtype != compute:
-                x = x.astype(compute)
-            if prep is not None:
-                x = prep(x, compute)
-                if numbers is not None:
-                    params = {**params, **{p: prep(params[p], compute) for p in numbers}}
-        out = op.forward(x, **params) if params else op.forward(x)
-    elif n == 2:
+    note = False   # whether an input's dtype differs from the result's (see `_promoted`)
+    if n == 2:
         a, b = inputs
         mask = 0
         if a.__class__ is Tensor or isinstance(a, Tensor):
@@ -307,30 +281,67 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
                 mask |= 2
         else:
             y = _plain(b, op, 1)
-        if op.broadcasts:
-            _check_broadcast(x, y)
-        if op.cost is not None or x.__class__ is ndarray and x.size >= _FREE \
-                or y.__class__ is ndarray and y.size >= _FREE:
-            charge(op, (x, y), params)
+        cx = x.__class__
+        cy = y.__class__
+        if cx is ndarray and cy is ndarray:
+            if op.broadcasts:
+                sx = x.shape
+                sy = y.shape
+                if sx != sy and sx and sy:
+                    _check_shapes(sx, sy)
+            if op.cost is not None or x.size >= _FREE or y.size >= _FREE:
+                charge(op, (x, y), params)
+        else:
+            if op.broadcasts and cx is not float and cy is not float:
+                _check_broadcast(x, y)
+            if op.cost is not None or cx is ndarray and x.size >= _FREE or cy is ndarray and y.size >= _FREE:
+                charge(op, (x, y), params)
         want = None
         if op.promote is not None:
             # the promotion, cached by a flat key (cheaper to hash than `dtypes.raw_key`s)
-            cx = x.__class__
-            cy = y.__class__
             key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0,
                    y.dtype if cy is ndarray else cy, cy is ndarray and y.ndim != 0)
             hit = _PROMOTIONS.get(key)
             if hit is None:
-                hit = _PROMOTIONS[key] = _promotion(op.promote, (_key(x), _key(y)))
-            compute, want, prep = hit
+                hit = _PROMOTIONS[key] = _promoted(op.promote, (x, y), ())
+            compute, want, prep, note = hit
             if compute is not None:
-                if x.__class__ is ndarray and x.dtype is not compute and x.dtype != compute:
+                if cx is ndarray and x.dtype is not compute and x.dtype != compute:
                     x = x.astype(compute)
-                if y.__class__ is ndarray and y.dtype is not compute and y.dtype != compute:
+                if cy is ndarray and y.dtype is not compute and y.dtype != compute:
                     y = y.astype(compute)
                 if prep is not None:
                     x, y = prep(x, compute), prep(y, compute)
         out = op.forward(x, y, **params) if params else op.forward(x, y)
+    elif n == 1:
+        a = inputs[0]
+        if a.__class__ is Tensor or isinstance(a, Tensor):
+            x = a._data
+            mask = 1 if a.requires_grad else 0
+        else:
+            x = _plain(a, op, 0)
+            mask = 0
+        cx = x.__class__
+        if op.cost is not None or cx is ndarray and x.size >= _FREE:
+            charge(op, (x,), params)
+        want = None
+        if op.promote is not None:
+            key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0)
+            numbers = op.number_params
+            if numbers is not None:
+                key += tuple([params[p].__class__ for p in numbers])
+            hit = _PROMOTIONS.get(key)
+            if hit is None:
+                hit = _PROMOTIONS[key] = _promoted(
+                    op.promote, (x,), () if numbers is None else tuple([params[p] for p in numbers]))
+            compute, want, prep, note = hit
+            if compute is not None and cx is ndarray and x.dtype is not compute and x.dtype != compute:
+                x = x.astype(compute)
+            if prep is not None:
+                x = prep(x, compute)
+                if numbers is not None:
+                    params = {**params, **{p: prep(params[p], compute) for p in numbers}}
+        out = op.forward(x, **params) if params else op.forward(x)
     else:
         arrays = []
         mask = 0
@@ -347,6 +358,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         want = None
         if op.promote is not None:
             compute, want, prep = _promotion(op.promote, tuple([_key(v) for v in arrays]))
+            note = want is not None
             if compute is not None:
                 arrays = [v.astype(compute) if v.__class__ is ndarray and v.dtype != compute else v
                           for v in arrays]
@@ -354,9 +366,8 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
                     arrays = [prep(v, compute) for v in arrays]
         out = op.forward(*arrays, **params) if params else op.forward(*arrays)
         x = arrays[0] if arrays else None
-    record = mask and _grad_enabled[0] and op.differentiable
     if op.n_outputs != 1:
-        return _wrap_outputs(op, inputs, params, out, mask if record else 0)
+        return _wrap_outputs(op, inputs, params, out, mask if mask and _grad_enabled[0] and op.differentiable else 0)
     if out.__class__ is not ndarray:
         # a numpy scalar (0-d results): keep its dtype (a comparison's bool, an index's int64)
         out = np.asarray(out) if isinstance(out, np.generic) else np.asarray(out, dtype=_default_np())
@@ -364,11 +375,11 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         check_elements(out.size)
     if want is not None and out.dtype is not want and out.dtype != want:
         out = out.astype(want)   # a forward that computed wider (float64 inside) or narrower
-    if not record:
+    if not mask or not _grad_enabled[0] or not op.differentiable:
         result = Tensor._make(out)
     else:
         node = _make_node(op, inputs, params, mask, out.shape)
-        if want is not None:
+        if note:
             _note_input_dtypes(node, inputs, out.dtype)
         version = [0]
         if node.result is not None:
@@ -380,6 +391,14 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
     if out.base is not None or out is x:
         return link(result, inputs[0])  # maybe a view of its input (select, reshape...)
     return result
+
+
+def _promoted(kind: str, operands: tuple, numbers: tuple) -> tuple:
+    """A promotion (`dtypes.promotion`) and whether an array operand's dtype differs from
+    the result's: only then does a node keep its inputs' dtypes (`_note_input_dtypes`)."""
+    compute, want, prep = _promotion(kind, tuple([_key(v) for v in operands + numbers]))
+    note = want is not None and any(v.__class__ is ndarray and v.dtype != want for v in operands)
+    return compute, want, prep, note
 
 
 def charge(op: Op, arrays, params) -> None:
@@ -400,13 +419,25 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     budget.work += _NODE_WORK
     if budget.work > budget.max_work:
         raise budget.exhausted()
-    node = OpNode.__new__(OpNode)
+    node = _new_node(OpNode)
     node.op = op
     n = len(inputs)
+    # the edges: bit i of `mask` is set exactly when input i is a Tensor that requires grad
     if n == 2:
-        node.next_functions = (edge_to(inputs[0]), edge_to(inputs[1]))
+        a, b = inputs
+        if mask & 1:
+            ea = (a.grad_fn, a._output_nr) if a.grad_fn is not None else (a._accumulate_grad(), 0)
+        else:
+            ea = _NO_EDGE
+        if mask & 2:
+            eb = (b.grad_fn, b._output_nr) if b.grad_fn is not None else (b._accumulate_grad(), 0)
+        else:
+            eb = _NO_EDGE
+        node.next_functions = (ea, eb)
     elif n == 1:
-        node.next_functions = (edge_to(inputs[0]),)
+        a = inputs[0]
+        node.next_functions = ((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a._accumulate_grad(), 0),) \
+            if mask else (_NO_EDGE,)
     else:
         node.next_functions = tuple([edge_to(t) for t in inputs])
     node.source = _graph._current_source[0]
@@ -415,7 +446,8 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.released = False
     node._result_counter = None
     node.result_version = 0
-    save_inputs, save_result, unchanged = op.save_plan(mask)
+    plan = op._save_cache.get(mask)
+    save_inputs, save_result, unchanged = plan if plan is not None else op.save_plan(mask)
     if save_inputs is None:
         node.saved = node.versions = _NOTHING
     else:
@@ -515,8 +547,13 @@ def _check_broadcast(a, b) -> None:
             return  # a number broadcasts with anything
     sa = np.shape(a)
     sb = np.shape(b)
-    if sa == sb or not sa or not sb:
-        return
+    if sa != sb and sa and sb:
+        _check_shapes(sa, sb)
+
+
+def _check_shapes(sa: tuple, sb: tuple) -> None:
+    """Two shapes that differ, neither (): PyTorch's error if they do not broadcast, else
+    the broadcast output's size checked against the element limit."""
     try:
         shape = np.broadcast_shapes(sa, sb)
     except ValueError:
