@@ -212,7 +212,9 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     prev_mode = _grad_enabled[0]
     _grad_enabled[0] = bool(create_graph)
     budget = _budget
-    plain = targets is None and trace is None   # an op node then runs straight through its op
+    # an op node that is no target runs straight through its op (`_run_node` inlined)
+    plain = trace is None
+    target_nodes = {n for n, _ in targets} if targets else ()
     try:
         while ready:
             node = ready.pop()
@@ -224,8 +226,8 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     if budget.work > budget.max_work:
                         raise budget.exhausted()
                     if plain and node.__class__ is OpNode and not node._tensor_hooks \
-                            and not _saved_hooks._packed.data and not _graph.extras.data:
-                        # `_run_node` for an op node with no hooks (the common case), inlined
+                            and node not in target_nodes and not _saved_hooks._packed.data \
+                            and not _graph.extras.data:
                         grads = node.op.backward(node, g, create_graph)
                     else:
                         grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)

@@ -34,6 +34,7 @@ ndarray = np.ndarray
 OPS: dict[str, "Op"] = {}
 _NO_EDGE = (None, 0)        # the edge to an input that needs no gradient (shared: a tuple)
 _new_node = OpNode.__new__
+_wrap = Tensor._make        # bound once: the hot path calls it for every result
 
 # The namespaces rules compute in: filled from the op table (op name -> forward on
 # arrays / public function on Tensors) plus the helpers below.
@@ -64,7 +65,7 @@ class Op:
     __slots__ = ("name", "node", "inputs", "forward", "rules", "formulas", "sympy", "domain",
                  "broadcasts", "n_outputs", "defaults", "plans", "saves_anything", "_save_cache",
                  "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes", "cost", "promote",
-                 "number_params")
+                 "number_params", "float_dtype", "float_hit")
 
     def __init__(self, name, node, forward, inputs=("self",), rules=(), formulas=(), sympy=None,
                  domain=None, broadcasts=False, n_outputs=1, doc="", cost=None):
@@ -100,6 +101,11 @@ class Op:
         self.fn = None
         self.promote = name if name in PROMOTION else None  # its type promotion (gradcli/dtypes.py)
         self.number_params = NUMBER_PARAMS.get(name)   # parameters that are operands (rsub's other)
+        # the last promotion of a floating array with a Python number or an array of its own
+        # dtype: it depends on that dtype alone (not on the default dtype), so `apply` keeps it
+        # here and skips the cache's key for the next call of the same dtype
+        self.float_dtype = None
+        self.float_hit = None
 
     def _plan(self, rule):
         """What each rule reads, as (kind, key) pairs: see `Reads`."""
@@ -170,7 +176,7 @@ class Op:
                         t = node.saved[key]
                         args.append(t._data if not create_graph and isinstance(t, Tensor) else t)
                     elif kind is RESULT:
-                        args.append(Tensor._make(node.result, node, True, 0, node._result_counter)
+                        args.append(_wrap(node.result, node, True, 0, node._result_counter)
                                     if create_graph else node.result)
                     elif kind is PARAM:
                         params = node.params
@@ -297,13 +303,24 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             if op.cost is not None or cx is ndarray and x.size >= _FREE or cy is ndarray and y.size >= _FREE:
                 charge(op, (x, y), params)
         want = None
-        if op.promote is not None:
+        if op.promote is None:
+            pass
+        elif cx is ndarray and x.dtype is op.float_dtype and (
+                cy is float or cy is ndarray and y.dtype is op.float_dtype or cy is int):
+            compute, want, prep, note = op.float_hit   # (x, y of x's dtype: nothing to cast)
+            if prep is not None:
+                x, y = prep(x, compute), prep(y, compute)
+        else:
             # the promotion, cached by a flat key (cheaper to hash than `dtypes.raw_key`s)
             key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0,
                    y.dtype if cy is ndarray else cy, cy is ndarray and y.ndim != 0)
             hit = _PROMOTIONS.get(key)
             if hit is None:
                 hit = _PROMOTIONS[key] = _promoted(op.promote, (x, y), ())
+            if cx is ndarray and x.dtype.kind == "f" and (
+                    cy is float or cy is ndarray and y.dtype is x.dtype or cy is int):
+                op.float_dtype = x.dtype
+                op.float_hit = hit
             compute, want, prep, note = hit
             if compute is not None:
                 if cx is ndarray and x.dtype is not compute and x.dtype != compute:
@@ -325,15 +342,24 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         if op.cost is not None or cx is ndarray and x.size >= _FREE:
             charge(op, (x,), params)
         want = None
-        if op.promote is not None:
-            key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0)
-            numbers = op.number_params
+        numbers = op.number_params
+        if op.promote is None:
+            pass
+        elif cx is ndarray and x.dtype is op.float_dtype and numbers is None:
+            compute, want, prep, note = op.float_hit
+            if prep is not None:
+                x = prep(x, compute)
+        else:
+            key = (op.promote, x.dtype if cx is ndarray else cx)   # one operand: its dims do not matter
             if numbers is not None:
                 key += tuple([params[p].__class__ for p in numbers])
             hit = _PROMOTIONS.get(key)
             if hit is None:
                 hit = _PROMOTIONS[key] = _promoted(
                     op.promote, (x,), () if numbers is None else tuple([params[p] for p in numbers]))
+            if cx is ndarray and numbers is None and x.dtype.kind == "f":
+                op.float_dtype = x.dtype
+                op.float_hit = hit
             compute, want, prep, note = hit
             if compute is not None and cx is ndarray and x.dtype is not compute and x.dtype != compute:
                 x = x.astype(compute)
@@ -376,7 +402,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
     if want is not None and out.dtype is not want and out.dtype != want:
         out = out.astype(want)   # a forward that computed wider (float64 inside) or narrower
     if not mask or not _grad_enabled[0] or not op.differentiable:
-        result = Tensor._make(out)
+        result = _wrap(out)
     else:
         node = _make_node(op, inputs, params, mask, out.shape)
         if note:
@@ -387,7 +413,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             node._result_counter = version
             if _saving[0]:
                 _saved_hooks.on_save_result(node)
-        result = Tensor._make(out, node, True, 0, version)
+        result = _wrap(out, node, True, 0, version)
     if out.base is not None or out is x:
         return link(result, inputs[0])  # maybe a view of its input (select, reshape...)
     return result
