@@ -492,7 +492,11 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.result = True if save_result else None
     shapes = None
     if op.needs_shapes:
-        shapes = (_shape(inputs[0]), _shape(inputs[1])) if n == 2 else tuple([_shape(t) for t in inputs])
+        if n == 2:
+            shapes = (a._data.shape if a.__class__ is Tensor else _shape(a),
+                      b._data.shape if b.__class__ is Tensor else _shape(b))
+        else:
+            shapes = tuple([_shape(t) for t in inputs])
         if not op.reads_shapes:
             for shape in shapes:
                 if shape != out_shape:
