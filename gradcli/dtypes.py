@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ProgramTypeError, ProgramValueError
+from .errors import ProgramError, ProgramTypeError, ProgramValueError
 
 
 class dtype:
@@ -211,7 +211,8 @@ _CACHE: dict = {}
 _KINDS = {
     "same": "add sub rsub mul neg maximum minimum where clamp clamp_min clamp_max clamp_tensor abs sign "
             "round floor ceil trunc frac relu pow pow_tensor rpow square dot mm mv bmm addmm masked_fill "
-            "masked_fill_tensor scatter_add hardtanh leaky_relu floor_divide remainder fmod",
+            "masked_fill_tensor scatter_add hardtanh leaky_relu floor_divide floor_divide_scalar rfloor_divide "
+            "remainder remainder_scalar rremainder fmod fmod_scalar div_floor div_trunc",
     "float": "div reciprocal exp log log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh sigmoid "
              "softplus erf atan2 round_decimals norm logsumexp var std softmax log_softmax mse_loss "
              "binary_cross_entropy nll_loss gelu silu elu logsigmoid det inverse linalg_solve",
@@ -228,10 +229,17 @@ _NO_BOOL = {
     "argmax": "argmax(): does not support bool input", "relu": "Boolean inputs not supported for relu", "argmin": "argmin(): does not support bool input",
 }
 _NO_BOOL["rsub"] = _NO_BOOL["sub"]
+# ... and of a bool result (bool // 2 is int64, bool // bool an error): the kernel PyTorch names
+_NO_BOOL_RESULT = {"floor_divide": "div_floor", "floor_divide_scalar": "div_floor", "rfloor_divide": "div_floor",
+                   "div_floor": "div_floor", "div_trunc": "div_trunc", "remainder": "remainder",
+                   "remainder_scalar": "remainder", "rremainder": "remainder", "fmod": "fmod",
+                   "fmod_scalar": "fmod"}
 PROMOTION = {name: kind for kind, names in _KINDS.items() for name in names.split()}
 # parameters that are operands of the promotion (a number on the left of `-`, pow's exponent)
 NUMBER_PARAMS = {"rsub": ("other",), "pow": ("exponent",), "rpow": ("base",), "clamp": ("min", "max"),
-                 "clamp_min": ("min",), "clamp_max": ("max",)}
+                 "clamp_min": ("min",), "clamp_max": ("max",), "floor_divide_scalar": ("other",),
+                 "rfloor_divide": ("other",), "remainder_scalar": ("other",), "rremainder": ("other",),
+                 "fmod_scalar": ("other",)}
 
 
 def bool_refused(name: str):
@@ -256,6 +264,8 @@ def promotion(name: str, keys: tuple):
     if kind == "as_is":
         return (None, None, None)
     common = result_type_of(present) if present else None
+    if common is bool_ and name in _NO_BOOL_RESULT:
+        raise ProgramError(f'"{_NO_BOOL_RESULT[name]}_cpu" not implemented for \'Bool\'')
     out = common
     if kind == "float" and common is not None and not common.is_floating_point:
         common = out = get_default_dtype()
@@ -265,11 +275,16 @@ def promotion(name: str, keys: tuple):
         raise ProgramTypeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
                                f"point or complex dtype. Got: {common.legacy}")
     # what each input needs after its cast: a Python int with a narrower integer tensor wraps
-    # into its dtype, as PyTorch's (numpy refuses); half math is computed in float from the
-    # inputs rounded to half, and rounded back, as PyTorch's CPU kernels
-    prep = wrap_int if common is not None and common.rank == 1 and common is not int64 else \
-        half_opmath if common is float16 else None
-    hit = _CACHE[(name, keys)] = (None if common is None else common.np, None if out is None else out.np, prep)
+    # into its dtype, as PyTorch's (numpy refuses). Half math is computed in float from the
+    # inputs rounded to half, and rounded back, as PyTorch's CPU kernels; but its mul and div
+    # kernels take a number or 0-d tensor second operand unrounded (`half_mul_div`).
+    compute = common
+    prep = wrap_int if common is not None and common.rank == 1 and common is not int64 else None
+    if common is float16:
+        prep = half_opmath
+        if name in _HALF_SCALAR_SECOND and len(keys) == 2:
+            compute, prep = float32, (half_rounded, half_unrounded)
+    hit = _CACHE[(name, keys)] = (None if compute is None else compute.np, None if out is None else out.np, prep)
     return hit
 
 
@@ -335,6 +350,26 @@ def half_opmath(value, np_dtype):
     if value is None:
         return None
     return np.float32(np.float16(value))
+
+
+# PyTorch's CPU mul and div read a second operand that is a CPU scalar (a number, a 0-d
+# tensor) at its own precision, in float: `x * 0.1` is not `x * half(0.1)` (first operand: half)
+_HALF_SCALAR_SECOND = frozenset({"mul", "div"})
+
+
+def half_rounded(value, np_dtype):
+    """The first operand of a half mul/div: rounded to half, computed in float."""
+    if value.__class__ is np.ndarray:
+        return value.astype(np.float16).astype(np.float32)
+    return np.float32(np.float16(value))
+
+
+def half_unrounded(value, np_dtype):
+    """The second operand of a half mul/div: a number or 0-d value in float, unrounded (an array
+    with dimensions is of a dtype no wider than half, so rounding it changes nothing)."""
+    if value.__class__ is np.ndarray:
+        return value.astype(np.float32)
+    return np.float32(value)
 
 
 def wrap_int(value, np_dtype):

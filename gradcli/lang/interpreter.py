@@ -1232,7 +1232,9 @@ def _not_a_tensor(exc: AttributeError, name: str, args, kwargs, span):
 def _int_arithmetic(op: str, left: int, right: int):
     """Python int arithmetic, but a result past MAX_INT_BITS becomes a float
     (numbers are float64), so no program can build a huge integer."""
-    if op == "**" and right > 0 and abs(left) > 1 and right * left.bit_length() > MAX_INT_BITS + 1:
+    # |left| ** right has more than right * (bits of |left| - 1) bits: past the limit, the
+    # power is computed as a float without building the integer (2 ** 62 stays an int)
+    if op == "**" and right > 0 and abs(left) > 1 and right * (abs(left).bit_length() - 1) > MAX_INT_BITS:
         return _number_power(_int_to_float(left), right)
     result = _BINARY[op](left, right)
     if result.__class__ is int and result.bit_length() > MAX_INT_BITS:

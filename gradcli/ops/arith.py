@@ -49,8 +49,8 @@ mul = defop(
 
 div = defop(
     "div", "DivBackward0", np.true_divide, inputs=("self", "other"), broadcasts=True,
-    rules=(lambda F, g, other: g / other, lambda F, g, self, other: -g * self / (other * other)),
-    formulas=("grad / other", "-grad * self / (other * other)"),
+    rules=(lambda F, g, other: g / other, lambda F, g, self, other: -g * (self / other / other)),
+    formulas=("grad / other", "-grad * ((self / other) / other)"),   # PyTorch's div_tensor_other_backward
     sympy=lambda sp, a, b: a / b, domain=binary(-2, 2, 0.5, 2),
 )
 

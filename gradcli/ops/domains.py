@@ -73,3 +73,14 @@ def vectorize(fn):
     def apply(x, *args):
         return np.vectorize(lambda e: fn(e, *args), otypes=[object])(x)
     return apply
+
+
+def elementwise_sympy(fn):
+    """A SymPy counterpart of a binary elementwise op: `fn(a, b)` over broadcast object arrays."""
+    def counterpart(sp, a, b):
+        a, b = np.broadcast_arrays(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+        out = np.empty(a.shape, dtype=object)
+        for index in np.ndindex(a.shape):
+            out[index] = fn(sp, a[index], b[index])
+        return out
+    return counterpart

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..errors import ProgramTypeError
 from .._tensor import Tensor
-from .registry import METHODS, TENSORS
+from .registry import METHODS, OPS, TENSORS
 
 
 def _radd(self, other):
@@ -26,6 +26,14 @@ def _rsub(self, other):
 
 def _rtruediv(self, other):
     return TENSORS.mul(TENSORS.reciprocal(self), other)
+
+
+def _rfloordiv(self, other):
+    return TENSORS.floor_divide(other, self)
+
+
+def _rmod(self, other):
+    return TENSORS.remainder(other, self)
 
 
 def _rpow(self, other):
@@ -48,7 +56,8 @@ def _iter(self):
 
 # the op's own function, so that `x + y` makes one call
 _FORWARD = {
-    "__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div", "__pow__": "pow",
+    "__add__": "add", "__sub__": "sub", "__mul__": "mul", "__pow__": "pow",
+    "__floordiv__": "floor_divide", "__mod__": "remainder",
     "__matmul__": "matmul", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
     "__eq__": "eq", "__ne__": "ne", "__and__": "logical_and", "__or__": "logical_or",
     "__abs__": "abs", "__neg__": "neg", "__invert__": "logical_not",
@@ -56,7 +65,10 @@ _FORWARD = {
 }
 for dunder, name in _FORWARD.items():
     setattr(Tensor, dunder, getattr(TENSORS, name))
+Tensor.__truediv__ = OPS["div"].fn   # the op itself: `div` is torch.div, with rounding_mode
 Tensor.__radd__ = _radd
+Tensor.__rfloordiv__ = _rfloordiv
+Tensor.__rmod__ = _rmod
 Tensor.__rmul__ = _rmul
 Tensor.__rsub__ = _rsub
 Tensor.__rtruediv__ = _rtruediv
@@ -79,7 +91,7 @@ def _inplace_method(name):
 # PyTorch's in-place Tensor methods for the ops of the table (`x.exp_()`): each runs the op
 # and writes the result into x, recorded under the op's own node name, as in PyTorch.
 INPLACE = (
-    "add sub mul div pow atan2 neg abs sign exp expm1 log log1p sqrt rsqrt square reciprocal "
+    "add sub mul div floor_divide remainder fmod pow atan2 neg abs sign exp expm1 log log1p sqrt rsqrt square reciprocal "
     "sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf clamp_min clamp_max clip "
     "masked_fill tril triu cumsum cumprod"
 ).split()
@@ -99,5 +111,7 @@ Tensor.__iadd__ = Tensor.add_
 Tensor.__isub__ = Tensor.sub_
 Tensor.__imul__ = Tensor.mul_
 Tensor.__itruediv__ = Tensor.div_
+Tensor.__ifloordiv__ = Tensor.floor_divide_
+Tensor.__imod__ = Tensor.remainder_
 Tensor.__ipow__ = Tensor.pow_
 Tensor.__imatmul__ = _imatmul

@@ -102,8 +102,9 @@ class Op:
         self.promote = name if name in PROMOTION else None  # its type promotion (gradcli/dtypes.py)
         self.number_params = NUMBER_PARAMS.get(name)   # parameters that are operands (rsub's other)
         # the last promotion of a floating array with a Python number or an array of its own
-        # dtype: it depends on that dtype alone (not on the default dtype), so `apply` keeps it
-        # here and skips the cache's key for the next call of the same dtype
+        # dtype, computed in that dtype (not half, computed in float): it depends on that dtype
+        # alone (not on the default dtype), so `apply` keeps it here and skips the cache's key
+        # for the next call of the same dtype
         self.float_dtype = None
         self.float_hit = None
 
@@ -161,6 +162,12 @@ class Op:
                 g if g is not None else (Tensor._make(np.zeros(shape)) if create_graph else np.zeros(shape))
                 for g, shape in zip(grad, node.out_shapes)
             ]
+        # inputs of mixed dtypes: a 0-d floating input meets a gradient with dimensions in the
+        # result's dtype, as PyTorch promotes (numpy would let a float64 0-d input make a
+        # float32 gradient float64); between 0-d values both promote alike
+        cast = None
+        if not create_graph and node.in_dtypes is not None and self.n_outputs == 1 and np.ndim(grad):
+            cast = grad.dtype
         grads = []
         i = -1
         for next_node, _ in node.next_functions:
@@ -174,7 +181,11 @@ class Op:
                 for kind, key in plan:
                     if kind is INPUT:
                         t = node.saved[key]
-                        args.append(t._data if not create_graph and isinstance(t, Tensor) else t)
+                        if not create_graph and isinstance(t, Tensor):
+                            t = t._data
+                            if cast is not None and t.ndim == 0 and t.dtype.kind == "f" and t.dtype != cast:
+                                t = t.astype(cast)
+                        args.append(t)
                     elif kind is RESULT:
                         args.append(_wrap(node.result, node, True, 0, node._result_counter)
                                     if create_graph else node.result)
@@ -317,7 +328,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             hit = _PROMOTIONS.get(key)
             if hit is None:
                 hit = _PROMOTIONS[key] = _promoted(op.promote, (x, y), ())
-            if cx is ndarray and x.dtype.kind == "f" and (
+            if cx is ndarray and x.dtype.kind == "f" and hit[0] == x.dtype and (
                     cy is float or cy is ndarray and y.dtype is x.dtype or cy is int):
                 op.float_dtype = x.dtype
                 op.float_hit = hit
@@ -328,7 +339,10 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
                 if cy is ndarray and y.dtype is not compute and y.dtype != compute:
                     y = y.astype(compute)
                 if prep is not None:
-                    x, y = prep(x, compute), prep(y, compute)
+                    if prep.__class__ is tuple:   # one preparation per operand (`dtypes.promotion`)
+                        x, y = prep[0](x, compute), prep[1](y, compute)
+                    else:
+                        x, y = prep(x, compute), prep(y, compute)
         out = op.forward(x, y, **params) if params else op.forward(x, y)
     elif n == 1:
         a = inputs[0]
@@ -357,7 +371,7 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             if hit is None:
                 hit = _PROMOTIONS[key] = _promoted(
                     op.promote, (x,), () if numbers is None else tuple([params[p] for p in numbers]))
-            if cx is ndarray and numbers is None and x.dtype.kind == "f":
+            if cx is ndarray and numbers is None and x.dtype.kind == "f" and hit[0] == x.dtype:
                 op.float_dtype = x.dtype
                 op.float_hit = hit
             compute, want, prep, note = hit
@@ -603,7 +617,12 @@ def sum_to_shape(a: ndarray, shape) -> ndarray:
     axes = tuple(range(lead)) + tuple(
         lead + i for i, d in enumerate(shape) if d == 1 and a.shape[lead + i] != 1
     )
-    out = a.sum(axis=axes, keepdims=True) if axes else a
+    if not axes:
+        out = a
+    elif a.dtype == np.float16:   # half sums accumulate in float, as PyTorch's CPU kernels do
+        out = a.sum(axis=axes, keepdims=True, dtype=np.float32).astype(np.float16)
+    else:
+        out = a.sum(axis=axes, keepdims=True)
     if lead:
         out = out.reshape(out.shape[lead:])
     return out.reshape(shape)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim
-from .domains import PAIRS, _sample, binary, cases
+from .domains import PAIRS, _sample, binary, cases, elementwise_sympy
 from .registry import _check_broadcast, apply, defop, export
 
 
@@ -54,17 +54,6 @@ export("where", where, method=False,
 Tensor.where = lambda self, condition, other: where(condition, self, other)
 
 
-def _elementwise_sympy(fn):
-    """A SymPy counterpart of a binary elementwise op: `fn(a, b)` over broadcast object arrays."""
-    def counterpart(sp, a, b):
-        a, b = np.broadcast_arrays(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
-        out = np.empty(a.shape, dtype=object)
-        for index in np.ndindex(a.shape):
-            out[index] = fn(sp, a[index], b[index])
-        return out
-    return counterpart
-
-
 def _require_tensors(name, input, other):
     """PyTorch's TypeError for a number where `name` takes two tensors."""
     for position, (arg, value) in enumerate((("input", input), ("other", other)), 1):
@@ -84,7 +73,7 @@ maximum_op = defop(
            lambda F, g, self, other: F.where(self == other, g / 2.0, F.where(self > other, 0.0, g))),
     formulas=("where(self == other, grad / 2, grad).masked_fill(self < other, 0)",
               "where(self == other, grad / 2, grad).masked_fill(self > other, 0)"),
-    sympy=_elementwise_sympy(lambda sp, a, b: sp.Max(a, b)),
+    sympy=elementwise_sympy(lambda sp, a, b: sp.Max(a, b)),
     domain=binary(separate=0.1),
 )
 
@@ -95,7 +84,7 @@ minimum_op = defop(
            lambda F, g, self, other: F.where(self == other, g / 2.0, F.where(self < other, 0.0, g))),
     formulas=("where(self == other, grad / 2, grad).masked_fill(self > other, 0)",
               "where(self == other, grad / 2, grad).masked_fill(self < other, 0)"),
-    sympy=_elementwise_sympy(lambda sp, a, b: sp.Min(a, b)),
+    sympy=elementwise_sympy(lambda sp, a, b: sp.Min(a, b)),
     domain=binary(separate=0.1),
 )
 
@@ -138,7 +127,7 @@ atan2_op = defop(
     rules=(_atan2_self, _atan2_other),
     formulas=("grad * other / (self ** 2 + other ** 2) (0 at the origin)",
               "grad * -self / (self ** 2 + other ** 2) (0 at the origin)"),
-    sympy=_elementwise_sympy(lambda sp, a, b: sp.atan2(a, b)),
+    sympy=elementwise_sympy(lambda sp, a, b: sp.atan2(a, b)),
     # self > 0 keeps the points off the origin and off the branch cut (self = 0, other < 0).
     domain=binary(0.3, 2.0, -2.0, 2.0),
 )

@@ -14,7 +14,8 @@ from gradcli._tensor import Tensor
 ARGS = {"add": (0.5,), "sub": (0.5,), "mul": (1.5,), "div": (1.5,), "pow": (2.0,),
         "atan2": (Tensor([0.7, 1.3]),), "clamp_min": (0.45,), "clamp_max": (0.55,), "clip": (0.1, 0.9),
         "masked_fill": (Tensor([True, False]), 2.0), "cumsum": (0,), "cumprod": (0,),
-        "tril": (), "triu": ()}
+        "tril": (), "triu": (), "floor_divide": (0.25,), "remainder": (0.25,), "fmod": (0.25,)}
+NO_DERIVATIVE = {"floor_divide"}   # PyTorch records NotImplemented (tests/ops/test_division.py)
 SQUARE = {"tril", "triu"}   # need a matrix
 AVAILABLE = [name for name in INPLACE if name in FUNCTIONS]
 
@@ -36,7 +37,7 @@ def test_in_place_method_matches_the_op(name):
     assert name + "_" in METHODS
 
 
-@pytest.mark.parametrize("name", AVAILABLE)
+@pytest.mark.parametrize("name", [name for name in AVAILABLE if name not in NO_DERIVATIVE])
 def test_in_place_method_gradients_first_and_second_order(name):
     args = ARGS.get(name, ())
 

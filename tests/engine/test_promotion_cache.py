@@ -37,7 +37,7 @@ def uncached(fn):
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_a_remembered_promotion_prepares_its_inputs_as_an_uncached_one(dtype):
     # float16 ops are computed in float32 (`dtypes.half_opmath`): the remembered promotion
-    # must apply that preparation too
+    # must compute as an uncached one does
     x = g.tensor([0.3, 1.7, -2.5], dtype=getattr(g, dtype))
     y = g.tensor([0.1, 0.2, 0.3], dtype=getattr(g, dtype))
     for fn in (lambda: x * 0.1, lambda: x / y, lambda: g.sigmoid(x), lambda: 0.7 - x, lambda: g.atan2(x, y),

@@ -14,7 +14,8 @@ from gradcli.autograd.gradcheck import compare
 from gradcli.ops import OPS, apply
 from gradcli._tensor import Tensor
 
-DIFFERENTIABLE = [op for op in OPS.values() if op.differentiable]
+# (an op PyTorch gives no derivative records a NotImplemented node: tests/ops/test_division.py)
+DIFFERENTIABLE = [op for op in OPS.values() if op.differentiable and op.node != "NotImplemented"]
 
 
 def _cases():
