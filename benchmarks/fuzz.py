@@ -39,6 +39,11 @@ def main() -> int:
     from gradcli.cli import process_settings
 
     process_settings()  # those of a gradcli process (`gradcli.cli.main`)
+    from gradcli import dtypes
+
+    # the library side at the expression commands' default, float64, as the CLI side runs
+    # (and as tests/conftest.py runs the suite's bounded fuzz)
+    dtypes.set_default_dtype(dtypes.float64)
 
     print(f"fuzzing for {args.minutes:g} min, seed {seed}, failures to {out}", flush=True)
     fuzzer = fuzzgen.Fuzzer(seed, workdir=str(out))

@@ -7,30 +7,35 @@ with a traceback only under --debug (`run_app`).
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sys
 
 import typer
 
 from ..errors import ExitCode, GradcliError
-from . import commands
 from .common import Failed, PipeClosed, report
-from .gradcheck import gradcheck_cmd
-from .graph import graph_cmd
-from .plot import plot_cmd
 
+# name -> (module of gradcli.cli, function): a command's module is imported when the
+# command is built, so `gradcli backward` does not import gradcheck's, graph's or plot's
 COMMANDS = {
-    "eval": commands.eval_cmd,
-    "backward": commands.backward_cmd,
-    "grad": commands.grad_cmd,
-    "jacobian": commands.jacobian_cmd,
-    "hessian": commands.hessian_cmd,
-    "gradcheck": gradcheck_cmd,
-    "graph": graph_cmd,
-    "plot": plot_cmd,
-    "run": commands.run_cmd,
-    "ops": commands.ops_cmd,
+    "eval": ("commands", "eval_cmd"),
+    "backward": ("commands", "backward_cmd"),
+    "grad": ("commands", "grad_cmd"),
+    "jacobian": ("commands", "jacobian_cmd"),
+    "hessian": ("commands", "hessian_cmd"),
+    "gradcheck": ("gradcheck", "gradcheck_cmd"),
+    "graph": ("graph", "graph_cmd"),
+    "plot": ("plot", "plot_cmd"),
+    "run": ("commands", "run_cmd"),
+    "ops": ("commands", "ops_cmd"),
 }
+
+
+def command(name: str):
+    """The function of command `name` (a `options.WithCommon`)."""
+    module, attr = COMMANDS[name]
+    return getattr(importlib.import_module(f".{module}", __package__), attr)
 
 
 def guard(command, default_dtype: str = "float64"):
@@ -111,11 +116,16 @@ def make_app(names=tuple(COMMANDS), top: bool = True) -> typer.Typer:
     if top:
         new.callback()(_top)
     for name in names:
-        new.command(name)(guard(COMMANDS[name], "float32" if name == "run" else "float64"))
+        new.command(name)(guard(command(name), "float32" if name == "run" else "float64"))
     return new
 
 
-app = make_app()
+def __getattr__(name: str):
+    """`app`, the full Typer app, made when first asked for (a run builds only its command)."""
+    if name == "app":
+        globals()["app"] = made = make_app()
+        return made
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _command_for(args: list[str]):
@@ -127,7 +137,7 @@ def _command_for(args: list[str]):
     if args and args[0] in COMMANDS:
         single = typer.main.get_command(make_app([args[0]], top=False))
         return single, args[1:], f"gradcli {args[0]}"
-    return typer.main.get_command(app), args, "gradcli"
+    return typer.main.get_command(__getattr__("app")), args, "gradcli"
 
 
 def run_app(argv: list[str] | None = None) -> int:

@@ -13,7 +13,6 @@ namespace of the ops: numpy arrays when no graph of the backward is wanted
 """
 from __future__ import annotations
 
-import inspect
 import math
 from enum import IntEnum
 from types import SimpleNamespace
@@ -84,13 +83,7 @@ class Op:
         self.n_outputs = n_outputs
         self.doc = doc
         self.differentiable = any(r is not None for r in self.rules)
-        # A ufunc's signature lists out=, where=...: its only parameters are its inputs.
-        extra = [] if isinstance(forward, np.ufunc) else [
-            p for p in list(inspect.signature(forward).parameters.values())[len(self.inputs):]
-            if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
-        ]
-        self.params = tuple(p.name for p in extra)
-        self.defaults = {p.name: p.default for p in extra if p.default is not inspect.Parameter.empty}
+        self.params, self.defaults = _parameters(forward, len(self.inputs))
         self.plans = tuple(self._plan(rule) for rule in self.rules)
         self.saves_anything = any(
             kind is INPUT or kind is RESULT for plan in self.plans if plan for kind, _ in plan
@@ -211,6 +204,28 @@ class Op:
 
     def __repr__(self) -> str:
         return f"Op({self.name!r}, node={self.node!r})"
+
+
+def _parameters(forward, n_inputs: int) -> tuple:
+    """(names, defaults) of a forward's parameters after its inputs, read from its code
+    object (`inspect.signature` costs the import of inspect and ~10 us per op at start-up)."""
+    if isinstance(forward, np.ufunc):
+        return (), {}   # a ufunc's signature lists out=, where=...: its only parameters are its inputs
+    code = getattr(forward, "__code__", None)
+    if code is None or code.co_flags & 0x0C:   # a builtin, or *args / **kwargs: ask inspect
+        import inspect
+
+        extra = [p for p in list(inspect.signature(forward).parameters.values())[n_inputs:]
+                 if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+        return (tuple(p.name for p in extra),
+                {p.name: p.default for p in extra if p.default is not inspect.Parameter.empty})
+    positional = code.co_varnames[:code.co_argcount]
+    keyword_only = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+    defaults = dict(zip(positional[len(positional) - len(forward.__defaults__ or ()):],
+                        forward.__defaults__ or ()))
+    defaults.update(forward.__kwdefaults__ or {})
+    names = positional[n_inputs:] + keyword_only
+    return names, {k: v for k, v in defaults.items() if k in names}
 
 
 def defop(name, node, forward, *, public=True, method=True, nn=False, **kwargs) -> Op:
