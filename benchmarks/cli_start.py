@@ -1,5 +1,5 @@
 """Target 1, CLI start: `gradcli backward samples/quickstart.txt`, whole process,
-at most 1.5x `python -c "import numpy"`; SymPy (and anything else the command
+at most 1.3x `python -c "import numpy"` (issue 18); SymPy (and anything else the command
 does not need) stays out of its imports.
 
 Each process is started `REPEAT` times, the commands interleaved; the figure is
@@ -23,7 +23,7 @@ from _common import (SAMPLES, best, fmt_s, fmt_x, gradcli_cmd, has_torch, median
 REPEAT = repeats(11)
 REPEAT_TORCH = 2
 TORCH = "python -c 'import torch'"
-TARGET = 1.5
+TARGET = 1.3   # issue 18 (the first round asked 1.5)
 GRADCLI = "gradcli backward quickstart.txt"
 NO_CACHE = "same, no bytecode cache (PYTHONDONTWRITEBYTECODE=1)"
 UNWANTED = ("sympy", "pydantic", "torch", "scipy", "pandas", "IPython", "matplotlib", "plotext")

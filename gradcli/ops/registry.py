@@ -34,6 +34,7 @@ OPS: dict[str, "Op"] = {}
 _NO_EDGE = (None, 0)        # the edge to an input that needs no gradient (shared: a tuple)
 _new_node = OpNode.__new__
 _wrap = Tensor._make        # bound once: the hot path calls it for every result
+_new_tensor = Tensor.__new__
 
 # The namespaces rules compute in: filled from the op table (op name -> forward on
 # arrays / public function on Tensors) plus the helpers below.
@@ -442,7 +443,20 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
             node._result_counter = version
             if _saving[0]:
                 _saved_hooks.on_save_result(node)
-        result = _wrap(out, node, True, 0, version)
+        # Tensor._make(out, node, True, 0, version), inlined: the hot path
+        # (tests/engine/test_promotion_cache.py checks it sets what _make sets)
+        result = _new_tensor(Tensor)
+        result._data = out
+        result._grad = None
+        result.grad_fn = node
+        result.requires_grad = True
+        result._output_nr = 0
+        result._counter = version
+        result._hooks = None
+        result._accumulator = None
+        result._retains_grad = False
+        result._base = None
+        result._views = None
     if out.base is not None or out is x:
         return link(result, inputs[0])  # maybe a view of its input (select, reshape...)
     return result

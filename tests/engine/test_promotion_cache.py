@@ -69,3 +69,19 @@ def test_a_mixed_float_pair_is_not_taken_for_the_remembered_one():
     out.sum().backward()
     assert str(a.grad.dtype) == "torch.float32" and str(b.grad.dtype) == "torch.float64"
     assert OPS["mul"].float_dtype is not None
+
+
+def test_a_recorded_result_is_made_as_tensor_make_makes_it():
+    # `registry.apply` builds a recorded result inline (the hot path): every slot Tensor._make
+    # sets must be set to the same value there
+    from gradcli._tensor import Tensor
+
+    x = g.tensor([1.0, 2.0], requires_grad=True)
+    out = x * 2.0
+    made = Tensor._make(out._data, out.grad_fn, True, 0, out._counter)
+    for slot in Tensor.__slots__:
+        if slot == "__weakref__":
+            continue
+        assert hasattr(out, slot) == hasattr(made, slot), slot
+        if hasattr(made, slot):
+            assert getattr(out, slot) is getattr(made, slot) or getattr(out, slot) == getattr(made, slot), slot
