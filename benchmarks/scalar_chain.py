@@ -176,6 +176,12 @@ def main() -> None:
         summary("scalar chain 10^5 ops, fwd+bwd (cli GC)", f"<= {TARGET_CHAIN:g}x numpy 0-d",
                 f"{fmt_s(chain['gradcli, cli GC'])} = {fmt_x(r_cli)}", fmt_s(floor),
                 f"{fmt_s(pt)} = {fmt_x(pt / floor)}" if pt else None, r_cli <= TARGET_CHAIN),
+        # issue 18: the library's own default GC (a Python user's) against PyTorch
+        summary("scalar chain 10^5 ops, library GC, vs PyTorch", "<= 1x PyTorch",
+                f"{fmt_s(chain['gradcli, library GC'])}"
+                + (f" = {fmt_x(chain['gradcli, library GC'] / pt)} PyTorch" if pt else ""),
+                fmt_s(floor), fmt_s(pt) if pt else None,
+                (chain["gradcli, library GC"] <= pt) if pt else None),
         summary("wide DAG 10^4 fan-out (library GC)", "<= 1x PyTorch",
                 f"{fmt_s(w_lib)}" + (f" = {fmt_x(w_lib / w_pt)} PyTorch" if w_pt else ""),
                 fmt_s(wide["numpy 0-d (floor)"]), fmt_s(w_pt) if w_pt else None,
