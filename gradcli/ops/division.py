@@ -16,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..errors import AutogradError, ProgramError, ProgramValueError
+from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .domains import elementwise_sympy, vectorize
 from .registry import OPS, apply, defop, export
+
 
 def _integral(a, b) -> bool:
     """Whether `a op b` is integer arithmetic (both operands integers after promotion)."""
@@ -60,27 +61,25 @@ def _not_implemented(aten: str):
     return rule
 
 
-def _swap(fn):
-    """The forward of a reversed form (`2 // a`): the number is the dividend."""
-    return lambda self, other: fn(other, self)
-
-
 def _sympy_trunc(sp, e):
     return sp.Piecewise((sp.floor(e), e >= 0), (sp.ceiling(e), True))
 
 
 def _away_from_jumps(rng):
-    """Operands whose quotient stays 0.1 or more from an integer (remainder jumps there)."""
+    """Operands whose quotient stays 0.15 or more from an integer (remainder jumps there):
+    tensor pairs (broadcasting ones too), then a tensor with a number."""
     out = []
     for sa, sb in (((), ()), ((3,), (3,)), ((2, 3), (2, 3)), ((2, 3), (3,)), ((3,), ())):
         b = rng.choice([-1.0, 1.0], size=sb) * rng.uniform(1.2, 2.0, size=sb)
-        q = rng.uniform(-2.9, 2.9, size=np.broadcast_shapes(sa, sb))
+        q = rng.uniform(-2.9, 2.9, size=sa)
         q = np.floor(q) + np.clip(q - np.floor(q), 0.15, 0.85)
-        a = (q * b)
-        if a.shape != sa:   # a smaller dividend: its own quotients, against the first row of b
-            a = a.reshape(-1)[: int(np.prod(sa))].reshape(sa) if sa else np.asarray(a.reshape(-1)[0])
-        out.append((np.asarray(a), np.asarray(b)))
-    return [((a, b), {}) for a, b in out] + [((out[1][0],), {"other": 1.7}), ((out[0][0],), {"other": -1.3})]
+        out.append((np.asarray(q * b), np.asarray(b)))
+    numbers = []
+    for shape, other in (((3,), 1.7), ((), -1.3), ((2, 3), 0.9)):
+        q = rng.uniform(-2.9, 2.9, size=shape)
+        q = np.floor(q) + np.clip(q - np.floor(q), 0.15, 0.85)
+        numbers.append(((np.asarray(q * other),), {"other": other}))
+    return [((a, b), {}) for a, b in out] + numbers
 
 
 def _pairs(rng):
@@ -183,7 +182,7 @@ def _binary(tensor_op, scalar_op, reversed_op=None):
             if isinstance(input, Tensor):
                 return apply(tensor_op, (input, other))
             if reversed_op is None:
-                raise ProgramValueError(f"{tensor_op.name}(): argument 'input' (position 1) must be Tensor, "
+                raise ProgramTypeError(f"{tensor_op.name}(): argument 'input' (position 1) must be Tensor, "
                                         f"not {type(input).__name__}")
             return apply(reversed_op, (other,), {"other": _number(input)})
         return apply(scalar_op, (input,), {"other": _number(other)})
