@@ -54,10 +54,17 @@ _fmod = _checked(np.fmod)
 _trunc = _checked(_trunc_divide)
 
 
+_NO_DERIVATIVE_HINT = {
+    "floor_divide": "PyTorch gives `//` no derivative: torch.div(a, b, rounding_mode='floor') has a zero "
+                    "one, or compute it on a.detach()",
+    "remainder": "PyTorch gives `number % tensor` no derivative: compute it on the tensor's .detach()",
+}
+
+
 def _not_implemented(aten: str):
     """The rule of a `NotImplemented` node: PyTorch's error when backward reaches it."""
     def rule(F, g):
-        raise AutogradError(f"derivative for aten::{aten} is not implemented")
+        raise AutogradError(f"derivative for aten::{aten} is not implemented", hint=_NO_DERIVATIVE_HINT[aten])
     return rule
 
 
