@@ -92,8 +92,9 @@ def checkout(rev: str):
         subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"], capture_output=True)
 
 
-# A figure's leading quantity: "232.0 ms = 1.73x" -> (0.232, "s"), "5,319 points/s" -> (5319, "points/s").
-_QUANTITY = re.compile(r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(us|ms|s|x|[A-Za-z]+/[A-Za-z]+|[A-Za-z]+)?")
+# A figure's leading quantity: "232.0 ms = 1.73x" -> (0.232, "s"), "5,319 points/s" -> (5319, "points/s"),
+# "4,065/s (3,208/s overall)" -> (4065, "/s").
+_QUANTITY = re.compile(r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(us|ms|s|x|[A-Za-z]*/[A-Za-z]+|[A-Za-z]+)?")
 _SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
