@@ -343,6 +343,17 @@ ATTRIBUTES = (
 )
 
 
+def as_floating(x) -> np.ndarray:
+    """An op's input as the float array it computes in: a float32 or float64 array as it is
+    (float32 math stays float32, as PyTorch's), half as float32 (PyTorch's opmath), anything
+    else as float64. For the ops whose float32 results come closer to PyTorch's this way
+    (softmax, log_softmax, logsumexp, norm); var/std, gelu and friends compute in float64,
+    which is closer (PyTorch accumulates var in double)."""
+    if x.__class__ is np.ndarray and x.dtype.kind == "f":
+        return x.astype(np.float32) if x.dtype == np.float16 else x
+    return np.asarray(x, dtype=np.float64)
+
+
 def half_opmath(value, np_dtype):
     """An input of a float16 op: rounded to half, then as float32 for the computation."""
     if value.__class__ is np.ndarray:

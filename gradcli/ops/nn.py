@@ -18,6 +18,7 @@ import numpy as np
 
 import math
 
+from ..dtypes import as_floating
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, as_int, check_elements
 from .broadcast import broadcast_shapes
@@ -72,7 +73,7 @@ def _softmax_dim(dim, ndim):
 
 
 def _softmax(self, dim):
-    x = np.asarray(self, dtype=np.float64)
+    x = as_floating(self)
     if dim is None:
         return np.ones_like(x)
     e = np.exp(x - np.max(x, axis=dim, keepdims=True))
@@ -80,7 +81,7 @@ def _softmax(self, dim):
 
 
 def _log_softmax(self, dim):
-    x = np.asarray(self, dtype=np.float64)
+    x = as_floating(self)
     if dim is None:
         return np.zeros_like(x)
     shifted = x - np.max(x, axis=dim, keepdims=True)

@@ -26,6 +26,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..dtypes import as_floating
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, _dims, as_int
 from .domains import SHAPES, _sample, cases
@@ -547,7 +548,7 @@ argmin = defop("argmin", None, _arg("argmin", np.argmin), cost=reduction)
 # -- norm --------------------------------------------------------------------------
 
 def _norm(self, p=2.0, dim=None, keepdim=False):
-    x = np.abs(np.asarray(self, dtype=np.float64))
+    x = np.abs(as_floating(self))
     axes = _axes(dim, x.ndim)
     if p == 2:
         return np.sqrt(np.sum(x * x, axis=axes, keepdims=keepdim))
@@ -651,7 +652,7 @@ export("norm", norm, array=lambda input, p=2.0, dim=None, keepdim=False: _norm(i
 # -- logsumexp ---------------------------------------------------------------------
 
 def _logsumexp(self, dim=None, keepdim=False):
-    x = np.asarray(self, dtype=np.float64)
+    x = as_floating(self)
     axes = _axes(dim, x.ndim)
     # shift by the largest element (kept finite) so that exp cannot overflow
     shift = np.max(x, axis=axes, keepdims=True, initial=-np.inf)
