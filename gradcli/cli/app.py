@@ -1,4 +1,4 @@
-"""The `gradcli` command: the Typer app and the one boundary that maps errors to exit codes.
+"""The `gradcli` command: its commands and the one boundary that maps errors to exit codes.
 
 User errors (codes 1-4) print `FILE:LINE:COL: error: ...` and never a traceback
 (`guard`, around every command); anything else is a bug in gradcli (exit 70),
@@ -10,8 +10,6 @@ import functools
 import importlib
 import os
 import sys
-
-import typer
 
 from ..errors import ExitCode, GradcliError
 from .common import Failed, PipeClosed, report
@@ -63,20 +61,6 @@ def guard(command, default_dtype: str = "float64"):
     return guarded
 
 
-HELP = """A gradient calculator and autograd inspector: values, gradients, higher-order
-derivatives, Jacobians, Hessians, gradient checks and the backward graph of a small
-Python-like program, on gradcli's own reverse-mode engine.
-
-\b
-Examples:
-  gradcli backward samples/quickstart.txt
-  gradcli grad -e 'x = 3.0; y = x**2 * sin(x)' --order 2
-  gradcli gradcheck samples/e13_wrong_backward.py
-
-The language, the commands, the exit codes and the JSON: docs/LANGUAGE.md.
-"""
-
-
 def choose_colour(mode: str) -> None:
     from ..errors import UsageError
     from ..render import style
@@ -86,67 +70,48 @@ def choose_colour(mode: str) -> None:
     style.choose(mode)
 
 
-def _version(value: bool) -> None:
-    if value:
-        from .. import __version__
-
-        sys.stdout.write(f"gradcli {__version__}\n")
-        raise typer.Exit(0)
+def default_dtype(name: str) -> str:
+    """A command's default floating dtype: float32 for `run`, as PyTorch; float64 otherwise."""
+    return "float32" if name == "run" else "float64"
 
 
-def _top(
-    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
-                                 callback=_version),
-) -> None:
-    """The top level's own options (the full app only: one command alone stays a command)."""
-
-
-def make_app(names=tuple(COMMANDS), top: bool = True) -> typer.Typer:
-    """The Typer app with the given commands (all of them by default); `top`: with --version
-    and shell completion (--install-completion, --show-completion)."""
-    new = typer.Typer(
-        name="gradcli",
-        help=HELP,
-        add_completion=top,
-        no_args_is_help=True,
-        pretty_exceptions_enable=False,
-        rich_markup_mode=None,
-        context_settings={"help_option_names": ["-h", "--help"]},
-    )
-    if top:
-        new.callback()(_top)
-    for name in names:
-        new.command(name)(guard(command(name), "float32" if name == "run" else "float64"))
-    return new
+# graph reports its conflicting options as Click's usage errors, so Typer always reads its line
+READ_WITHOUT_TYPER = frozenset(COMMANDS) - {"graph"}
 
 
 def __getattr__(name: str):
     """`app`, the full Typer app, made when first asked for (a run builds only its command)."""
     if name == "app":
+        from .typer_app import make_app
+
         globals()["app"] = made = make_app()
         return made
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _command_for(args: list[str]):
-    """The click command to run, and its arguments.
+def _run(args: list[str]) -> int:
+    """Run the command line `args`: read by `ArgvReader` when it can (no Typer, no Click: a
+    faster start), else by Typer, which also gives help and usage errors."""
+    if args and args[0] in READ_WITHOUT_TYPER:
+        chosen = command(args[0])
+        reader = chosen.reader
+        kwargs = reader.read(args[1:]) if reader is not None else None
+        if kwargs is not None:
+            try:
+                code = guard(chosen, default_dtype(args[0]))(**kwargs)
+            except KeyboardInterrupt:  # as Typer's main: quietly
+                return int(ExitCode.INTERRUPTED)
+            except EOFError:  # as Click's main
+                sys.stderr.write("\n\naborted\n")
+                return int(ExitCode.INTERRUPTED)
+            return code if isinstance(code, int) else 0
+    from .typer_app import run_typer
 
-    Typer builds every registered command from its signature before running one;
-    for a known command name only that one is built (a faster start).
-    """
-    if args and args[0] in COMMANDS:
-        single = typer.main.get_command(make_app([args[0]], top=False))
-        return single, args[1:], f"gradcli {args[0]}"
-    return typer.main.get_command(__getattr__("app")), args, "gradcli"
+    return run_typer(args)
 
 
 def run_app(argv: list[str] | None = None) -> int:
     """Run the CLI on `argv` and return the exit code (never raises for user errors)."""
-    try:  # typer >= 0.16 vendors click
-        from typer._click import exceptions as click_errors
-    except ImportError:  # pragma: no cover
-        from click import exceptions as click_errors
-
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     # click splits "--symbolic=full" into a flag and a value: the hidden flag it stands for
@@ -154,24 +119,9 @@ def run_app(argv: list[str] | None = None) -> int:
     if debug:
         args.remove("--debug")
     try:
-        command, args, prog_name = _command_for(args)
-        code = command.main(args=args, prog_name=prog_name, standalone_mode=False)
-        return code if isinstance(code, int) else 0
+        return _run(args)
     except Failed as failed:
         return failed.code
-    except (typer.Exit, getattr(click_errors, "Exit", typer.Exit)) as exc:
-        return exc.exit_code
-    except (typer.Abort, getattr(click_errors, "Abort", typer.Abort)):
-        sys.stderr.write("\naborted\n")
-        return int(ExitCode.INTERRUPTED)
-    except click_errors.ClickException as exc:
-        exc.show()
-        if "--json" in args:
-            from ..render.jsonout import dumps
-
-            code = int(getattr(exc, "exit_code", 2) or 2)
-            sys.stdout.write(dumps({"error": {"code": code, "message": exc.format_message()}}) + "\n")
-        return int(ExitCode.USAGE)
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return int(ExitCode.INTERRUPTED)

@@ -8,13 +8,11 @@ from __future__ import annotations
 import sys
 from typing import Annotated, List, Optional
 
-import typer
-
 from ..render import human, jsonout
 from .common import default_wrt, drive, emit, names, parse_value, wrt_names
-from .options import LIMIT_OPTIONS, Common, Wrt, common_options
+from .options import LIMIT_OPTIONS, Argument, Common, Option, Wrt, common_options
 
-DetectAnomaly = Annotated[bool, typer.Option("--detect-anomaly",
+DetectAnomaly = Annotated[bool, Option("--detect-anomaly",
                                              help="Stop at the first NaN a backward node produces.")]
 
 
@@ -32,16 +30,16 @@ def eval_cmd(opts: Common):
 @common_options()
 def backward_cmd(
     opts: Common,
-    gradient: Annotated[Optional[str], typer.Option(
+    gradient: Annotated[Optional[str], Option(
         "--gradient", help="The gradient argument: ones or a value such as [0.4, 0.6].",
         metavar="ones|VALUE")] = None,
-    inputs: Annotated[Optional[str], typer.Option(
+    inputs: Annotated[Optional[str], Option(
         "--inputs", help="Accumulate only into these (comma-separated).", metavar="NAMES")] = None,
-    retain_graph: Annotated[bool, typer.Option(
+    retain_graph: Annotated[bool, Option(
         "--retain-graph", help="Keep the graph's saved tensors after the backward pass.")] = False,
-    create_graph: Annotated[bool, typer.Option(
+    create_graph: Annotated[bool, Option(
         "--create-graph", help="Record the backward pass, so the gradients can be differentiated.")] = False,
-    steps: Annotated[bool, typer.Option("--steps", help="Print every backward step.")] = False,
+    steps: Annotated[bool, Option("--steps", help="Print every backward step.")] = False,
     detect_anomaly: DetectAnomaly = False,
 ):
     """Run output.backward() and show the .grad of every leaf.
@@ -65,17 +63,17 @@ def backward_cmd(
 def grad_cmd(
     opts: Common,
     wrt: Wrt = None,
-    order: Annotated[int, typer.Option(
+    order: Annotated[int, Option(
         "--order", help="The order of the derivative (N >= 2 needs a scalar output).", metavar="N")] = 1,
-    grad_outputs: Annotated[Optional[str], typer.Option(
+    grad_outputs: Annotated[Optional[str], Option(
         "--grad-outputs", help="The vector of the vector-Jacobian product: ones or a value.",
         metavar="ones|VALUE")] = None,
-    allow_unused: Annotated[bool, typer.Option(
+    allow_unused: Annotated[bool, Option(
         "--allow-unused", help="An input the output does not depend on gets None, not an error.")] = False,
-    symbolic: Annotated[bool, typer.Option(
+    symbolic: Annotated[bool, Option(
         "--symbolic", help="Also print each derivative's SymPy formula; the inputs not in --wrt are "
                            "filled in with their values, or kept as symbols with --symbolic=full.")] = False,
-    symbolic_full: Annotated[bool, typer.Option("--symbolic-full", hidden=True)] = False,
+    symbolic_full: Annotated[bool, Option("--symbolic-full", hidden=True)] = False,
 ):
     """autograd.grad of the output with respect to --wrt; --order N for higher order.
 
@@ -147,7 +145,7 @@ def run_cmd(opts: Common, detect_anomaly: DetectAnomaly = False):
               printer=out)
 
 
-OpNames = Annotated[Optional[List[str]], typer.Argument(
+OpNames = Annotated[Optional[List[str]], Argument(
     help="Ops to show in full (signature, node, formulas); none: list every op.", metavar="[NAMES]...",
     show_default=False)]
 

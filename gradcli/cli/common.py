@@ -12,10 +12,7 @@ import gc
 import json
 import os
 import sys
-from dataclasses import dataclass
 from typing import Callable, List, Optional
-
-import typer
 
 from ..errors import GradcliError, LimitError, UsageError
 from ..hints import complete
@@ -35,10 +32,14 @@ MAX_SOURCE_BYTES = 50 * 2**20  # a larger program is refused before it is read w
 MAX_POINT_LINE_BYTES = 16 * 2**20
 
 
-@dataclass
 class Source:
-    filename: str
-    text: str
+    """A program as read: its name (a path, `<expr>` or `<stdin>`) and its text."""
+
+    __slots__ = ("filename", "text")
+
+    def __init__(self, filename: str, text: str):
+        self.filename = filename
+        self.text = text
 
 
 # -- reading ----------------------------------------------------------------------
@@ -157,8 +158,9 @@ def stderr_print(line: str) -> None:
     sys.stderr.write(line + "\n")
 
 
-class Failed(typer.Exit):
-    """A user error already reported: the exit code is all that is left to return."""
+class Failed(Exception):
+    """A user error already reported: the exit code is all that is left to return
+    (to `app.run_app`; Click lets it through, as it is none of its exceptions)."""
 
     def __init__(self, code: int):
         super().__init__(code)

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Annotated, List, Optional
 
-import typer
-
 from ..errors import UsageError
 from . import progress
 from .common import Failed, emit, isolated, load, names, parse_sets, report, stderr_print
-from .options import LIMIT_OPTIONS, Common, common_options
+from .options import LIMIT_OPTIONS, Argument, Common, Option, common_options
 
-Files = Annotated[Optional[List[str]], typer.Argument(
+Files = Annotated[Optional[List[str]], Argument(
     help="Programs to check (- for standard input); none: check every built-in op.", metavar="FILE",
     show_default=False)]
 
@@ -24,16 +22,16 @@ Files = Annotated[Optional[List[str]], typer.Argument(
 def gradcheck_cmd(
     opts: Common,
     files: Files = None,
-    of: Annotated[Optional[str], typer.Option(
+    of: Annotated[Optional[str], Option(
         "--of", help="The output(s) to check, comma-separated (default: the output, docs/LANGUAGE.md).")] = None,
-    wrt: Annotated[Optional[str], typer.Option(
+    wrt: Annotated[Optional[str], Option(
         "--wrt", help="Inputs to check, comma-separated (default: every input that requires grad).")] = None,
-    eps: Annotated[float, typer.Option("--eps", help="The finite-difference step.")] = 1e-6,
-    atol: Annotated[float, typer.Option("--atol", help="Absolute tolerance.")] = 1e-5,
-    rtol: Annotated[float, typer.Option("--rtol", help="Relative tolerance.")] = 1e-3,
-    order: Annotated[int, typer.Option("--order", help="1, or 2 to check second derivatives too.")] = 1,
-    no_sympy: Annotated[bool, typer.Option("--no-sympy", help="Skip the SymPy reference.")] = False,
-    fast: Annotated[bool, typer.Option("--fast", help="Check random projections v^T J u (large inputs).")] = False,
+    eps: Annotated[float, Option("--eps", help="The finite-difference step.")] = 1e-6,
+    atol: Annotated[float, Option("--atol", help="Absolute tolerance.")] = 1e-5,
+    rtol: Annotated[float, Option("--rtol", help="Relative tolerance.")] = 1e-3,
+    order: Annotated[int, Option("--order", help="1, or 2 to check second derivatives too.")] = 1,
+    no_sympy: Annotated[bool, Option("--no-sympy", help="Skip the SymPy reference.")] = False,
+    fast: Annotated[bool, Option("--fast", help="Check random projections v^T J u (large inputs).")] = False,
 ):
     """Check analytical derivatives against central differences and SymPy.
 

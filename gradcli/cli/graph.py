@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from .common import drive
-from .options import Common, common_options
+from .options import Common, Option, common_options
 
 
 class GraphFormat(str, Enum):
@@ -52,17 +52,17 @@ PICTURES = ("svg", "png", "html")
 @common_options()
 def graph_cmd(
     opts: Common,
-    tree: Annotated[bool, typer.Option("--tree", help="Draw the nested next_functions as a tree.")] = False,
-    format: Annotated[Optional[GraphFormat], typer.Option(
+    tree: Annotated[bool, Option("--tree", help="Draw the nested next_functions as a tree.")] = False,
+    format: Annotated[Optional[GraphFormat], Option(
         "--format", help="tree, list (the default without --tree), dot (Graphviz), mermaid, json, "
                          "or a picture: svg, png, html (the backward walk-through).",
         case_sensitive=False, show_default=False)] = None,
-    saved: Annotated[bool, typer.Option("--saved", help="Show what each node saved for backward.")] = False,
-    values: Annotated[bool, typer.Option("--values", help="Show the value each node produced, when known.")] = False,
-    output: Annotated[Optional[str], typer.Option(
+    saved: Annotated[bool, Option("--saved", help="Show what each node saved for backward.")] = False,
+    values: Annotated[bool, Option("--values", help="Show the value each node produced, when known.")] = False,
+    output: Annotated[Optional[str], Option(
         "--output", "-o", help="Write to this file; its extension picks the format: .svg, .png, .html "
                                "(a backward walk-through), .dot, .mmd, .json, .txt.")] = None,
-    max_nodes: Annotated[int, typer.Option("--max-nodes", help="The most nodes a picture (svg, png, html) may have.")] = 500,
+    max_nodes: Annotated[int, Option("--max-nodes", help="The most nodes a picture (svg, png, html) may have.")] = 500,
 ):
     """The backward graph of the output: every grad_fn node, its next_functions and where it was made.
 

@@ -1,41 +1,65 @@
 """The options the commands share, declared once, and `common_options`, which gives
 them to a command as one `Common` (sqlite-utils' `common_options`, for Typer).
 
-Typer reads a command's options from its signature, so the decorator rewrites
-the signature: the shared options first, each with its help, then the command's
-own. An option for every command is one field of `Common`.
+An option is declared as `Annotated[type, Option(...)]` in a command's signature,
+with gradcli's own `Option` and `Argument`: they take typer.Option's arguments and
+become Typer's declarations only when Typer builds the command (help, completion, a
+usage error). The common invocation never imports Typer: `parse` reads the same
+declarations (`WithCommon.params`). An option for every command is one field of `Common`.
 """
 from __future__ import annotations
 
 import functools
 import inspect
-from dataclasses import dataclass, field, fields
+import typing
 from enum import Enum
 from typing import Annotated, List, Optional
 
-import typer
 
-File = Annotated[Optional[str], typer.Argument(help="The program: a file, or - for standard input.", metavar="FILE",
-                                               show_default=False)]
-Expr = Annotated[Optional[str], typer.Option("--expr", "-e", help="The program as text instead of FILE.",
-                                             metavar="TEXT")]
-Of = Annotated[Optional[str], typer.Option(
+class Option:
+    """An option as a command declares it: typer.Option's arguments, without importing Typer."""
+
+    typer_kind = "Option"
+
+    def __init__(self, *flags: str, help: str | None = None, metavar: str | None = None,
+                 show_default: bool = True, hidden: bool = False, case_sensitive: bool = True):
+        self.flags = flags
+        self.settings = {"help": help, "metavar": metavar, "show_default": show_default, "hidden": hidden}
+        if not case_sensitive:
+            self.settings["case_sensitive"] = False
+        self.case_sensitive = case_sensitive
+
+    def to_typer(self):
+        import typer
+
+        return getattr(typer, self.typer_kind)(*self.flags, **self.settings)
+
+
+class Argument(Option):
+    """A positional argument (FILE): it keeps its place before the options."""
+
+    typer_kind = "Argument"
+
+
+File = Annotated[Optional[str], Argument(help="The program: a file, or - for standard input.", metavar="FILE",
+                                         show_default=False)]
+Expr = Annotated[Optional[str], Option("--expr", "-e", help="The program as text instead of FILE.", metavar="TEXT")]
+Of = Annotated[Optional[str], Option(
     "--of", help="The tensor to answer about (default: the program's output, the last assignment).",
     metavar="NAME")]
-Set = Annotated[Optional[List[str]], typer.Option("--set", help="Override an input's value (repeatable).",
-                                                  metavar="NAME=VALUE")]
-Json = Annotated[bool, typer.Option(
+Set = Annotated[Optional[List[str]], Option("--set", help="Override an input's value (repeatable).",
+                                            metavar="NAME=VALUE")]
+Json = Annotated[bool, Option(
     "--json", help="Print one JSON document for scripts (indented in a terminal, compact when piped).")]
-Points = Annotated[Optional[str], typer.Option(
+Points = Annotated[Optional[str], Option(
     "--points", help="JSON Lines of --set values (a path or -): one run and one JSON line per point.",
     metavar="FILE")]
-MaxElements = Annotated[int, typer.Option("--max-elements", help="The most elements one tensor may have.",
-                                          metavar="N")]
-MaxSteps = Annotated[int, typer.Option(
+MaxElements = Annotated[int, Option("--max-elements", help="The most elements one tensor may have.", metavar="N")]
+MaxSteps = Annotated[int, Option(
     "--max-steps", help="The most loop iterations plus calls in one run (a long loop body or a large "
                         "tensor counts as several; derivatives may build this many graph nodes).",
     metavar="N")]
-Color = Annotated[str, typer.Option(
+Color = Annotated[str, Option(
     "--color", help="Colour: auto (in a terminal, unless NO_COLOR is set), always or never.",
     metavar="auto|always|never")]
 
@@ -45,39 +69,46 @@ class DTypeName(str, Enum):
     float64 = "float64"
 
 
-DType = Annotated[Optional[DTypeName], typer.Option(
+DType = Annotated[Optional[DTypeName], Option(
     "--dtype", help="The default floating dtype (default: float64, float32 for run, as in PyTorch).",
     show_default=False)]
-Wrt = Annotated[Optional[str], typer.Option(
+Wrt = Annotated[Optional[str], Option(
     "--wrt", help="Comma-separated inputs to differentiate with respect to (default: every input).",
     metavar="NAMES", show_default=False)]
 
+# The shared options, in the order of a command's help: (name, declaration, default).
+SHARED = (
+    ("file", File, None),
+    ("expr", Expr, None),
+    ("of", Of, None),
+    ("sets", Set, None),
+    ("json", Json, False),
+    ("points", Points, None),
+    ("max_elements", MaxElements, 10**8),
+    ("max_steps", MaxSteps, 10**6),
+    ("dtype", DType, None),
+    ("color", Color, "auto"),
+)
+LIMIT_OPTIONS = ("max_elements", "max_steps")
+ALWAYS = ("color",)  # every command has these
 
-def _option(declaration, default=None):
-    """A field of `Common` that is a command-line option: its Typer declaration and default."""
-    return field(default=default, metadata={"typer": declaration})
 
-
-@dataclass
 class Common:
     """The shared options of a command, as given, and the program once it is read.
 
     A command that runs a program reports its errors against `source` (see
-    `app.guard`). A new shared option is one more field here; a limit also goes
+    `app.guard`). A new shared option is one more entry of SHARED; a limit also goes
     into LIMIT_OPTIONS and `limits`.
     """
 
-    file: Optional[str] = _option(File)
-    expr: Optional[str] = _option(Expr)
-    of: Optional[str] = _option(Of)
-    sets: Optional[List[str]] = _option(Set)
-    json: bool = _option(Json, False)
-    points: Optional[str] = _option(Points)
-    max_elements: int = _option(MaxElements, 10**8)
-    max_steps: int = _option(MaxSteps, 10**6)
-    dtype: Optional[DTypeName] = _option(DType)
-    color: str = _option(Color, "auto")
-    source: object = None  # not an option: the program (a `common.Source`) once read
+    __slots__ = tuple(name for name, _, _ in SHARED) + ("source",)
+
+    def __init__(self, **given):
+        for name, _, default in SHARED:
+            setattr(self, name, given.pop(name, default))
+        if given:
+            raise TypeError(f"no shared option {', '.join(sorted(given))}")
+        self.source = None  # the program (a `common.Source`) once read
 
     def limits(self):
         """The per-run budgets of SPEC 2.5 these options give."""
@@ -86,30 +117,24 @@ class Common:
         return Limits(max_elements=self.max_elements, max_steps=self.max_steps)
 
 
-LIMIT_OPTIONS = ("max_elements", "max_steps")
-SHARED = tuple(f for f in fields(Common) if "typer" in f.metadata)
-ALWAYS = ("color",)  # every command has these
-
-
 def common_options(*names: str):
     """Give a command the shared options `names` (all by default) as one `Common`.
 
     The command is written `def cmd(opts: Common, <its own options>)`.
     """
-    unknown = set(names) - {f.name for f in SHARED}
+    unknown = set(names) - {name for name, _, _ in SHARED}
     if unknown:
         raise TypeError(f"no shared option {', '.join(sorted(unknown))}")
-    shared = tuple(f for f in SHARED if not names or f.name in names or f.name in ALWAYS)
+    shared = tuple(s for s in SHARED if not names or s[0] in names or s[0] in ALWAYS)
     return lambda command: WithCommon(command, shared)
 
 
-def _is_argument(parameter) -> bool:
-    """A positional argument (FILE): it keeps its place before the options."""
-    return any(isinstance(m, typer.models.ArgumentInfo) for m in getattr(parameter.annotation, "__metadata__", ()))
+def _declaration(annotation) -> Option:
+    return typing.get_args(annotation)[1]
 
 
 class WithCommon:
-    """A command as Typer sees and calls it: keyword arguments, its own options before the
+    """A command as Typer and `parse` see it: keyword arguments, its own options before the
     shared ones (so its help lists them first)."""
 
     def __init__(self, command, shared):
@@ -121,20 +146,127 @@ class WithCommon:
         self.__annotations__ = {}
 
     @functools.cached_property
-    def __signature__(self) -> inspect.Signature:
-        """Built when Typer first reads it: for the one command being run (a faster start)."""
+    def parameters(self) -> list[inspect.Parameter]:
+        """Every parameter, annotated `Annotated[type, Option or Argument]`, in the order of the help:
+        the argument, the command's own options, the shared options."""
         own = list(inspect.signature(self.command, eval_str=True).parameters.values())[1:]
-        shared = [inspect.Parameter(f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=f.default,
-                                    annotation=f.metadata["typer"]) for f in self.shared]
-        arguments = [p for p in shared if _is_argument(p)]
-        return inspect.Signature(arguments + own + [p for p in shared if not _is_argument(p)])
+        shared = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
+                                    annotation=annotation) for name, annotation, default in self.shared]
+        arguments = [p for p in shared if isinstance(_declaration(p.annotation), Argument)]
+        return arguments + own + [p for p in shared if p not in arguments]
+
+    @functools.cached_property
+    def __signature__(self) -> inspect.Signature:
+        """The signature Typer reads (built when Typer first asks: for help, completion or a
+        usage error), with Typer's own declarations."""
+        return inspect.Signature([
+            p.replace(annotation=Annotated[typing.get_args(p.annotation)[0], _declaration(p.annotation).to_typer()])
+            for p in self.parameters])
+
+    @functools.cached_property
+    def reader(self) -> "ArgvReader | None":
+        """The parser of the common invocation (None: only Typer can read this command's options)."""
+        return ArgvReader.of(self.parameters)
 
     def split(self, kwargs: dict) -> tuple[Common, dict]:
         """(the shared options as one Common, the command's own options)."""
         own = dict(kwargs)
-        return Common(**{f.name: own.pop(f.name) for f in self.shared}), own
+        return Common(**{name: own.pop(name) for name, _, _ in self.shared}), own
 
     def __call__(self, **kwargs):
         opts, own = self.split(kwargs)
         return self.command(opts, **own)
 
+
+def _conversion(kind) -> tuple[object, bool]:
+    """(how a value of `kind` is read from argv, whether the option repeats): int, float, str,
+    an Enum, or bool for a flag; (None, False) for a kind only Typer reads."""
+    if typing.get_origin(kind) is typing.Union:
+        kinds = [k for k in typing.get_args(kind) if k is not type(None)]
+        if len(kinds) != 1:
+            return None, False
+        kind = kinds[0]
+    if typing.get_origin(kind) is list:
+        inner, _ = _conversion(typing.get_args(kind)[0])
+        return (inner, True) if inner in (str, int, float) else (None, False)
+    if kind in (bool, int, float, str) or (isinstance(kind, type) and issubclass(kind, Enum)):
+        return kind, False
+    return None, False
+
+
+class ArgvReader:
+    """Reads a command's arguments as Click does, in the forms people type: `--opt VALUE`,
+    `--opt=VALUE`, `-e VALUE`, flags, repeated options, FILE anywhere, `--`.
+
+    Anything else (--help, an unknown or abbreviated option, `-eTEXT`, a value that does not
+    convert, a missing value, an extra argument) reads as None: Typer then parses the line
+    and reports the error in its own words. `tests/cli/test_argv_reader.py` checks that
+    what it reads is what Typer would pass.
+    """
+
+    def __init__(self, options: dict, argument: tuple | None, defaults: dict):
+        self.options = options      # flag -> (name, conversion, repeats)
+        self.argument = argument    # (name, repeats), or None
+        self.defaults = defaults
+
+    @classmethod
+    def of(cls, parameters: list[inspect.Parameter]) -> "ArgvReader | None":
+        options, argument = {}, None
+        for p in parameters:
+            kind, declaration = typing.get_args(p.annotation)[:2]
+            convert, repeats = _conversion(kind)
+            if convert is None or not declaration.case_sensitive:
+                return None
+            if isinstance(declaration, Argument):
+                if argument is not None:
+                    return None
+                argument = (p.name, repeats)
+            else:
+                for flag in declaration.flags:
+                    options[flag] = (p.name, convert, repeats)
+        return cls(options, argument, {p.name: p.default for p in parameters})
+
+    def read(self, args: list[str]) -> dict | None:
+        """The command's keyword arguments, or None for Typer to read `args`."""
+        values = dict(self.defaults)
+        positional = []
+        i, n = 0, len(args)
+        while i < n:
+            token = args[i]
+            i += 1
+            if token == "--":
+                positional.extend(args[i:])
+                break
+            if token[:1] != "-" or token == "-":
+                positional.append(token)
+                continue
+            flag, equals, value = token.partition("=") if token[:2] == "--" else (token, "", "")
+            option = self.options.get(flag)
+            if option is None:
+                return None
+            name, convert, repeats = option
+            if convert is bool:
+                if equals:
+                    return None
+                values[name] = True
+                continue
+            if not equals:
+                if i == n:
+                    return None
+                value = args[i]
+                i += 1
+            try:
+                value = convert(value)
+            except ValueError:
+                return None
+            values[name] = (values[name] or []) + [value] if repeats else value
+        if self.argument is None:
+            return None if positional else values
+        name, repeats = self.argument
+        if repeats:
+            values[name] = positional or values[name]
+        elif len(positional) > 1:
+            return None
+        elif positional:
+            values[name] = positional[0]
+        return values

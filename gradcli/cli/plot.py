@@ -10,10 +10,8 @@ import os
 import sys
 from typing import Annotated, Optional
 
-import typer
-
 from .common import drive, wrt_names
-from .options import LIMIT_OPTIONS, Common, Wrt, common_options
+from .options import LIMIT_OPTIONS, Common, Option, Wrt, common_options
 
 
 def _terminal_size() -> tuple[int, int, bool]:
@@ -37,14 +35,14 @@ def _terminal_size() -> tuple[int, int, bool]:
 def plot_cmd(
     opts: Common,
     wrt: Wrt = None,
-    range_: Annotated[Optional[str], typer.Option(
+    range_: Annotated[Optional[str], Option(
         "--range", help="A:B, the interval to plot (default: the input's value ± 3·max(1, |value|)); "
                         "with --wrt x,y: A:B,C:D.", show_default=False)] = None,
-    samples: Annotated[Optional[int], typer.Option(
+    samples: Annotated[Optional[int], Option(
         "--samples", help="Points along x (default 400); with --wrt x,y, per axis of the grid "
                           "(default 40).", show_default=False)] = None,
-    order: Annotated[int, typer.Option("--order", help="Plot the 1st to K-th derivatives (K <= 4).")] = 1,
-    output: Annotated[Optional[str], typer.Option(
+    order: Annotated[int, Option("--order", help="Plot the 1st to K-th derivatives (K <= 4).")] = 1,
+    output: Annotated[Optional[str], Option(
         "--output", "-o", help="Write the plot to FILE.svg or FILE.png (matplotlib) instead of the "
                                "terminal.", show_default=False)] = None,
 ):

@@ -91,15 +91,16 @@ def _wrap(members: dict) -> dict:
 def _is_class_value(value) -> bool:
     """A class a program holds as itself (to subclass, catch, or test with isinstance), not
     wrapped as a function: Function, Node, the exception types, torch.Tensor, numpy's."""
+    if not isinstance(value, type):
+        return False
     from gradcli._tensor import Tensor
     from gradcli.autograd import Function
     from gradcli.autograd.graph import Node
     from gradcli.lang.exceptions import EXCEPTION_CLASSES
     from gradcli.lang.pymodules import NUMPY_CLASSES
 
-    return isinstance(value, type) and (issubclass(value, Function) or value is Tensor
-                                        or value is Node or value in EXCEPTION_CLASSES
-                                        or value in NUMPY_CLASSES)
+    return (issubclass(value, Function) or value is Tensor or value is Node
+            or value in EXCEPTION_CLASSES or value in NUMPY_CLASSES)
 
 
 _MODULES: dict = {}
