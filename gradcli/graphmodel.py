@@ -189,9 +189,9 @@ def _build(output, names, output_name, saved, values, shapes) -> GraphModel:
         objs.append(node)
         reached.append(None if parent is None else (parent, edge))
         me = index[key]
-        nexts = node.next_functions
+        nexts = node.next_nodes
         for k in range(len(nexts) - 1, -1, -1):
-            child = nexts[k][0]
+            child = nexts[k]
             if child is not None and id(child) not in index:
                 stack.append((child, me, k))
 
@@ -199,7 +199,7 @@ def _build(output, names, output_name, saved, values, shapes) -> GraphModel:
     in_degree = [0] * len(objs)
     for i, node in enumerate(objs):
         edges = []
-        for child, nr in node.next_functions:
+        for child, nr in zip(node.next_nodes, node.next_nrs):
             if child is None:
                 edges.append((None, int(nr)))
             else:

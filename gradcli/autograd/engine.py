@@ -72,7 +72,7 @@ def _discover(roots) -> dict:
             stack.append(node)
     while stack:
         node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt in node.next_nodes:
             if nxt is None:
                 continue
             count = deps.get(nxt)
@@ -90,7 +90,7 @@ def _needed(deps: dict, targets) -> set:
     order = [n for n, c in remaining.items() if c == 0]
     i = 0
     while i < len(order):
-        for nxt, _ in order[i].next_functions:
+        for nxt in order[i].next_nodes:
             if nxt is not None:
                 remaining[nxt] -= 1
                 if remaining[nxt] == 0:
@@ -100,7 +100,7 @@ def _needed(deps: dict, targets) -> set:
     for node in reversed(order):
         if node in needed:
             continue
-        for nxt, _ in node.next_functions:
+        for nxt in node.next_nodes:
             if nxt is not None and nxt in needed:
                 needed.add(node)
                 break
@@ -250,14 +250,14 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                 if _saved_hooks._packed.data:  # (.data: a weak dict's len() is a call)
                     _saved_hooks.forget(node)
             if grads is None:
-                for nxt, nr in node.next_functions:
+                for nxt in node.next_nodes:
                     if nxt is not None:
                         count = deps[nxt] - 1
                         deps[nxt] = count
                         if count == 0:
                             ready.append(nxt)
                 continue
-            for (nxt, nr), gi in zip(node.next_functions, grads):
+            for nxt, nr, gi in zip(node.next_nodes, node.next_nrs, grads):
                 if nxt is None:
                     continue
                 if gi is not None and (needed is None or nxt in needed):
@@ -327,7 +327,7 @@ def _run_node(node, g, create_graph, targets, captured, accumulate, owned) -> No
                 slot = targets.get((node, nr))
                 if slot is not None:
                     captured[slot] = _add(captured[slot], g[nr])
-    if not node.next_functions:
+    if not node.next_nodes:
         return None
     if _saved_hooks._packed.data:
         _saved_hooks.unpack_node(node)

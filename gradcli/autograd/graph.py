@@ -120,10 +120,25 @@ class _NodeClass(type):
 
 
 class Node(metaclass=_NodeClass):
-    """Base of backward nodes: edges, hooks on the tensors it produced, a source slot."""
+    """Base of backward nodes: edges, hooks on the tensors it produced, a source slot.
 
-    __slots__ = ("next_functions", "source", "_tensor_hooks", "__weakref__")
+    The edges are two tuples, `next_nodes` (a node or None per input) and `next_nrs` (the
+    output of that node each edge leads to, a shared tuple of zeros for most): two objects
+    fewer per op for the cyclic collector to walk than PyTorch's `((node, nr), ...)`, which
+    `next_functions` makes when read.
+    """
+
+    __slots__ = ("next_nodes", "next_nrs", "source", "_tensor_hooks", "__weakref__")
     n_outputs = 1
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple(zip(self.next_nodes, self.next_nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges) -> None:
+        self.next_nodes = tuple([node for node, _ in edges])
+        self.next_nrs = tuple([nr for _, nr in edges])
 
     def name(self) -> str:
         return type(self).__name__
@@ -186,6 +201,9 @@ def _as_value(value):
     return repr(value)
 
 
+ZEROS = tuple((0,) * n for n in range(8))  # next_nrs of the nodes whose edges all lead to output 0
+
+
 def edge_to(t) -> tuple:
     """The edge a node keeps to its input `t`: (node, output_nr) or (None, 0)."""
     if isinstance(t, Tensor) and t.requires_grad:
@@ -221,7 +239,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor):
-        self.next_functions = ()
+        self.next_nodes = self.next_nrs = ()
         self.source = None
         self._tensor_hooks = None
         self.variable = variable

@@ -464,7 +464,7 @@ def _tag_nodes(module: Module, args, result) -> None:
         seen.add(key)
         if node not in NODE_MODULE:
             NODE_MODULE[node] = module
-        stack.extend(child for child, _ in node.next_functions if child is not None)
+        stack.extend(child for child in node.next_nodes if child is not None)
 
 
 def module_paths(values: dict) -> list:

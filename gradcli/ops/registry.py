@@ -25,13 +25,13 @@ from ..errors import ProgramTypeError
 from .._tensor import Tensor, _grad_enabled, check_elements
 from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
 from ..autograd import graph as _graph
-from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
+from ..autograd.graph import NOTHING_SAVED as _NOTHING, ZEROS, OpNode, edge_to
 from ..autograd import saved_hooks as _saved_hooks
 from ..autograd.saved_hooks import hooks_or_inference as _saving
 
 ndarray = np.ndarray
 OPS: dict[str, "Op"] = {}
-_NO_EDGE = (None, 0)        # the edge to an input that needs no gradient (shared: a tuple)
+_ZEROS1, _ZEROS2 = ZEROS[1], ZEROS[2]  # next_nrs when every edge leads to output 0 (shared)
 _new_node = OpNode.__new__
 _wrap = Tensor._make        # bound once: the hot path calls it for every result
 _new_tensor = Tensor.__new__
@@ -164,7 +164,7 @@ class Op:
             cast = grad.dtype
         grads = []
         i = -1
-        for next_node, _ in node.next_functions:
+        for next_node in node.next_nodes:
             i += 1
             if next_node is None:
                 grads.append(None)
@@ -494,21 +494,36 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     # the edges: bit i of `mask` is set exactly when input i is a Tensor that requires grad
     if n == 2:
         a, b = inputs
+        na = nb = None
+        ra = rb = 0
         if mask & 1:
-            ea = (a.grad_fn, a._output_nr) if a.grad_fn is not None else (a._accumulate_grad(), 0)
-        else:
-            ea = _NO_EDGE
+            na = a.grad_fn
+            if na is None:
+                na = a._accumulate_grad()
+            else:
+                ra = a._output_nr
         if mask & 2:
-            eb = (b.grad_fn, b._output_nr) if b.grad_fn is not None else (b._accumulate_grad(), 0)
-        else:
-            eb = _NO_EDGE
-        node.next_functions = (ea, eb)
+            nb = b.grad_fn
+            if nb is None:
+                nb = b._accumulate_grad()
+            else:
+                rb = b._output_nr
+        node.next_nodes = (na, nb)
+        node.next_nrs = (ra, rb) if ra or rb else _ZEROS2
     elif n == 1:
         a = inputs[0]
-        node.next_functions = ((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a._accumulate_grad(), 0),) \
-            if mask else (_NO_EDGE,)
+        na = None
+        ra = 0
+        if mask:
+            na = a.grad_fn
+            if na is None:
+                na = a._accumulate_grad()
+            else:
+                ra = a._output_nr
+        node.next_nodes = (na,)
+        node.next_nrs = (ra,) if ra else _ZEROS1
     else:
-        node.next_functions = tuple([edge_to(t) for t in inputs])
+        node.next_functions = [edge_to(t) for t in inputs]
     node.source = _graph._current_source[0]
     node._tensor_hooks = None
     node.params = params
