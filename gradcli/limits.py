@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from .errors import LimitError
 
@@ -44,12 +43,37 @@ MAX_VALUE_DEPTH = 1000
 MAX_LIST_ITEMS = 10_000_000
 
 
-@dataclass(frozen=True)
 class Limits:
-    """Per-run budgets of SPEC 2.5, each changeable by a command-line option."""
+    """Per-run budgets of SPEC 2.5, each changeable by a command-line option.
+
+    Frozen, compared and hashed by value, as the dataclass it was (making that cost ~1 ms
+    at every start-up). The class attributes are the defaults (`Budget` reads one).
+    """
 
     max_elements: int = 10**8
     max_steps: int = 10**6
+
+    def __init__(self, max_elements: int = 10**8, max_steps: int = 10**6):
+        object.__setattr__(self, "max_elements", max_elements)
+        object.__setattr__(self, "max_steps", max_steps)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.max_elements, self.max_steps) == (other.max_elements, other.max_steps)
+
+    def __hash__(self):
+        return hash((self.max_elements, self.max_steps))
+
+    def __repr__(self):
+        return (f"{self.__class__.__qualname__}(max_elements={self.max_elements!r}, "
+                f"max_steps={self.max_steps!r})")
 
     @property
     def max_work(self) -> int:

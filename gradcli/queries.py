@@ -6,8 +6,6 @@ CLI only reads options, calls one of these and renders what it returns.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from .autograd import engine
@@ -95,28 +93,35 @@ def as_gradient(spec, like: Tensor) -> Tensor | None:
 # -- backward ------------------------------------------------------------------
 
 
-@dataclass
+# The answers below are plain classes, not dataclasses: making them cost each command ~3 ms
+# at import, and nothing compares or prints them. No __slots__: a command adds attributes
+# (`symbolic_filled`).
+
+
 class Step:
     """One node run by backward: the gradient in, and what went out along each edge.
 
     Gradients are arrays (a tuple of them for a node with several outputs), or None.
     """
 
-    node: str
-    source: object
-    grad_in: object
-    edges: list = field(default_factory=list)  # (next node name or None, output_nr, grad, leaf name)
-    variable: str | None = None                # for AccumulateGrad: the leaf accumulated into
-    fn: object = field(default=None, repr=False)  # the node itself (the walk-through maps it to the graph)
+    def __init__(self, node: str, source: object, grad_in: object, edges: list | None = None,
+                 variable: str | None = None, fn: object = None):
+        self.node = node
+        self.source = source
+        self.grad_in = grad_in
+        self.edges = [] if edges is None else edges  # (next node name or None, output_nr, grad, leaf name)
+        self.variable = variable  # for AccumulateGrad: the leaf accumulated into
+        self.fn = fn              # the node itself (the walk-through maps it to the graph)
 
 
-@dataclass
 class BackwardResult:
-    output_name: str
-    output: Tensor
-    grads: dict           # name -> Tensor or None
-    why_none: dict        # name -> reason its .grad is None
-    steps: list | None = None
+    def __init__(self, output_name: str, output: Tensor, grads: dict, why_none: dict,
+                 steps: list | None = None):
+        self.output_name = output_name
+        self.output = output
+        self.grads = grads        # name -> Tensor or None
+        self.why_none = why_none  # name -> reason its .grad is None
+        self.steps = steps
 
 
 def why_no_grad(t: Tensor, reached: bool, left_out: bool = False) -> str | None:
@@ -184,15 +189,16 @@ def _array(g):
 # -- grad, jacobian, hessian ------------------------------------------------------
 
 
-@dataclass
 class GradResult:
-    output_name: str
-    output: Tensor
-    wrt: list[str]
-    order: int
-    grads: dict  # name -> Tensor/None, nested `order` deep
-    symbolic: dict | None = None  # the SymPy formulas, nested the same way (`grad --symbolic`)
-    grad_outputs: Tensor | None = None  # order 1: the seed given (--grad-outputs)
+    def __init__(self, output_name: str, output: Tensor, wrt: list[str], order: int, grads: dict,
+                 symbolic: dict | None = None, grad_outputs: Tensor | None = None):
+        self.output_name = output_name
+        self.output = output
+        self.wrt = wrt
+        self.order = order
+        self.grads = grads        # name -> Tensor/None, nested `order` deep
+        self.symbolic = symbolic  # the SymPy formulas, nested the same way (`grad --symbolic`)
+        self.grad_outputs = grad_outputs  # order 1: the seed given (--grad-outputs)
 
 
 def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = False) -> list:
@@ -238,12 +244,12 @@ def _name_nested(nested, names):
     return {n: _name_nested(v, names) for n, v in zip(names, nested)}
 
 
-@dataclass
 class MatrixResult:
-    output_name: str
-    output: Tensor
-    wrt: list[str]
-    blocks: dict  # name -> Tensor (jacobian) or name -> name -> Tensor (hessian)
+    def __init__(self, output_name: str, output: Tensor, wrt: list[str], blocks: dict):
+        self.output_name = output_name
+        self.output = output
+        self.wrt = wrt
+        self.blocks = blocks  # name -> Tensor (jacobian) or name -> name -> Tensor (hessian)
 
 
 def _check_passes(run, passes: int) -> None:

@@ -9,13 +9,16 @@ left spine with a loop, never with recursion (a chain may have 10^5 terms).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from gradcli.errors import Span
 
 
 class Node:
-    """Base of every syntax-tree node."""
+    """Base of every syntax-tree node.
+
+    The nodes are plain classes with `__slots__` and a hand-written `__init__`, not
+    dataclasses: making ~50 dataclasses cost every start-up ~16 ms. They have no
+    `__eq__` or `__repr__`: nodes compare by identity (`costs` is keyed by id).
+    """
 
     __slots__ = ()
     span: Span
@@ -24,176 +27,214 @@ class Node:
 # --- expressions -----------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Num(Node):
     """A number literal: a Python int or float."""
 
-    value: int | float
-    span: Span
+    __slots__ = ("value", "span")
+
+    def __init__(self, value: int | float, span: Span):
+        self.value = value
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Str(Node):
     """A string literal (adjacent literals already joined)."""
 
-    value: str
-    span: Span
+    __slots__ = ("value", "span")
+
+    def __init__(self, value: str, span: Span):
+        self.value = value
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Constant(Node):
     """`True`, `False`, `None` or `...`."""
 
-    value: object
-    span: Span
+    __slots__ = ("value", "span")
+
+    def __init__(self, value: object, span: Span):
+        self.value = value
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class FormattedValue(Node):
     """One `{value!conversion:spec}` field of an f-string."""
 
-    value: Node
-    conversion: str | None
-    spec: "FString | None"
-    span: Span
+    __slots__ = ("value", "conversion", "spec", "span")
+
+    def __init__(self, value: Node, conversion: str | None, spec: FString | None, span: Span):
+        self.value = value
+        self.conversion = conversion
+        self.spec = spec
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class FString(Node):
     """An f-string: literal text and `FormattedValue` fields, in order."""
 
-    parts: list  # of str | FormattedValue
-    span: Span
+    __slots__ = ("parts", "span")
+
+    def __init__(self, parts: list, span: Span):
+        self.parts = parts  # of str | FormattedValue
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Name(Node):
     """A name read (or, as a target, bound)."""
 
-    id: str
-    span: Span
+    __slots__ = ("id", "span")
+
+    def __init__(self, id: str, span: Span):
+        self.id = id
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Attribute(Node):
     """`value.attr`; the span is the attribute name's."""
 
-    value: Node
-    attr: str
-    span: Span
+    __slots__ = ("value", "attr", "span")
+
+    def __init__(self, value: Node, attr: str, span: Span):
+        self.value = value
+        self.attr = attr
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Subscript(Node):
     """`value[index]`; `index` is an expression, a `Slice` or a `TupleExpr` of them."""
 
-    value: Node
-    index: Node
-    span: Span
+    __slots__ = ("value", "index", "span")
+
+    def __init__(self, value: Node, index: Node, span: Span):
+        self.value = value
+        self.index = index
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Slice(Node):
     """`lower:upper:step` inside a subscript; absent parts are None."""
 
-    lower: Node | None
-    upper: Node | None
-    step: Node | None
-    span: Span
+    __slots__ = ("lower", "upper", "step", "span")
+
+    def __init__(self, lower: Node | None, upper: Node | None, step: Node | None, span: Span):
+        self.lower = lower
+        self.upper = upper
+        self.step = step
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Starred(Node):
     """`*value` as a call argument."""
 
-    value: Node
-    span: Span
+    __slots__ = ("value", "span")
+
+    def __init__(self, value: Node, span: Span):
+        self.value = value
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Keyword(Node):
     """`name=value` as a call argument."""
 
-    name: str
-    value: Node
-    span: Span
+    __slots__ = ("name", "value", "span")
+
+    def __init__(self, name: str, value: Node, span: Span):
+        self.name = name
+        self.value = value
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Call(Node):
     """`func(args, keywords)`; the span is the called name's (or the `(` if unnamed)."""
 
-    func: Node
-    args: list  # of Node | Starred
-    keywords: list  # of Keyword
-    span: Span
+    __slots__ = ("func", "args", "keywords", "span")
+
+    def __init__(self, func: Node, args: list, keywords: list, span: Span):
+        self.func = func
+        self.args = args  # of Node | Starred
+        self.keywords = keywords  # of Keyword
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class BinOp(Node):
     """`left op right` for `+ - * / // % @ **`."""
 
-    left: Node
-    op: str
-    right: Node
-    span: Span
+    __slots__ = ("left", "op", "right", "span")
+
+    def __init__(self, left: Node, op: str, right: Node, span: Span):
+        self.left = left
+        self.op = op
+        self.right = right
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class UnaryOp(Node):
     """`-x`, `+x`, `not x`."""
 
-    op: str
-    operand: Node
-    span: Span
+    __slots__ = ("op", "operand", "span")
+
+    def __init__(self, op: str, operand: Node, span: Span):
+        self.op = op
+        self.operand = operand
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class BoolOp(Node):
     """`a and b and c` / `a or b or c`, flat as in Python's ast."""
 
-    op: str
-    values: list
-    span: Span
+    __slots__ = ("op", "values", "span")
+
+    def __init__(self, op: str, values: list, span: Span):
+        self.op = op
+        self.values = values
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Compare(Node):
     """A comparison chain `a < b <= c`: one span per operator."""
 
-    left: Node
-    ops: list  # of str: < <= > >= == != in "not in" is "is not"
-    comparators: list
-    spans: list
-    span: Span
+    __slots__ = ("left", "ops", "comparators", "spans", "span")
+
+    def __init__(self, left: Node, ops: list, comparators: list, spans: list, span: Span):
+        self.left = left
+        self.ops = ops  # of str: < <= > >= == != in "not in" is "is not"
+        self.comparators = comparators
+        self.spans = spans
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class IfExp(Node):
     """`body if test else orelse`; the span is the `if`."""
 
-    test: Node
-    body: Node
-    orelse: Node
-    span: Span
+    __slots__ = ("test", "body", "orelse", "span")
+
+    def __init__(self, test: Node, body: Node, orelse: Node, span: Span):
+        self.test = test
+        self.body = body
+        self.orelse = orelse
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Param(Node):
     """One parameter of a def or lambda, with its default expression if any."""
 
-    name: str
-    default: Node | None
-    span: Span
+    __slots__ = ("name", "default", "span")
+
+    def __init__(self, name: str, default: Node | None, span: Span):
+        self.name = name
+        self.default = default
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Params:
     """A parameter list: positional-or-keyword, `*vararg`, keyword-only."""
 
-    args: list = field(default_factory=list)
-    vararg: str | None = None
-    kwonly: list = field(default_factory=list)
+    __slots__ = ("args", "vararg", "kwonly")
+
+    def __init__(self, args: list | None = None, vararg: str | None = None, kwonly: list | None = None):
+        self.args = [] if args is None else args
+        self.vararg = vararg
+        self.kwonly = [] if kwonly is None else kwonly
 
     def names(self) -> list:
         names = [p.name for p in self.args]
@@ -203,273 +244,333 @@ class Params:
         return names
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Lambda(Node):
     """`lambda params: body`."""
 
-    params: Params
-    body: Node
-    span: Span
+    __slots__ = ("params", "body", "span")
+
+    def __init__(self, params: Params, body: Node, span: Span):
+        self.params = params
+        self.body = body
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ListExpr(Node):
     """`[a, b, ...]`; the span is the `[`."""
 
-    elts: list
-    span: Span
+    __slots__ = ("elts", "span")
+
+    def __init__(self, elts: list, span: Span):
+        self.elts = elts
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class TupleExpr(Node):
     """`(a, b)` or `a, b`; the span is its first token."""
 
-    elts: list
-    span: Span
+    __slots__ = ("elts", "span")
+
+    def __init__(self, elts: list, span: Span):
+        self.elts = elts
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class DictExpr(Node):
     """`{k: v, ...}`; the span is the `{`."""
 
-    keys: list
-    values: list
-    span: Span
+    __slots__ = ("keys", "values", "span")
+
+    def __init__(self, keys: list, values: list, span: Span):
+        self.keys = keys
+        self.values = values
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class SetExpr(Node):
     """`{a, b, ...}`; the span is the `{`."""
 
-    elts: list
-    span: Span
+    __slots__ = ("elts", "span")
+
+    def __init__(self, elts: list, span: Span):
+        self.elts = elts
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Generator(Node):
     """One `for target in iter if cond ...` clause of a comprehension."""
 
-    target: Node
-    iter: Node
-    ifs: list
-    span: Span
+    __slots__ = ("target", "iter", "ifs", "span")
+
+    def __init__(self, target: Node, iter: Node, ifs: list, span: Span):
+        self.target = target
+        self.iter = iter
+        self.ifs = ifs
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Comprehension(Node):
     """`[elt for ...]`, `{elt for ...}`, `{key: elt for ...}` or `(elt for ...)` (`kind`:
     list, set, dict, generator); `locals` are the names its clauses bind (its own scope)."""
 
-    kind: str
-    key: Node | None
-    elt: Node
-    generators: list
-    locals: frozenset
-    span: Span
+    __slots__ = ("kind", "key", "elt", "generators", "locals", "span")
+
+    def __init__(self, kind: str, key: Node | None, elt: Node, generators: list, locals: frozenset,
+                 span: Span):
+        self.kind = kind
+        self.key = key
+        self.elt = elt
+        self.generators = generators
+        self.locals = locals
+        self.span = span
 
 
 # --- statements ------------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ExprStmt(Node):
     """An expression statement; `text` is its source, stripped (SPEC 2.4)."""
 
-    value: Node
-    text: str
-    span: Span
+    __slots__ = ("value", "text", "span")
+
+    def __init__(self, value: Node, text: str, span: Span):
+        self.value = value
+        self.text = text
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Assign(Node):
     """`t1 = t2 = value`; targets are Name, Attribute, Subscript or tuples/lists of them."""
 
-    targets: list
-    value: Node
-    span: Span
+    __slots__ = ("targets", "value", "span")
+
+    def __init__(self, targets: list, value: Node, span: Span):
+        self.targets = targets
+        self.value = value
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class AugAssign(Node):
     """`target op= value` (op without the `=`); the span is the operator's."""
 
-    target: Node
-    op: str
-    value: Node
-    span: Span
+    __slots__ = ("target", "op", "value", "span")
+
+    def __init__(self, target: Node, op: str, value: Node, span: Span):
+        self.target = target
+        self.op = op
+        self.value = value
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Alias(Node):
     """`name [as asname]` in an import."""
 
-    name: str
-    asname: str | None
-    span: Span
+    __slots__ = ("name", "asname", "span")
+
+    def __init__(self, name: str, asname: str | None, span: Span):
+        self.name = name
+        self.asname = asname
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Import(Node):
     """`import a.b as c, ...`."""
 
-    names: list
-    span: Span
+    __slots__ = ("names", "span")
+
+    def __init__(self, names: list, span: Span):
+        self.names = names
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ImportFrom(Node):
     """`from module import a as b, ...`."""
 
-    module: str
-    names: list
-    span: Span
+    __slots__ = ("module", "names", "span")
+
+    def __init__(self, module: str, names: list, span: Span):
+        self.module = module
+        self.names = names
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class If(Node):
     """`if/elif/else`: `branches` is a flat list of (test, body), so long elif chains do not nest."""
 
-    branches: list
-    orelse: list
-    span: Span
+    __slots__ = ("branches", "orelse", "span")
+
+    def __init__(self, branches: list, orelse: list, span: Span):
+        self.branches = branches
+        self.orelse = orelse
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class While(Node):
     """`while test: body [else: orelse]`."""
 
-    test: Node
-    body: list
-    orelse: list
-    span: Span
+    __slots__ = ("test", "body", "orelse", "span")
+
+    def __init__(self, test: Node, body: list, orelse: list, span: Span):
+        self.test = test
+        self.body = body
+        self.orelse = orelse
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class For(Node):
     """`for target in iter: body [else: orelse]`."""
 
-    target: Node
-    iter: Node
-    body: list
-    orelse: list
-    span: Span
+    __slots__ = ("target", "iter", "body", "orelse", "span")
+
+    def __init__(self, target: Node, iter: Node, body: list, orelse: list, span: Span):
+        self.target = target
+        self.iter = iter
+        self.body = body
+        self.orelse = orelse
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class WithItem(Node):
     """`context [as target]` in a `with`."""
 
-    context: Node
-    target: Node | None
-    span: Span
+    __slots__ = ("context", "target", "span")
+
+    def __init__(self, context: Node, target: Node | None, span: Span):
+        self.context = context
+        self.target = target
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class With(Node):
     """`with item, ...: body`."""
 
-    items: list
-    body: list
-    span: Span
+    __slots__ = ("items", "body", "span")
+
+    def __init__(self, items: list, body: list, span: Span):
+        self.items = items
+        self.body = body
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class FunctionDef(Node):
     """`def name(params): body` with its decorators and the names local to its body."""
 
-    name: str
-    params: Params
-    body: list
-    decorators: list
-    locals: frozenset
-    span: Span
+    __slots__ = ("name", "params", "body", "decorators", "locals", "span")
+
+    def __init__(self, name: str, params: Params, body: list, decorators: list, locals: frozenset,
+                 span: Span):
+        self.name = name
+        self.params = params
+        self.body = body
+        self.decorators = decorators
+        self.locals = locals
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ClassDef(Node):
     """`class name(bases): body`."""
 
-    name: str
-    bases: list
-    body: list
-    decorators: list
-    span: Span
+    __slots__ = ("name", "bases", "body", "decorators", "span")
+
+    def __init__(self, name: str, bases: list, body: list, decorators: list, span: Span):
+        self.name = name
+        self.bases = bases
+        self.body = body
+        self.decorators = decorators
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Return(Node):
     """`return [value]`."""
 
-    value: Node | None
-    span: Span
+    __slots__ = ("value", "span")
+
+    def __init__(self, value: Node | None, span: Span):
+        self.value = value
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Pass(Node):
     """`pass`."""
 
-    span: Span
+    __slots__ = ("span",)
+
+    def __init__(self, span: Span):
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Break(Node):
     """`break`."""
 
-    span: Span
+    __slots__ = ("span",)
+
+    def __init__(self, span: Span):
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Continue(Node):
     """`continue`."""
 
-    span: Span
+    __slots__ = ("span",)
+
+    def __init__(self, span: Span):
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Assert(Node):
     """`assert test[, msg]`."""
 
-    test: Node
-    msg: Node | None
-    span: Span
+    __slots__ = ("test", "msg", "span")
+
+    def __init__(self, test: Node, msg: Node | None, span: Span):
+        self.test = test
+        self.msg = msg
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Raise(Node):
     """`raise [exc [from cause]]`."""
 
-    exc: Node | None
-    cause: Node | None
-    span: Span
+    __slots__ = ("exc", "cause", "span")
+
+    def __init__(self, exc: Node | None, cause: Node | None, span: Span):
+        self.exc = exc
+        self.cause = cause
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class ExceptHandler(Node):
     """`except [type [as name]]: body`."""
 
-    type: Node | None
-    name: str | None
-    body: list
-    span: Span
+    __slots__ = ("type", "name", "body", "span")
+
+    def __init__(self, type: Node | None, name: str | None, body: list, span: Span):
+        self.type = type
+        self.name = name
+        self.body = body
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Try(Node):
     """`try: body` with its handlers, `else` and `finally` blocks."""
 
-    body: list
-    handlers: list
-    orelse: list
-    finalbody: list
-    span: Span
+    __slots__ = ("body", "handlers", "orelse", "finalbody", "span")
+
+    def __init__(self, body: list, handlers: list, orelse: list, finalbody: list, span: Span):
+        self.body = body
+        self.handlers = handlers
+        self.orelse = orelse
+        self.finalbody = finalbody
+        self.span = span
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Module(Node):
     """A whole program. `costs` maps id(statement) to the tokens one execution of it
     evaluates (a compound statement: its header only), and id(lambda) to its body's: the
     interpreter charges these against its work budget (`limits.WORK_PER_STEP`)."""
 
-    body: list
-    span: Span
-    costs: dict = field(default_factory=dict)
+    __slots__ = ("body", "span", "costs")
+
+    def __init__(self, body: list, span: Span, costs: dict | None = None):
+        self.body = body
+        self.span = span
+        self.costs = {} if costs is None else costs
