@@ -167,13 +167,34 @@ class RemovableHandle:
             pass
 
 
+NEVER_MODIFIED = (0,)  # the version counter of every tensor not yet modified in place (read-only)
+
+
+def version_counter(t) -> list:
+    """`t`'s own version counter, to share (a view, a detached alias, a saved output)."""
+    counter = t._counter
+    if counter is NEVER_MODIFIED:
+        counter = t._counter = [0]
+    return counter
+
+
+def bump_version(t) -> None:
+    """An in-place modification of `t` (and of everything sharing its counter)."""
+    counter = t._counter
+    if counter is NEVER_MODIFIED:
+        counter = t._counter = [0]
+    counter[0] += 1
+
+
 class Tensor:
     """A tensor that records the operations applied to it.
 
     `_data` is the numpy array; `_counter` the version counter (`_version`), a
     one-element list shared with `detach()`ed aliases and views and bumped by
     in-place ops, so that a saved tensor modified in place is detected at
-    backward, as PyTorch does. A view keeps its root base in `_base`; a base
+    backward, as PyTorch does. Until a tensor is modified in place or shares its
+    counter, `_counter` is the shared `NEVER_MODIFIED` (one object fewer per tensor
+    for the cyclic collector): `bump_version` and `version_counter` give it its own. A view keeps its root base in `_base`; a base
     keeps its live views in `_views` (see `ops/views.py`).
     """
 
@@ -193,7 +214,7 @@ class Tensor:
         self.grad_fn = None
         self.requires_grad = bool(requires_grad)
         self._output_nr = 0
-        self._counter = [0]
+        self._counter = NEVER_MODIFIED
         self._hooks = None
         self._accumulator = None
         self._retains_grad = False
@@ -210,7 +231,7 @@ class Tensor:
         t.grad_fn = grad_fn
         t.requires_grad = requires_grad
         t._output_nr = output_nr
-        t._counter = [0] if version is None else version
+        t._counter = NEVER_MODIFIED if version is None else version
         t._hooks = None
         t._accumulator = None
         t._retains_grad = False
@@ -309,7 +330,7 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """The same storage and version counter, cut out of the graph."""
-        return Tensor._make(self._data, version=self._counter)
+        return Tensor._make(self._data, version=version_counter(self))
 
     def detach_(self) -> "Tensor":
         self.grad_fn = None

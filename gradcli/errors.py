@@ -146,3 +146,11 @@ def cuda_unavailable() -> "ProgramError":
     error = ProgramError(CUDA_MESSAGE)
     error.__cause__ = AssertionError(CUDA_MESSAGE)
     return error
+
+
+def close_matches(word: str, candidates, n: int = 1) -> list:
+    """The candidates closest to `word`, for a "did you mean" hint (difflib's; imported
+    only when an error needs it, not at every start)."""
+    from difflib import get_close_matches
+
+    return get_close_matches(word, candidates, n=n)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ProgramError, ProgramTypeError, ProgramValueError
-from ._tensor import Tensor
+from ._tensor import Tensor, bump_version
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer"]
 
@@ -88,7 +88,7 @@ class Optimizer:
                     else:
                         p.grad.requires_grad_(False)
                     p.grad._data = np.zeros_like(p.grad._data)
-                    p.grad._counter[0] += 1
+                    bump_version(p.grad)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
@@ -368,7 +368,7 @@ def _assign(p: Tensor, value) -> None:
     if data.__class__ is not np.ndarray or not data.flags.writeable:
         p._data = data = np.array(data)
     data[...] = value
-    p._counter[0] += 1
+    bump_version(p)
 
 
 # -- a correctly rounded fused multiply-add on arrays -----------------------------------

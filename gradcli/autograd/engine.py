@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AutogradError, GradcliError, ProgramTypeError, ShapeError
-from .._tensor import Tensor, _grad_enabled, shape_str
+from .._tensor import Tensor, _grad_enabled, bump_version, shape_str
 from . import anomaly, node_hooks as _node_hooks, saved_hooks as _saved_hooks
 from . import graph as _graph
 from .callback import call_program
@@ -182,7 +182,7 @@ def _accumulate(variable: Tensor, g, create_graph: bool, owned: set) -> None:
             old += g
         else:
             variable.grad._data = old + g
-        variable.grad._counter[0] += 1
+        bump_version(variable.grad)
 
 
 def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, accumulate=True,

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError, type_name
 from ..dtypes import get_default_dtype
-from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str
+from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str, version_counter, bump_version
 from . import graph as _graph
 from .callback import call_program
 from .graph import FREED_MESSAGE, Node, _modified_message, edge_to
@@ -30,7 +30,7 @@ class _SavedOutput:
     def __init__(self, index: int, tensor: Tensor, differentiable: bool):
         self.index = index
         self.data = tensor._data
-        self.counter = tensor._counter
+        self.counter = version_counter(tensor)
         self.differentiable = differentiable
 
     def unpack(self, node) -> Tensor:
@@ -277,7 +277,7 @@ class Function(metaclass=_FunctionMeta):
                 elif any(o is t for t in ctx._dirty):
                     _rebase_dirty(o, ctx, k)
                 else:
-                    o = Tensor._make(o._data, ctx, True, k, o._counter)
+                    o = Tensor._make(o._data, ctx, True, k, version_counter(o))
             results.append(o)
         ctx._saved = tuple(saved)
         if _saved_hooks.active() and ctx._saved:
@@ -300,7 +300,7 @@ def _rebase_dirty(t: Tensor, ctx, k: int) -> None:
     t.grad_fn = ctx
     t.requires_grad = True
     t._output_nr = k
-    t._counter[0] += 1   # PyTorch bumps the version of a dirty tensor once more
+    bump_version(t)   # PyTorch bumps the version of a dirty tensor once more
 
 
 def once_differentiable(fn):

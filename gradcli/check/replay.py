@@ -23,7 +23,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import AutogradError
-from .._tensor import Tensor, enable_grad, no_grad
+from .._tensor import Tensor, enable_grad, no_grad, version_counter
 from ..autograd.function import FunctionCtx
 from ..autograd import graph as _graph
 from ..autograd.graph import AccumulateGrad, OpNode, edge_to, observe_nodes
@@ -62,7 +62,7 @@ def _note(t):
         return t
     if not t.requires_grad and t._data.size <= SNAPSHOT_ELEMENTS:
         return (t._data.copy(), None, 0)
-    return (t._data, t._counter, t._counter[0])
+    return (t._data, version_counter(t), t._counter[0])
 
 
 def _observe(node, inputs):

@@ -22,7 +22,6 @@ program can call it but not look inside it.
 """
 from __future__ import annotations
 
-from difflib import get_close_matches
 
 import numpy as np
 
@@ -30,7 +29,7 @@ import gradcli.autograd as _autograd
 from gradcli import _tensor, ops as _ops
 from gradcli import dtypes as _dtypes
 from gradcli.autograd import api as _autograd_api, graph as _graph
-from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
+from gradcli.errors import GradcliError, ProgramError, ProgramTypeError, close_matches
 from gradcli.lang import foreign as _foreign
 from gradcli.lang.builtins import materialize, check_length
 from gradcli.lang.classes import BoundMethod, ProgramClass, ProgramModule, SuperProxy
@@ -168,7 +167,7 @@ def _set_method(obj: set, attr: str):
 
 
 def _no_attribute(obj, attr: str, span, allowed) -> ProgramError:
-    close = get_close_matches(attr, sorted(allowed), n=1) if allowed else []
+    close = close_matches(attr, sorted(allowed), n=1) if allowed else []
     if close:
         hint = f"did you mean '{close[0]}'?"
     elif allowed and len(allowed) <= 8:
@@ -227,7 +226,7 @@ def _read_namespace(obj, attr, span):
         return value
     functional = obj.members.get("functional")
     hint = _foreign.namespace_hint(obj.name, attr, getattr(functional, "members", {}))
-    close = get_close_matches(attr, sorted(obj.members), n=1) if hint is None else None
+    close = close_matches(attr, sorted(obj.members), n=1) if hint is None else None
     raise _attribute_error(f"module '{obj.name}' has no attribute '{attr}'", span,
                            hint or (f"did you mean '{obj.name}.{close[0]}'?" if close else None))
 

@@ -19,9 +19,8 @@ import math
 import operator
 import re
 import types
-from difflib import get_close_matches
 
-from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError,
+from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError, close_matches,
                             ProgramTypeError, ProgramValueError)
 from gradcli.lang import access as _access, foreign as _foreign, nodes as n
 from gradcli.lang.classes import ProgramClass, module_base
@@ -295,7 +294,7 @@ class Interpreter:
             known.update(scope.vars)
             scope = scope.parent
         hint = _foreign.name_hint(name)
-        close = get_close_matches(name, sorted(known), n=1) if hint is None else None
+        close = close_matches(name, sorted(known), n=1) if hint is None else None
         return NameNotFound(f"unknown name '{name}'", span,
                             hint=hint or (f"did you mean '{close[0]}'?" if close else None))
 
@@ -955,7 +954,7 @@ class Interpreter:
         for alias in node.names:
             value = module.members.get(alias.name, _MISSING)
             if value is _MISSING:
-                close = get_close_matches(alias.name, sorted(module.members), n=1)
+                close = close_matches(alias.name, sorted(module.members), n=1)
                 raise ProgramError(f"cannot import name '{alias.name}' from '{node.module}'",
                                    alias.span, hint=f"did you mean '{close[0]}'?" if close else None)
             self._bind(alias.asname or alias.name, value)

@@ -11,9 +11,8 @@ assignment targets) and which modules may be imported.
 """
 from __future__ import annotations
 
-from difflib import get_close_matches
 
-from gradcli.errors import ParseError, Span
+from gradcli.errors import ParseError, Span, close_matches
 from gradcli.lang import nodes as n
 from gradcli.lang.lexer import Field, Lexer, Token, line_starts
 from gradcli.lang.limits import MAX_NESTING, MAX_TOKENS
@@ -479,7 +478,7 @@ class Parser:
                 raise ParseError(f"only torch and its submodules, math and numpy can be imported, "
                                  f"not '{name}'", span,
                                  hint="gradcli programs can import " + ", ".join(IMPORTABLE_MODULES))
-            close = get_close_matches(name, IMPORTABLE_MODULES, n=1)
+            close = close_matches(name, IMPORTABLE_MODULES, n=1)
             raise ParseError(f"no module named '{name}'", span,
                              hint=f"did you mean '{close[0]}'?" if close else None)
         return name, span

@@ -9,11 +9,10 @@ SPEC 2.4.
 from __future__ import annotations
 
 import sys
-from difflib import get_close_matches
 from typing import Callable, Iterable
 
 from gradcli._tensor import Tensor
-from gradcli.errors import ProgramError, UsageError
+from gradcli.errors import ProgramError, UsageError, close_matches
 from gradcli.lang import nodes as n
 from gradcli.lang.builtins import CONSTANTS
 from gradcli.lang.limits import MAX_SOURCE_LENGTH, recursion_headroom
@@ -57,7 +56,7 @@ class Program:
         overrides = dict(overrides or {})
         for name in overrides:
             if name not in self.input_names:
-                close = get_close_matches(name, self.input_names, n=1)
+                close = close_matches(name, self.input_names, n=1)
                 if close:
                     hint = f"did you mean '{close[0]}'?"
                 elif self.input_names:
@@ -108,7 +107,7 @@ class RunResult:
         """(name, value) of the top-level value `name` (--of NAME)."""
         if name in self.values:
             return name, self.values[name]
-        close = get_close_matches(name, list(self.values), n=1)
+        close = close_matches(name, list(self.values), n=1)
         hint = f"did you mean '{close[0]}'?" if close else \
             ("the program defines " + ", ".join(self.values) if self.values else None)
         raise UsageError(f"--of: no value named '{name}' at the top level of the program", hint=hint)

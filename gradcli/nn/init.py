@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, bump_version
 from ..errors import ProgramTypeError, ProgramValueError
 from ..ops import factories
 
@@ -68,7 +68,7 @@ def _fill(tensor, values):
     data = np.empty(tensor.shape, dtype=tensor._data.dtype)
     data[...] = values
     tensor._data = data
-    tensor._counter[0] += 1
+    bump_version(tensor)
     return tensor
 
 

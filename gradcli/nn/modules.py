@@ -19,7 +19,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import dtypes
-from .._tensor import RemovableHandle, Tensor
+from .._tensor import RemovableHandle, Tensor, bump_version
 from ..autograd.callback import call_program
 from ..errors import ProgramError, ProgramTypeError, ProgramValueError, cuda_unavailable
 from ..ops import FUNCTIONS, NN_FUNCTIONS
@@ -270,7 +270,7 @@ class Module:
                 else:
                     grad.requires_grad_(False)
                 grad._data = np.zeros_like(grad._data)
-                grad._counter[0] += 1
+                bump_version(grad)
 
     def apply(self, fn):
         for module in self.children():
@@ -358,7 +358,7 @@ class Module:
                               f"is {_size(target.shape)}.")
                 continue
             target._data = np.array(value._data, dtype=target._data.dtype)
-            target._counter[0] += 1
+            bump_version(target)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -1156,7 +1156,7 @@ class _BatchNorm(Module):
         if self.training and self.track_running_stats:
             tracked = self.num_batches_tracked
             tracked._data = tracked._data + 1
-            tracked._counter[0] += 1
+            bump_version(tracked)
             if self.momentum is None:
                 momentum = 1.0 / float(tracked._data)
         use_batch = self.training or self.running_mean is None

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..errors import ProgramValueError, ShapeError
-from .._tensor import Tensor
+from .._tensor import Tensor, bump_version
 from .domains import cases
 from .registry import TENSORS, apply, defop, export
 
@@ -831,7 +831,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         for stat, batch in ((running_mean, mean), (running_var, var)):
             if isinstance(stat, Tensor):
                 stat._data[...] = (1.0 - m) * stat._data + m * batch
-                stat._counter[0] += 1
+                bump_version(stat)
         return out
     if running_mean is None or running_var is None:
         raise ProgramValueError("running_mean and running_var must be defined in evaluation mode")

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ProgramTypeError, ProgramValueError, type_name
-from .._tensor import Tensor, as_int, check_elements
+from .._tensor import Tensor, as_int, check_elements, version_counter
 from .domains import cases
 from .registry import METHODS, apply, defop, export
 
@@ -421,7 +421,7 @@ class Parameter(Tensor):
             raise ProgramTypeError(f"'{type(data).__name__}' object has no attribute 'detach'")
         Tensor.__init__(self, 0.0)
         self._data = data._data
-        self._counter = data._counter
+        self._counter = version_counter(data)
         if requires_grad:
             self.requires_grad_(True)   # PyTorch's error for a bool tensor
 

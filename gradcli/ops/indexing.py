@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError, ProgramValueError, ShapeError
-from .._tensor import Tensor, _grad_enabled, as_int, check_elements, shape_str
+from .._tensor import Tensor, _grad_enabled, as_int, bump_version, check_elements, shape_str
 from .broadcast import _expand_shape
 from .domains import cases
 from .registry import TENSORS, apply, defop, export
@@ -312,7 +312,7 @@ def setitem(input, index, value):
             view[...] = v
         else:
             view[advanced] = v
-        input._counter[0] += 1
+        bump_version(input)
         return None
     op = copy_slices if advanced is None else index_put
     input._inplace(lambda t, v: apply(op, (t, v), {"indices": indices}), value)

@@ -22,7 +22,7 @@ import numpy as np
 from ..dtypes import NUMBER_PARAMS, PROMOTION, get_default_dtype, promotion as _promotion, raw_key as _key
 from ..dtypes import _CACHE as _PROMOTIONS   # one cache: cleared when the default dtype changes
 from ..errors import ProgramTypeError
-from .._tensor import Tensor, _grad_enabled, check_elements
+from .._tensor import NEVER_MODIFIED as _NEVER_MODIFIED, Tensor, _grad_enabled, check_elements
 from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
 from ..autograd import graph as _graph
 from ..autograd.graph import NOTHING_SAVED as _NOTHING, ZEROS, OpNode, edge_to
@@ -437,8 +437,9 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
         node = _make_node(op, inputs, params, mask, out.shape)
         if note:
             _note_input_dtypes(node, inputs, out.dtype)
-        version = [0]
-        if node.result is not None:
+        version = _NEVER_MODIFIED
+        if node.result is not None:   # the node checks the result's own counter at backward
+            version = [0]
             node.result = out
             node._result_counter = version
             if _saving[0]:

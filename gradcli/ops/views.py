@@ -25,7 +25,7 @@ import numpy as np
 
 from ..autograd.graph import op_name
 from ..errors import AutogradError, ProgramTypeError, ShapeError
-from .._tensor import Tensor, _grad_enabled, no_grad, shape_str
+from .._tensor import Tensor, _grad_enabled, bump_version, no_grad, shape_str, version_counter
 from .registry import METHODS, TENSORS, Op, apply
 
 
@@ -128,7 +128,7 @@ def link(view: Tensor, input, output_nr=None) -> Tensor:
     if out is not data and out.base is not _owner(data):
         return view
     root = input._base if input._base is not None else input
-    view._counter = root._counter
+    view._counter = version_counter(root)
     view._base = root
     if output_nr is not None:
         view._view_kind = (output_nr, view.grad_fn)
@@ -284,7 +284,7 @@ def _inplace(self, fn, *args, **kwargs) -> Tensor:
     if self._data.dtype != out.dtype:
         _check_cast_back(out.dtype, self._data.dtype)
     self._data[...] = out
-    self._counter[0] += 1
+    bump_version(self)
     node = result.grad_fn
     if node is not None:
         if getattr(node, "_result_counter", None) is result._counter:
@@ -332,7 +332,7 @@ def zero_(self) -> Tensor:
         return _inplace(self, TENSORS.zeros_like_op)   # recorded (ZeroBackward0), one version bump
     _check_inplace(self)
     self._data[...] = 0.0
-    self._counter[0] += 1
+    bump_version(self)
     return self
 
 

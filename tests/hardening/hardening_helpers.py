@@ -20,6 +20,34 @@ import fuzzgen  # noqa: E402
 
 from gradcli.cli.app import app  # noqa: E402
 
+# The CPU bounds here ("refused within about 2 s of CPU") were set on a machine where
+# `reference_loop` took about REFERENCE_LOOP_S (where `python -c "import numpy"` took 83 ms;
+# a machine of this sandbox that took 199 ms for that import takes 0.065 s for the loop). On a
+# slower machine they stretch by as much, so the tests tell bounded work (a second or two)
+# from unbounded (minutes), not one CPU from another.
+REFERENCE_LOOP_S = 0.03
+
+
+def reference_loop() -> float:
+    """CPU seconds of a fixed pure-Python loop (10^6 additions), best of 3."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        total = 0
+        for i in range(1_000_000):
+            total += i
+        best = min(best, time.process_time() - start)
+    return best
+
+
+SLOWNESS = max(1.0, reference_loop() / REFERENCE_LOOP_S)
+
+
+def cpu_bound(seconds: float) -> float:
+    """A CPU bound set on the reference machine, for this one."""
+    return seconds * SLOWNESS
+
+
 LOCATION = re.compile(r"^(<expr>|<stdin>|[^\s:]+):(\d+):(\d+): error: ", re.M)
 strict_json = fuzzgen.strict_json
 

@@ -1,6 +1,7 @@
 """Limits fail fast (issue 15): a program over a limit is refused in a real process held
 by RLIMIT_CPU (and RLIMIT_AS for the token limit), so a slow or greedy refusal is killed
 and fails the test. No wall-clock assertion: CPU seconds are the kernel's count."""
+import math
 import os
 import resource
 import subprocess
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hardening_helpers import cpu_bound
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="rlimits and /proc")
@@ -24,8 +26,10 @@ sys.exit(code)
 
 
 def gradcli(args, cpu_seconds, address_space=None):
+    seconds = math.ceil(cpu_bound(cpu_seconds))  # the bound for this machine's speed
+
     def limit():
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
         if address_space is not None:
             resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
 

@@ -7,6 +7,7 @@ import time
 import pytest
 
 import fuzzgen
+from hardening_helpers import SLOWNESS
 
 SEED = 20240607
 ROUNDS = 500
@@ -23,8 +24,9 @@ def test_bounded_fuzz_run_finds_nothing(tmp_path):
     tally = fuzzer.tally
     report = "\n\n".join(f.describe() for f in tally.failures[:5])
     assert not tally.failures, f"{len(tally.failures)} failures in {tally.programs} programs:\n{report}"
-    assert tally.programs >= 200
-    assert tally.gradient_checks >= 50
+    # as many as a reference machine runs in the budget, fewer on a slower one
+    assert tally.programs >= 200 / SLOWNESS
+    assert tally.gradient_checks >= 50 / SLOWNESS
     assert set(tally.codes) <= {0, 1, 2, 3, 4}
     assert tally.codes.get(0, 0) > 0 and tally.codes.get(3, 0) > 0  # both kinds were exercised
 

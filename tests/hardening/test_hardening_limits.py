@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from hardening_helpers import isolated, strict_json
+from hardening_helpers import cpu_bound, isolated, strict_json
 
 CPU_S = 2.0
 MEMORY_MB = 1024
@@ -25,7 +25,7 @@ def check_limit(argv, stdin=b"", message=(), option=None, code=3, cpu=CPU_S, mem
         assert fragment in run.stderr, run.stderr[-2000:]
     if option is not None:
         assert option in run.stderr, run.stderr[-2000:]
-    assert run.cpu_seconds < cpu, f"{run.cpu_seconds:.2f} s of CPU"
+    assert run.cpu_seconds < cpu_bound(cpu), f"{run.cpu_seconds:.2f} s of CPU"
     assert run.peak_mb < memory, f"{run.peak_mb:.0f} MB"
     return run
 
