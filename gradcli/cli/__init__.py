@@ -1,6 +1,7 @@
 """The command-line interface: a thin layer over the library (see `app`)."""
 from __future__ import annotations
 
+import os
 import sys
 
 # The backward graph holds no reference cycles, so the cyclic collector has little
@@ -50,4 +51,20 @@ def main(argv: list[str] | None = None) -> None:
         _silence_stdout()
     except OSError as exc:
         code = backstop.write_failed(exc) or code
-    sys.exit(code)
+    _exit(code)
+
+
+def _exit(code: int) -> None:
+    """End the process without the interpreter's teardown, which frees every object one by one:
+    for a graph of 10^5 nodes that took 0.5 s of an 8 s run, more than the kernel takes to drop
+    the whole process. What teardown would still do that matters is done here: the atexit
+    functions run and the standard streams are flushed."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
