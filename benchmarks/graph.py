@@ -51,9 +51,17 @@ def library(src: str, repeat: int) -> dict:
     from gradcli.lang import compile_program
     from gradcli.render.graph import to_tree
 
+    try:  # the tree shows each node's shape, recorded while the program runs, as the CLI does
+        from gradcli.graphmodel import recorded_shapes
+    except ImportError:  # an older gradcli (`run_all.py --compare`): no shapes in its tree
+        recorded_shapes = None
     with gc_mode("cli"):
         t0 = time.perf_counter()
-        run = compile_program(src, "dag.py").run()
+        if recorded_shapes is None:
+            run, shapes = compile_program(src, "dag.py").run(), None
+        else:
+            with recorded_shapes() as shapes:
+                run = compile_program(src, "dag.py").run()
         build = time.perf_counter() - t0
     out = {"build": build}
     for mode in ("cli", "library", "off"):
@@ -64,7 +72,7 @@ def library(src: str, repeat: int) -> dict:
                 if mode == "off":
                     gc.disable()
                 t0 = time.perf_counter()
-                model = graph_of(run, None)
+                model = graph_of(run, None) if shapes is None else graph_of(run, None, shapes=shapes)
                 lines = to_tree(model, unicode=False, color=False)
                 text = "\n".join(lines) + "\n"
                 times.append(time.perf_counter() - t0)
