@@ -168,6 +168,9 @@ class RemovableHandle:
 
 
 NEVER_MODIFIED = (0,)  # the version counter of every tensor not yet modified in place (read-only)
+# In-place modifications made in this process, all tensors together: a node made since the last
+# one saved nothing that has changed, and its backward skips the per-tensor version check.
+MODIFICATIONS = [0]
 
 
 def version_counter(t) -> list:
@@ -184,6 +187,7 @@ def bump_version(t) -> None:
     if counter is NEVER_MODIFIED:
         counter = t._counter = [0]
     counter[0] += 1
+    MODIFICATIONS[0] += 1
 
 
 class Tensor:

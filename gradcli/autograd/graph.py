@@ -253,7 +253,7 @@ class OpNode(Node):
     version counts at save time; `result` the output array when a rule reads it.
     """
 
-    __slots__ = ("op", "saved", "versions", "params", "shapes", "result", "result_version",
+    __slots__ = ("op", "saved", "versions", "made_at", "params", "shapes", "result", "result_version",
                  "_result_counter", "released", "out_shapes", "n_outputs", "in_dtypes")
 
     def name(self) -> str:

@@ -22,7 +22,7 @@ import numpy as np
 from ..dtypes import NUMBER_PARAMS, PROMOTION, get_default_dtype, promotion as _promotion, raw_key as _key
 from ..dtypes import _CACHE as _PROMOTIONS   # one cache: cleared when the default dtype changes
 from ..errors import ProgramTypeError
-from .._tensor import NEVER_MODIFIED as _NEVER_MODIFIED, Tensor, _grad_enabled, check_elements
+from .._tensor import MODIFICATIONS as _MODIFICATIONS, NEVER_MODIFIED as _NEVER_MODIFIED, Tensor, _grad_enabled, check_elements
 from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
 from ..autograd import graph as _graph
 from ..autograd.graph import NOTHING_SAVED as _NOTHING, ZEROS, OpNode, edge_to
@@ -148,7 +148,8 @@ class Op:
         that the result has a graph of its own; otherwise on arrays (`F` = ARRAYS),
         with no Tensor made.
         """
-        if node.released or node.versions is not _NOTHING or node._result_counter is not None:
+        if node.released or node.made_at != _MODIFICATIONS[0] and (
+                node.versions is not _NOTHING or node._result_counter is not None):
             node.check_saved()
         F = TENSORS if create_graph else ARRAYS
         if self.n_outputs != 1:
@@ -491,6 +492,7 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
         raise budget.exhausted()
     node = _new_node(OpNode)
     node.op = op
+    node.made_at = _MODIFICATIONS[0]
     n = len(inputs)
     # the edges: bit i of `mask` is set exactly when input i is a Tensor that requires grad
     if n == 2:
