@@ -153,3 +153,32 @@ def test_run_app_reads_the_common_line_without_importing_typer():
             "print(code, sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click', 'rich')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == "0 []"
+
+
+LINES = [
+    ["backward", "samples/quickstart.txt"],
+    ["backward", "samples/quickstart.txt", "--json", "--steps"],
+    ["grad", "samples/quickstart.txt", "--wrt", "x", "--order", "2"],
+    ["grad", "-e", "x = 3.0; y = x**2 * sin(x)", "--json", "--dtype", "float32"],
+    ["hessian", "samples/rosenbrock.txt", "--json"],
+    ["jacobian", "-e", "x = [2., 3.]; y = x * x", "--wrt=x"],
+    ["eval", "samples/quickstart.txt", "--set", "x=5", "--set", "y=-1"],
+    ["run", "samples/training.py", "--json"],
+    ["ops", "mul", "sin"],
+    ["backward", "-e", "x = 2.0; y = x.foo()"],                 # a user error: exit 4
+    ["backward", "-e", "y = torch.zeros(10**9)", "--json"],    # a limit: exit 3
+    ["gradcheck", "samples/e13_wrong_backward.py", "--no-sympy", "--json"],
+]
+
+
+@pytest.mark.parametrize("args", LINES, ids=lambda a: " ".join(a)[:40])
+def test_the_reader_path_answers_as_the_typer_app(args, capsys):
+    """The same line through `run_app` (read without Typer) and through the Typer app (as
+    CliRunner runs it): the same exit code and the same output."""
+    from typer.testing import CliRunner
+
+    assert app_module.command(args[0]).reader.read(args[1:]) is not None
+    code = app_module.run_app(list(args))
+    fast = capsys.readouterr()
+    result = CliRunner().invoke(app_module.app, list(args), catch_exceptions=False)
+    assert (code, fast.out) == (result.exit_code, result.stdout)
