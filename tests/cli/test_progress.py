@@ -78,7 +78,9 @@ def test_ctrl_c_under_a_bar_exits_130():
     """stderr a terminal (a pty), so the spinner runs; SIGINT ends gradcli with 130."""
     main, secondary = pty.openpty()
     slow = "s = 0.0\nfor i in range(100000000):\n    s = s + 1.0\n"
-    proc = subprocess.Popen(GRADCLI + ["run", "-e", slow], cwd=ROOT, stdout=subprocess.PIPE,
+    # a step budget no machine reaches before the signal (the default, 10^6, may come first)
+    proc = subprocess.Popen(GRADCLI + ["run", "-e", slow, "--max-steps", "1000000000"], cwd=ROOT,
+                            stdout=subprocess.PIPE,
                             stderr=secondary, stdin=subprocess.DEVNULL)
     os.close(secondary)
     seen = b""
