@@ -80,8 +80,10 @@ def test_ctrl_c_under_a_bar_exits_130():
     slow = "s = 0.0\nfor i in range(100000000):\n    s = s + 1.0\n"
     # a step budget no machine reaches before the signal (the default, 10^6, may come first)
     proc = subprocess.Popen(GRADCLI + ["run", "-e", slow, "--max-steps", "1000000000"], cwd=ROOT,
-                            stdout=subprocess.PIPE,
-                            stderr=secondary, stdin=subprocess.DEVNULL)
+                            stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL,
+                            # a suite started in the background (`.ci/run &`) inherits SIGINT
+                            # ignored, and Python then leaves it ignored: restore the default
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     os.close(secondary)
     seen = b""
     try:
