@@ -183,10 +183,7 @@ def version_counter(t) -> list:
 
 def bump_version(t) -> None:
     """An in-place modification of `t` (and of everything sharing its counter)."""
-    counter = t._counter
-    if counter is NEVER_MODIFIED:
-        counter = t._counter = [0]
-    counter[0] += 1
+    version_counter(t)[0] += 1
     MODIFICATIONS[0] += 1
 
 
@@ -198,8 +195,9 @@ class Tensor:
     in-place ops, so that a saved tensor modified in place is detected at
     backward, as PyTorch does. Until a tensor is modified in place or shares its
     counter, `_counter` is the shared `NEVER_MODIFIED` (one object fewer per tensor
-    for the cyclic collector): `bump_version` and `version_counter` give it its own. A view keeps its root base in `_base`; a base
-    keeps its live views in `_views` (see `ops/views.py`).
+    for the cyclic collector): `bump_version` and `version_counter` give it its own.
+    A view keeps its root base in `_base`; a base keeps its live views in `_views`
+    (see `ops/views.py`).
     """
 
     __slots__ = (

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError, type_name
 from ..dtypes import get_default_dtype
-from .._tensor import Tensor, _grad_enabled, no_grad, set_grad_enabled, shape_str, version_counter, bump_version
+from .._tensor import (Tensor, _grad_enabled, bump_version, no_grad, set_grad_enabled, shape_str,
+                       version_counter)
 from . import graph as _graph
 from .callback import call_program
 from .graph import FREED_MESSAGE, Node, _modified_message, edge_to

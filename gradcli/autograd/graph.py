@@ -201,9 +201,6 @@ def _as_value(value):
     return repr(value)
 
 
-ZEROS = tuple((0,) * n for n in range(8))  # next_nrs of the nodes whose edges all lead to output 0
-
-
 def edge_to(t) -> tuple:
     """The edge a node keeps to its input `t`: (node, output_nr) or (None, 0)."""
     if isinstance(t, Tensor) and t.requires_grad:

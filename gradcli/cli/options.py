@@ -4,8 +4,8 @@ them to a command as one `Common` (sqlite-utils' `common_options`, for Typer).
 An option is declared as `Annotated[type, Option(...)]` in a command's signature,
 with gradcli's own `Option` and `Argument`: they take typer.Option's arguments and
 become Typer's declarations only when Typer builds the command (help, completion, a
-usage error). The common invocation never imports Typer: `parse` reads the same
-declarations (`WithCommon.params`). An option for every command is one field of `Common`.
+usage error). The common invocation never imports Typer: `ArgvReader` reads the same
+declarations (`WithCommon.parameters`). An option for every command is one entry of `SHARED`.
 """
 from __future__ import annotations
 
@@ -24,10 +24,8 @@ class Option:
     def __init__(self, *flags: str, help: str | None = None, metavar: str | None = None,
                  show_default: bool = True, hidden: bool = False, case_sensitive: bool = True):
         self.flags = flags
-        self.settings = {"help": help, "metavar": metavar, "show_default": show_default, "hidden": hidden}
-        if not case_sensitive:
-            self.settings["case_sensitive"] = False
-        self.case_sensitive = case_sensitive
+        self.settings = {"help": help, "metavar": metavar, "show_default": show_default, "hidden": hidden,
+                         "case_sensitive": case_sensitive}
 
     def to_typer(self):
         import typer
@@ -129,12 +127,14 @@ def common_options(*names: str):
     return lambda command: WithCommon(command, shared)
 
 
-def _declaration(annotation) -> Option:
-    return typing.get_args(annotation)[1]
+def declared(annotation) -> tuple[object, Option]:
+    """(kind, declaration) of a parameter annotated `Annotated[kind, Option or Argument]`."""
+    kind, declaration = typing.get_args(annotation)[:2]
+    return kind, declaration
 
 
 class WithCommon:
-    """A command as Typer and `parse` see it: keyword arguments, its own options before the
+    """A command as Typer and `ArgvReader` see it: keyword arguments, its own options before the
     shared ones (so its help lists them first)."""
 
     def __init__(self, command, shared):
@@ -152,16 +152,18 @@ class WithCommon:
         own = list(inspect.signature(self.command, eval_str=True).parameters.values())[1:]
         shared = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
                                     annotation=annotation) for name, annotation, default in self.shared]
-        arguments = [p for p in shared if isinstance(_declaration(p.annotation), Argument)]
+        arguments = [p for p in shared if isinstance(declared(p.annotation)[1], Argument)]
         return arguments + own + [p for p in shared if p not in arguments]
 
     @functools.cached_property
     def __signature__(self) -> inspect.Signature:
         """The signature Typer reads (built when Typer first asks: for help, completion or a
         usage error), with Typer's own declarations."""
-        return inspect.Signature([
-            p.replace(annotation=Annotated[typing.get_args(p.annotation)[0], _declaration(p.annotation).to_typer()])
-            for p in self.parameters])
+        signature = []
+        for p in self.parameters:
+            kind, declaration = declared(p.annotation)
+            signature.append(p.replace(annotation=Annotated[kind, declaration.to_typer()]))
+        return inspect.Signature(signature)
 
     @functools.cached_property
     def reader(self) -> "ArgvReader | None":
@@ -213,9 +215,9 @@ class ArgvReader:
     def of(cls, parameters: list[inspect.Parameter]) -> "ArgvReader | None":
         options, argument = {}, None
         for p in parameters:
-            kind, declaration = typing.get_args(p.annotation)[:2]
+            kind, declaration = declared(p.annotation)
             convert, repeats = _conversion(kind)
-            if convert is None or not declaration.case_sensitive:
+            if convert is None or not declaration.settings["case_sensitive"]:
                 return None
             if isinstance(declaration, Argument):
                 if argument is not None:

@@ -119,16 +119,6 @@ def make_modules() -> dict:
     return _MODULES
 
 
-def _checker(name: str):
-    """torch.autograd.gradcheck or gradgradcheck: the checker is imported at the first call."""
-    def check(*args, **kwargs):
-        import gradcli.autograd as autograd
-
-        return getattr(autograd, name)(*args, **kwargs)
-
-    return check
-
-
 def _make_modules() -> dict:
     gradcli, autograd, ops, tensor = _engine()
     from gradcli.autograd import api as _autograd_api
@@ -147,8 +137,8 @@ def _make_modules() -> dict:
         "grad": autograd.grad,
         "backward": autograd.backward,
         "Function": autograd.Function,
-        "gradcheck": _checker("gradcheck"),
-        "gradgradcheck": _checker("gradgradcheck"),
+        "gradcheck": autograd.gradcheck,
+        "gradgradcheck": autograd.gradgradcheck,
         "functional": autograd_functional,
         "graph": autograd_graph,
         "function": autograd_function,

@@ -22,16 +22,16 @@ import numpy as np
 from ..dtypes import NUMBER_PARAMS, PROMOTION, get_default_dtype, promotion as _promotion, raw_key as _key
 from ..dtypes import _CACHE as _PROMOTIONS   # one cache: cleared when the default dtype changes
 from ..errors import ProgramTypeError
-from .._tensor import MODIFICATIONS as _MODIFICATIONS, NEVER_MODIFIED as _NEVER_MODIFIED, Tensor, _grad_enabled, check_elements
+from .._tensor import MODIFICATIONS as _MODIFICATIONS, NEVER_MODIFIED as _NEVER_MODIFIED
+from .._tensor import Tensor, _grad_enabled, check_elements
 from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
 from ..autograd import graph as _graph
-from ..autograd.graph import NOTHING_SAVED as _NOTHING, ZEROS, OpNode, edge_to
+from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
 from ..autograd import saved_hooks as _saved_hooks
 from ..autograd.saved_hooks import hooks_or_inference as _saving
 
 ndarray = np.ndarray
 OPS: dict[str, "Op"] = {}
-_ZEROS1, _ZEROS2 = ZEROS[1], ZEROS[2]  # next_nrs when every edge leads to output 0 (shared)
 _new_node = OpNode.__new__
 _wrap = Tensor._make        # bound once: the hot path calls it for every result
 _new_tensor = Tensor.__new__
@@ -512,7 +512,7 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
             else:
                 rb = b._output_nr
         node.next_nodes = (na, nb)
-        node.next_nrs = (ra, rb) if ra or rb else _ZEROS2
+        node.next_nrs = (ra, rb) if ra or rb else (0, 0)   # a constant: one shared tuple
     elif n == 1:
         a = inputs[0]
         na = None
@@ -524,7 +524,7 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
             else:
                 ra = a._output_nr
         node.next_nodes = (na,)
-        node.next_nrs = (ra,) if ra else _ZEROS1
+        node.next_nrs = (ra,) if ra else (0,)
     else:
         node.next_functions = [edge_to(t) for t in inputs]
     node.source = _graph._current_source[0]

@@ -13,7 +13,7 @@ import pytest
 import typer
 
 from gradcli.cli import app as app_module
-from gradcli.cli.options import Argument, ArgvReader
+from gradcli.cli.options import Argument, ArgvReader, declared
 
 try:  # typer >= 0.16 vendors click
     from typer._click import exceptions as click_errors
@@ -58,7 +58,7 @@ def lines_read(chosen) -> list[list[str]]:
     """Command lines the reader must read as Typer does."""
     lines = [[], ["-"], ["prog.txt"]]
     for p in chosen.parameters:
-        kind, declaration = typing.get_args(p.annotation)[:2]
+        kind, declaration = declared(p.annotation)
         if isinstance(declaration, Argument):
             lines += [["a.txt", "b.txt"]] if typing.get_origin(typing.get_args(kind)[0]) is list else []
             lines += [["--", "-minus.txt"]]
@@ -78,13 +78,13 @@ def lines_read(chosen) -> list[list[str]]:
 def lines_left(chosen) -> list[list[str]]:
     """Command lines only Typer answers: help, and each kind of usage error."""
     lines = [["--help"], ["-h"], ["prog.txt", "--help"], ["--bogus"], ["--jso"], ["-", "-z"]]
-    argument = next((p for p in chosen.parameters if isinstance(typing.get_args(p.annotation)[1], Argument)), None)
+    argument = next((p for p in chosen.parameters if isinstance(declared(p.annotation)[1], Argument)), None)
     if argument is None:
         lines.append(["prog.txt"])
     elif typing.get_origin(typing.get_args(typing.get_args(argument.annotation)[0])[0]) is not list:
         lines.append(["a.txt", "b.txt"])
     for p in chosen.parameters:
-        kind, declaration = typing.get_args(p.annotation)[:2]
+        kind, declaration = declared(p.annotation)
         if isinstance(declaration, Argument):
             continue
         flag = declaration.flags[0]
