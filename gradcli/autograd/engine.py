@@ -16,7 +16,7 @@ from . import anomaly, node_hooks as _node_hooks, saved_hooks as _saved_hooks
 from . import graph as _graph
 from .callback import call_program
 from ..limits import NODE_WORK, budget as _budget
-from .graph import NOTHING_SAVED, AccumulateGrad, OpNode
+from .graph import MANY_INPUTS, NOTHING_SAVED, ONE_INPUT, AccumulateGrad, OpNode
 
 ndarray = np.ndarray
 
@@ -72,7 +72,9 @@ def _discover(roots) -> dict:
             stack.append(node)
     while stack:
         node = stack.pop()
-        for nxt in node.next_nodes:
+        second = node.next1   # node.next_nodes, inlined (see Node)
+        for nxt in ((node.next0,) if second is ONE_INPUT else node.next0 if second is MANY_INPUTS
+                    else (node.next0, second)):
             if nxt is None:
                 continue
             count = deps.get(nxt)
@@ -249,15 +251,18 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     node.release()
                 if _saved_hooks._packed.data:  # (.data: a weak dict's len() is a call)
                     _saved_hooks.forget(node)
+            second = node.next1   # node.next_nodes, inlined (see Node)
+            nexts = ((node.next0,) if second is ONE_INPUT else node.next0 if second is MANY_INPUTS
+                     else (node.next0, second))
             if grads is None:
-                for nxt in node.next_nodes:
+                for nxt in nexts:
                     if nxt is not None:
                         count = deps[nxt] - 1
                         deps[nxt] = count
                         if count == 0:
                             ready.append(nxt)
                 continue
-            for nxt, nr, gi in zip(node.next_nodes, node.next_nrs, grads):
+            for nxt, nr, gi in zip(nexts, node.next_nrs, grads):
                 if nxt is None:
                     continue
                 if gi is not None and (needed is None or nxt in needed):

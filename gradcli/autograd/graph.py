@@ -114,6 +114,10 @@ _DIM_LISTS = frozenset({"SumBackward1", "MeanBackward1", "AmaxBackward0", "AminB
 NOTHING_SAVED = (None,) * 8
 
 
+ONE_INPUT = type("OneInput", (), {"__slots__": (), "__repr__": lambda self: "ONE_INPUT"})()
+MANY_INPUTS = type("ManyInputs", (), {"__slots__": (), "__repr__": lambda self: "MANY_INPUTS"})()
+
+
 class _NodeClass(type):
     def __repr__(cls):
         return "<class 'torch.autograd.graph.Node'>" if cls is Node else f"<class '{cls.__name__}'>"
@@ -122,14 +126,38 @@ class _NodeClass(type):
 class Node(metaclass=_NodeClass):
     """Base of backward nodes: edges, hooks on the tensors it produced, a source slot.
 
-    The edges are two tuples, `next_nodes` (a node or None per input) and `next_nrs` (the
-    output of that node each edge leads to, a shared tuple of zeros for most): two objects
-    fewer per op for the cyclic collector to walk than PyTorch's `((node, nr), ...)`, which
-    `next_functions` makes when read.
+    The edges are `next_nodes` (a node or None per input) and `next_nrs` (the output of that
+    node each edge leads to, a shared tuple of zeros for most), not PyTorch's
+    `((node, nr), ...)`, which `next_functions` makes when read: objects fewer per op for
+    the cyclic collector to walk.
     """
 
-    __slots__ = ("next_nodes", "next_nrs", "source", "_tensor_hooks", "__weakref__")
+    __slots__ = ("next0", "next1", "next_nrs", "source", "_tensor_hooks", "__weakref__")
     n_outputs = 1
+
+    # The edges' nodes are two slots, not a tuple: one object fewer per op for the collector
+    # to walk (a graph's nodes outlive many collections). `next0` and `next1` are the nodes of
+    # the first and second input; a node of one input has `next1` ONE_INPUT, one of none or
+    # of three or more has the whole tuple in `next0` and `next1` MANY_INPUTS. The engine
+    # inlines `next_nodes` where it is hot; elsewhere it is made when read.
+    @property
+    def next_nodes(self) -> tuple:
+        second = self.next1
+        if second is ONE_INPUT:
+            return (self.next0,)
+        if second is MANY_INPUTS:
+            return self.next0
+        return (self.next0, second)
+
+    @next_nodes.setter
+    def next_nodes(self, nodes) -> None:
+        nodes = tuple(nodes)
+        if len(nodes) == 1:
+            self.next0, self.next1 = nodes[0], ONE_INPUT
+        elif len(nodes) == 2:
+            self.next0, self.next1 = nodes
+        else:
+            self.next0, self.next1 = nodes, MANY_INPUTS
 
     @property
     def next_functions(self) -> tuple:
@@ -236,7 +264,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor):
-        self.next_nodes = self.next_nrs = ()
+        self.next0, self.next1, self.next_nrs = (), MANY_INPUTS, ()
         self.source = None
         self._tensor_hooks = None
         self.variable = variable

@@ -26,7 +26,8 @@ from .._tensor import MODIFICATIONS as _MODIFICATIONS, NEVER_MODIFIED as _NEVER_
 from .._tensor import Tensor, _grad_enabled, check_elements
 from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
 from ..autograd import graph as _graph
-from ..autograd.graph import NOTHING_SAVED as _NOTHING, OpNode, edge_to
+from ..autograd.graph import (MANY_INPUTS as _MANY_INPUTS, NOTHING_SAVED as _NOTHING,
+                               ONE_INPUT as _ONE_INPUT, OpNode, edge_to)
 from ..autograd import saved_hooks as _saved_hooks
 from ..autograd.saved_hooks import hooks_or_inference as _saving
 
@@ -136,9 +137,11 @@ class Op:
                         elif kind is RESULT:
                             result = True
             # third: the versions of the saved inputs when none was modified in place
-            # (a saved number has no version: None, like an unsaved input)
+            # (a saved number has no version: None, like an unsaved input); fourth: whether
+            # an input is left out, so that `saved` is not the inputs tuple itself
             plan = self._save_cache[mask] = (tuple(inputs) if any(inputs) else None, result,
-                                             tuple(0 if keep else None for keep in inputs))
+                                             tuple(0 if keep else None for keep in inputs),
+                                             not all(inputs))
         return plan
 
     def backward(self, node: OpNode, grad, create_graph: bool) -> list:
@@ -165,7 +168,9 @@ class Op:
             cast = grad.dtype
         grads = []
         i = -1
-        for next_node in node.next_nodes:
+        second = node.next1   # node.next_nodes, inlined (see Node)
+        for next_node in ((node.next0,) if second is _ONE_INPUT else node.next0 if second is _MANY_INPUTS
+                          else (node.next0, second)):
             i += 1
             if next_node is None:
                 grads.append(None)
@@ -511,7 +516,8 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
                 nb = b._accumulate_grad()
             else:
                 rb = b._output_nr
-        node.next_nodes = (na, nb)
+        node.next0 = na
+        node.next1 = nb
         node.next_nrs = (ra, rb) if ra or rb else (0, 0)   # a constant: one shared tuple
     elif n == 1:
         a = inputs[0]
@@ -523,7 +529,8 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
                 na = a._accumulate_grad()
             else:
                 ra = a._output_nr
-        node.next_nodes = (na,)
+        node.next0 = na
+        node.next1 = _ONE_INPUT
         node.next_nrs = (ra,) if ra else (0,)
     else:
         node.next_functions = [edge_to(t) for t in inputs]
@@ -534,13 +541,23 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node._result_counter = None
     node.result_version = 0
     plan = op._save_cache.get(mask)
-    save_inputs, save_result, unchanged = plan if plan is not None else op.save_plan(mask)
+    save_inputs, save_result, unchanged, partial = plan if plan is not None else op.save_plan(mask)
     if save_inputs is None:
         node.saved = node.versions = _NOTHING
     else:
-        # the inputs tuple itself serves as `saved` (a None version marks an unsaved one);
-        # tensors never modified in place share one versions tuple per plan
-        node.saved = inputs
+        # `saved` is aligned with the inputs (a None version marks an unsaved one): the inputs
+        # tuple itself when every input is saved; else a tensor not saved is None there, so
+        # that the node does not keep it alive (`y * 2.0` saves only the 2.0: a tuple of
+        # untracked objects, which the collector stops walking, and y can go)
+        if not partial:
+            node.saved = inputs
+        elif n == 2:
+            keep_a, keep_b = save_inputs
+            node.saved = (a if keep_a or a.__class__ is not Tensor else None,
+                          b if keep_b or b.__class__ is not Tensor else None)
+        else:
+            node.saved = tuple([t if keep or t.__class__ is not Tensor else None
+                                for t, keep in zip(inputs, save_inputs)])
         versions = unchanged
         for t, keep in zip(inputs, save_inputs):
             if keep and t.__class__ is Tensor and t._counter[0]:
