@@ -314,7 +314,10 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
                 mask = 1
         else:
             x = _plain(a, op, 0)
-        if b.__class__ is Tensor or isinstance(b, Tensor):
+        cb = b.__class__
+        if cb is float or cb is int:   # `y * 2.0`: a number, the most common second operand
+            y = b
+        elif cb is Tensor or isinstance(b, Tensor):
             y = b._data
             if b.requires_grad:
                 mask |= 2
@@ -507,13 +510,19 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
         if mask & 1:
             na = a.grad_fn
             if na is None:
-                na = a._accumulate_grad()
+                na = a._accumulator   # a leaf's AccumulateGrad (`_accumulate_grad`, inlined)
+                na = na() if na is not None else None
+                if na is None:
+                    na = a._accumulate_grad()
             else:
                 ra = a._output_nr
         if mask & 2:
             nb = b.grad_fn
             if nb is None:
-                nb = b._accumulate_grad()
+                nb = b._accumulator
+                nb = nb() if nb is not None else None
+                if nb is None:
+                    nb = b._accumulate_grad()
             else:
                 rb = b._output_nr
         node.next0 = na
@@ -571,8 +580,9 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     shapes = None
     if op.needs_shapes:
         if n == 2:
+            cb = b.__class__
             shapes = (a._data.shape if a.__class__ is Tensor else _shape(a),
-                      b._data.shape if b.__class__ is Tensor else _shape(b))
+                      b._data.shape if cb is Tensor else () if cb is float or cb is int else _shape(b))
         else:
             shapes = tuple([_shape(t) for t in inputs])
         if not op.reads_shapes:
