@@ -535,7 +535,10 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
         if mask:
             na = a.grad_fn
             if na is None:
-                na = a._accumulate_grad()
+                na = a._accumulator   # a leaf's AccumulateGrad (`_accumulate_grad`, inlined)
+                na = na() if na is not None else None
+                if na is None:
+                    na = a._accumulate_grad()
             else:
                 ra = a._output_nr
         node.next0 = na
@@ -558,24 +561,29 @@ def _make_node(op: Op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
         # tuple itself when every input is saved; else a tensor not saved is None there, so
         # that the node does not keep it alive (`y * 2.0` saves only the 2.0: a tuple of
         # untracked objects, which the collector stops walking, and y can go)
+        if n == 2:
+            keep_a, keep_b = save_inputs
         if not partial:
             node.saved = inputs
         elif n == 2:
-            keep_a, keep_b = save_inputs
             node.saved = (a if keep_a or a.__class__ is not Tensor else None,
                           b if keep_b or b.__class__ is not Tensor else None)
         else:
             node.saved = tuple([t if keep or t.__class__ is not Tensor else None
                                 for t, keep in zip(inputs, save_inputs)])
-        versions = unchanged
-        for t, keep in zip(inputs, save_inputs):
-            if keep and t.__class__ is Tensor and t._counter[0]:
-                versions = tuple([
-                    t._counter[0] if keep and isinstance(t, Tensor) else None
-                    for t, keep in zip(inputs, save_inputs)
-                ])
-                break
-        node.versions = versions
+        # the versions at save time: `unchanged` (all 0) unless a saved tensor was modified
+        if n == 1:
+            modified = a.__class__ is Tensor and a._counter[0]
+        elif n == 2:
+            modified = (keep_a and a.__class__ is Tensor and a._counter[0]
+                        or keep_b and b.__class__ is Tensor and b._counter[0])
+        else:
+            modified = any(keep and t.__class__ is Tensor and t._counter[0]
+                           for t, keep in zip(inputs, save_inputs))
+        node.versions = unchanged if not modified else tuple([
+            t._counter[0] if keep and isinstance(t, Tensor) else None
+            for t, keep in zip(inputs, save_inputs)
+        ])
     node.result = True if save_result else None
     shapes = None
     if op.needs_shapes:
