@@ -331,7 +331,9 @@ def apply(op: Op, inputs: tuple, params: dict | None = None):
                 sy = y.shape
                 if sx != sy and sx and sy:
                     _check_shapes(sx, sy)
-            if op.cost is not None or x.size >= _FREE or y.size >= _FREE:
+                if op.cost is not None or (sx or sy) and (x.size >= _FREE or y.size >= _FREE):
+                    charge(op, (x, y), params)   # (two 0-d arrays are free: their shapes are read)
+            elif op.cost is not None or x.size >= _FREE or y.size >= _FREE:
                 charge(op, (x, y), params)
         else:
             if op.broadcasts and cx is not float and cy is not float:
