@@ -72,17 +72,32 @@ def _discover(roots) -> dict:
             stack.append(node)
     while stack:
         node = stack.pop()
-        second = node.next1   # node.next_nodes, inlined (see Node)
-        for nxt in ((node.next0,) if second is ONE_INPUT else node.next0 if second is MANY_INPUTS
-                    else (node.next0, second)):
-            if nxt is None:
-                continue
+        nxt = node.next0   # the edges' nodes, read without making next_nodes (see Node)
+        second = node.next1
+        if second is MANY_INPUTS:
+            for nxt in nxt:
+                if nxt is not None:
+                    count = deps.get(nxt)
+                    if count is None:
+                        deps[nxt] = 1
+                        stack.append(nxt)
+                    else:
+                        deps[nxt] = count + 1
+            continue
+        if nxt is not None:
             count = deps.get(nxt)
             if count is None:
                 deps[nxt] = 1
                 stack.append(nxt)
             else:
                 deps[nxt] = count + 1
+        if second is not None and second is not ONE_INPUT:
+            count = deps.get(second)
+            if count is None:
+                deps[second] = 1
+                stack.append(second)
+            else:
+                deps[second] = count + 1
     return deps
 
 
@@ -91,21 +106,41 @@ def _needed(deps: dict, targets) -> set:
     remaining = dict(deps)
     order = [n for n, c in remaining.items() if c == 0]
     i = 0
-    while i < len(order):
-        for nxt in order[i].next_nodes:
-            if nxt is not None:
-                remaining[nxt] -= 1
-                if remaining[nxt] == 0:
-                    order.append(nxt)
+    while i < len(order):   # a topological order (Kahn's), then back along it
+        node = order[i]
         i += 1
+        second = node.next1   # the edges' nodes, read without making next_nodes (see Node)
+        if second is MANY_INPUTS:
+            for nxt in node.next0:
+                if nxt is not None:
+                    count = remaining[nxt] - 1
+                    remaining[nxt] = count
+                    if count == 0:
+                        order.append(nxt)
+            continue
+        nxt = node.next0
+        if nxt is not None:
+            count = remaining[nxt] - 1
+            remaining[nxt] = count
+            if count == 0:
+                order.append(nxt)
+        if second is not None and second is not ONE_INPUT:
+            count = remaining[second] - 1
+            remaining[second] = count
+            if count == 0:
+                order.append(second)
     needed = set(targets)
     for node in reversed(order):
         if node in needed:
             continue
-        for nxt in node.next_nodes:
-            if nxt is not None and nxt in needed:
-                needed.add(node)
-                break
+        second = node.next1
+        if second is MANY_INPUTS:
+            for nxt in node.next0:
+                if nxt is not None and nxt in needed:
+                    needed.add(node)
+                    break
+        elif node.next0 in needed or second in needed:   # (None and ONE_INPUT never are)
+            needed.add(node)
     return needed
 
 
@@ -220,6 +255,9 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     try:
         while ready:
             node = ready.pop()
+            second = node.next1   # node.next_nodes, inlined (see Node)
+            nexts = ((node.next0,) if second is ONE_INPUT else node.next0 if second is MANY_INPUTS
+                     else (node.next0, second))
             g = buffers.pop(node, None)
             grads = None
             if g is not None and (needed is None or node in needed):
@@ -230,7 +268,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     if plain and node.__class__ is OpNode and not node._tensor_hooks \
                             and node not in target_nodes and not _saved_hooks._packed.data \
                             and not _graph.extras.data:
-                        grads = node.op.backward(node, g, create_graph)
+                        grads = node.op.backward(node, g, create_graph, nexts)
                     else:
                         grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
                 except GradcliError as error:
@@ -251,9 +289,6 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     node.release()
                 if _saved_hooks._packed.data:  # (.data: a weak dict's len() is a call)
                     _saved_hooks.forget(node)
-            second = node.next1   # node.next_nodes, inlined (see Node)
-            nexts = ((node.next0,) if second is ONE_INPUT else node.next0 if second is MANY_INPUTS
-                     else (node.next0, second))
             if grads is None:
                 for nxt in nexts:
                     if nxt is not None:

@@ -26,8 +26,7 @@ from .._tensor import MODIFICATIONS as _MODIFICATIONS, NEVER_MODIFIED as _NEVER_
 from .._tensor import Tensor, _grad_enabled, check_elements
 from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
 from ..autograd import graph as _graph
-from ..autograd.graph import (MANY_INPUTS as _MANY_INPUTS, NOTHING_SAVED as _NOTHING,
-                               ONE_INPUT as _ONE_INPUT, OpNode, edge_to)
+from ..autograd.graph import NOTHING_SAVED as _NOTHING, ONE_INPUT as _ONE_INPUT, OpNode, edge_to
 from ..autograd import saved_hooks as _saved_hooks
 from ..autograd.saved_hooks import hooks_or_inference as _saving
 
@@ -144,12 +143,12 @@ class Op:
                                              not all(inputs))
         return plan
 
-    def backward(self, node: OpNode, grad, create_graph: bool) -> list:
+    def backward(self, node: OpNode, grad, create_graph: bool, nexts: tuple | None = None) -> list:
         """Gradients for each input of `node` (a node of this op) from its output gradient(s).
 
         `OpNode.apply`. With create_graph, the rules run on Tensors (`F` = TENSORS) so
         that the result has a graph of its own; otherwise on arrays (`F` = ARRAYS),
-        with no Tensor made.
+        with no Tensor made. `nexts` is `node.next_nodes` when the caller has it.
         """
         if node.released or node.made_at != _MODIFICATIONS[0] and (
                 node.versions is not _NOTHING or node._result_counter is not None):
@@ -168,9 +167,7 @@ class Op:
             cast = grad.dtype
         grads = []
         i = -1
-        second = node.next1   # node.next_nodes, inlined (see Node)
-        for next_node in ((node.next0,) if second is _ONE_INPUT else node.next0 if second is _MANY_INPUTS
-                          else (node.next0, second)):
+        for next_node in node.next_nodes if nexts is None else nexts:
             i += 1
             if next_node is None:
                 grads.append(None)
