@@ -1,0 +1,107 @@
+"""Instruction counts of the engine's workloads, for comparing commits on a noisy machine.
+
+    python benchmarks/instructions.py                       # this tree, every workload
+    python benchmarks/instructions.py --tree /tmp/old chain terms   # another checkout too
+
+Each workload runs in a process of its own under `valgrind --tool=callgrind`, and its
+figure is the instructions of that process minus those of the same process doing only
+the imports. Instructions are not seconds, but they do not move with the machine's load:
+two commits compare within a few percent (the rest comes from node addresses, which the
+engine's dicts hash). Needs valgrind; `PYTHONHASHSEED=0` is set for the measured processes.
+
+Workloads (the library's default GC thresholds):
+  chain    2x10^4 scalar ops alternating `y * c + d` / `sin(y * c)`, forward and backward
+  wide     one input fanned out to 10^4 products, summed, backward
+  d2       five d2y/dx2 through 1,000 ops (higher_order.py)
+  hessian  five Hessians of 100-variable Rosenbrock (higher_order.py)
+  terms    2x10^4 terms parsed, run and differentiated (parse.py's program)
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORKLOADS = ("chain", "wide", "d2", "hessian", "terms")
+C, D = 1.0001, 0.0001
+
+
+def workload(name: str) -> None:
+    """Run one workload in this process (after the imports every workload makes)."""
+    import gradcli
+    import gradcli.autograd.functional  # noqa: F401 (imported by every workload alike)
+    from gradcli.lang import compile_program
+
+    import higher_order
+    import parse
+
+    dtype = {"dtype": gradcli.float64} if hasattr(gradcli, "float64") else {}
+    x = gradcli.tensor(0.5, requires_grad=True, **dtype)
+    if name == "chain":
+        y = x
+        for i in range(10_000):
+            y = y * C + D if i % 2 == 0 else gradcli.sin(y * C)
+        y.backward()
+    elif name == "wide":
+        s = x * 1.0
+        for i in range(1, 10_000):
+            s = s + x * (1.0 + i * 1e-4)
+        s.backward()
+    elif name == "d2":
+        for _ in range(5):
+            higher_order.second_gradcli()
+    elif name == "hessian":
+        for _ in range(5):
+            higher_order.hessian_gradcli()
+    elif name == "terms":
+        compile_program(parse.source(20_000), "terms.py").run().output.backward()
+    elif name != "imports":
+        raise SystemExit(f"unknown workload {name!r}")
+
+
+def count(tree: Path, name: str) -> int:
+    """Instructions of one process of `tree` running workload `name`."""
+    env = dict(os.environ, PYTHONHASHSEED="0", GRADCLI_INSTRUCTIONS_TREE=str(tree))
+    proc = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+         sys.executable, __file__, "--run", name],
+        env=env, capture_output=True, text=True)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if proc.returncode != 0 or not found:
+        raise SystemExit(f"{tree}: workload {name} failed:\n{proc.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("workloads", nargs="*", help=f"some of {', '.join(WORKLOADS)} (default: all)")
+    parser.add_argument("--tree", action="append", default=[],
+                        help="another checkout to count beside this one (repeatable)")
+    parser.add_argument("--run", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.run:
+        tree = os.environ.get("GRADCLI_INSTRUCTIONS_TREE", str(HERE.parent))
+        sys.path[:0] = [tree, str(HERE)]
+        workload(args.run)
+        return
+    workloads = args.workloads or list(WORKLOADS)
+    unknown = [w for w in workloads if w not in WORKLOADS]
+    if unknown:
+        parser.error(f"unknown workload {unknown[0]!r} (choose from {', '.join(WORKLOADS)})")
+    if shutil.which("valgrind") is None:
+        raise SystemExit("instructions.py needs valgrind (Debian: apt-get install valgrind)")
+    trees = [Path(t).resolve() for t in args.tree] + [HERE.parent]
+    print(f"{'tree':40}" + "".join(f"{w:>12}" for w in workloads))
+    for tree in trees:
+        base = count(tree, "imports")
+        row = [(count(tree, w) - base) / 1e6 for w in workloads]
+        print(f"{str(tree)[-40:]:40}" + "".join(f"{m:>11.0f}M" for m in row))
+
+
+if __name__ == "__main__":
+    main()
