@@ -28,30 +28,24 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("chain", "wide", "d2", "hessian", "terms")
-C, D = 1.0001, 0.0001
 
 
 def workload(name: str) -> None:
-    """Run one workload in this process (after the imports every workload makes)."""
-    import gradcli
-    import gradcli.autograd.functional  # noqa: F401 (imported by every workload alike)
+    """Run one workload in this process (after the imports every workload makes): the
+    benchmarks' own gradcli sides, the chain cut to 2x10^4 ops."""
+    import gradcli  # noqa: F401 (imported by every workload alike, "imports" included)
+    import gradcli.autograd.functional  # noqa: F401
     from gradcli.lang import compile_program
 
     import higher_order
     import parse
+    import scalar_chain
 
-    dtype = {"dtype": gradcli.float64} if hasattr(gradcli, "float64") else {}
-    x = gradcli.tensor(0.5, requires_grad=True, **dtype)
     if name == "chain":
-        y = x
-        for i in range(10_000):
-            y = y * C + D if i % 2 == 0 else gradcli.sin(y * C)
-        y.backward()
+        scalar_chain.N_OPS = 20_000
+        scalar_chain.chain_gradcli()
     elif name == "wide":
-        s = x * 1.0
-        for i in range(1, 10_000):
-            s = s + x * (1.0 + i * 1e-4)
-        s.backward()
+        scalar_chain.wide_gradcli()
     elif name == "d2":
         for _ in range(5):
             higher_order.second_gradcli()

@@ -72,7 +72,9 @@ def _discover(roots) -> dict:
             stack.append(node)
     while stack:
         node = stack.pop()
-        nxt = node.next0   # the edges' nodes, read without making next_nodes (see Node)
+        # the edges' nodes read from their slots, unrolled: a loop over a tuple made per node
+        # (`next_nodes`) made the Hessian's 100 vector-Jacobian products 2-4% slower
+        nxt = node.next0
         second = node.next1
         if second is MANY_INPUTS:
             for nxt in nxt:
@@ -109,7 +111,7 @@ def _needed(deps: dict, targets) -> set:
     while i < len(order):   # a topological order (Kahn's), then back along it
         node = order[i]
         i += 1
-        second = node.next1   # the edges' nodes, read without making next_nodes (see Node)
+        second = node.next1   # unrolled as in _discover
         if second is MANY_INPUTS:
             for nxt in node.next0:
                 if nxt is not None:
