@@ -5,10 +5,11 @@
 """
 from __future__ import annotations
 
-from ._tensor import (Tensor, Size, enable_grad, inference_mode, is_grad_enabled, no_grad,
+from ._tensor import (Tensor, Size, enable_grad, is_grad_enabled, no_grad,
                       set_grad_enabled)
 from . import ops as _ops
 from . import autograd
+from .graph.saved_hooks import inference_mode
 from .dtypes import NAMES as _DTYPE_NAMES, dtype
 
 globals().update(_DTYPE_NAMES)

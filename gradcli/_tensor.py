@@ -77,30 +77,6 @@ class enable_grad(_GradMode):
         super().__init__(True)
 
 
-class inference_mode(_GradMode):
-    """`torch.inference_mode()`: no graph is recorded, as under no_grad, and the tensors
-    made inside are inference tensors, which no node may save (autograd/saved_hooks.py)."""
-
-    __slots__ = ()
-
-    def __init__(self, mode: bool = True):
-        super().__init__(not mode)
-
-    def __enter__(self):
-        if not self._mode:
-            from .autograd import saved_hooks
-
-            saved_hooks.enter_inference()
-        return super().__enter__()
-
-    def __exit__(self, *exc):
-        if not self._mode:
-            from .autograd import saved_hooks
-
-            saved_hooks.exit_inference()
-        return super().__exit__(*exc)
-
-
 class set_grad_enabled(_GradMode):
     """Set graph recording on or off: at once when called, as PyTorch's does, and
     restored at the end of a `with` block."""
@@ -376,16 +352,6 @@ class Tensor:
             self._hooks.append(hook)
             return RemovableHandle(self._hooks, hook)
         return self.grad_fn._add_tensor_hook(self._output_nr, hook)
-
-    def _accumulate_grad(self):
-        """This leaf's AccumulateGrad node, one per leaf while the graph holds it."""
-        node = self._accumulator() if self._accumulator is not None else None
-        if node is None:
-            from .autograd.graph import AccumulateGrad
-
-            node = AccumulateGrad(self)
-            self._accumulator = weakref.ref(node)
-        return node
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         from .autograd.engine import backward

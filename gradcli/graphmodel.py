@@ -88,7 +88,9 @@ def root_node(output: Tensor, name: str | None = None):
     if output.grad_fn is not None:
         return output.grad_fn
     if output.requires_grad:
-        return output._accumulate_grad()
+        from gradcli.graph.nodes import accumulate_grad
+
+        return accumulate_grad(output)
     raise no_graph_error(name)
 
 
@@ -118,7 +120,7 @@ def recorded_shapes():
     (id(grad_fn), output_nr) -> shape for `build(..., shapes=)`. A later write wins,
     so an id reused after a node died is overwritten by its live owner's parent.
     """
-    from .autograd.graph import observe_nodes
+    from .graph.nodes import observe_nodes
 
     shapes: dict = {}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from .autograd.callback import call_program
+from .graph.callback import call_program
 from .errors import ProgramTypeError, ProgramValueError
 
 __all__ = ["LRScheduler", "StepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR"]

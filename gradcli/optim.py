@@ -21,7 +21,7 @@ __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer"]
 def _closure_loss(closure):
     """The loss a program's closure returns to step(), through the engine's call boundary:
     a Tensor or a number (not an object of the program's to hand back)."""
-    from .autograd.callback import call_program
+    from .graph.callback import call_program
 
     loss = call_program("step(closure)", None, closure)
     if loss is not None and not isinstance(loss, (Tensor, int, float)):

@@ -6,9 +6,10 @@ and `torch.func`: one place lists what issue 13 added.
 """
 from __future__ import annotations
 
-from . import anomaly, func, products, saved_hooks
+from . import anomaly, func, products
+from ..graph import saved_hooks
 from .function import Function, once_differentiable
-from .graph import Node
+from ..graph.nodes import Node
 
 FUNCTIONAL = {"vjp": products.vjp, "jvp": products.jvp, "vhp": products.vhp, "hvp": products.hvp}
 

@@ -12,11 +12,12 @@ import numpy as np
 
 from ..errors import AutogradError, GradcliError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, bump_version, shape_str
-from . import anomaly, node_hooks as _node_hooks, saved_hooks as _saved_hooks
-from . import graph as _graph
-from .callback import call_program
+from . import anomaly
+from ..graph import node_hooks as _node_hooks, saved_hooks as _saved_hooks
+from ..graph import nodes as _graph
+from ..graph.callback import call_program
 from ..limits import NODE_WORK, budget as _budget
-from .graph import MANY_INPUTS, NOTHING_SAVED, ONE_INPUT, AccumulateGrad, OpNode
+from ..graph.nodes import MANY_INPUTS, NOTHING_SAVED, ONE_INPUT, AccumulateGrad, OpNode, accumulate_grad
 
 ndarray = np.ndarray
 
@@ -57,7 +58,7 @@ def _root_grads(outputs: list, grad_outputs: list, create_graph: bool) -> list:
                 )
         if not out.requires_grad:
             raise AutogradError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        node = out.grad_fn if out.grad_fn is not None else out._accumulate_grad()
+        node = out.grad_fn if out.grad_fn is not None else accumulate_grad(out)
         roots.append((node, out._output_nr, g if create_graph else g._data))
     return roots
 
@@ -197,9 +198,7 @@ def _accumulate(variable: Tensor, g, create_graph: bool, owned: set) -> None:
     """Add a gradient into a tensor's `.grad` (in place unless building a graph)."""
     if create_graph:
         if variable.grad is None:
-            from ..ops import arith
-
-            variable.grad = arith.grad_copy.fn(g)  # PyTorch's CopyBackwards
+            variable.grad = g._grad_copy()  # PyTorch's CopyBackwards (ops/arith.py)
         else:
             variable.grad = variable.grad + g
         return
@@ -394,7 +393,7 @@ def _targets_for(inputs: list) -> _Targets:
             raise AutogradError(f"grad(): inputs[{i}] is not a Tensor")
         if not t.requires_grad:
             raise AutogradError("One of the differentiated Tensors does not require grad")
-        key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._accumulate_grad(), 0)
+        key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (accumulate_grad(t), 0)
         targets.setdefault(key, len(set(targets.values())))
         targets.tensors[key] = t
     return targets
@@ -408,7 +407,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     targets = _targets_for(inputs)
     holders = [targets.get(
-        (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._accumulate_grad(), 0)
+        (t.grad_fn, t._output_nr) if t.grad_fn is not None else (accumulate_grad(t), 0)
     ) for t in inputs]
     captured = execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumulate=False)
     results = []

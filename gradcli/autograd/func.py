@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, enable_grad
-from .callback import call_program
+from ..graph.callback import call_program
 from .engine import grad as _grad
 from .functional import _rows
 from .products import _alias

@@ -16,10 +16,10 @@ from ..errors import AutogradError, ProgramError, ProgramTypeError, ShapeError, 
 from ..dtypes import get_default_dtype
 from .._tensor import (Tensor, _grad_enabled, bump_version, no_grad, set_grad_enabled, shape_str,
                        version_counter)
-from . import graph as _graph
-from .callback import call_program
-from .graph import FREED_MESSAGE, Node, _modified_message, edge_to
-from . import saved_hooks as _saved_hooks
+from ..graph import nodes as _graph
+from ..graph.callback import call_program
+from ..graph.nodes import FREED_MESSAGE, Node, _modified_message, edge_to
+from ..graph import saved_hooks as _saved_hooks
 
 
 class _SavedOutput:
@@ -177,7 +177,7 @@ class FunctionCtx(Node):
                         f"Function {self.name()} returned an invalid gradient at index {pos} - got "
                         f"{shape_str(g._data.shape)} but expected shape compatible with {shape_str(shape)}"
                     )
-                from ..ops.registry import sum_to_shape
+                from ..ops.shapes import sum_to_shape
 
                 g = g.sum_to_size(shape) if create_graph else Tensor._make(sum_to_shape(g._data, shape))
             out.append(g if create_graph else g._data)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, check_elements, enable_grad
-from .callback import call_program
+from ..graph.callback import call_program
 from .engine import grad
 
 

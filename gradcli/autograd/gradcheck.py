@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import CheckFailed, ProgramTypeError
 from .._tensor import Tensor, no_grad
-from .callback import call_program
+from ..graph.callback import call_program
 from .engine import grad as autograd_grad
 from .functional import jacobian_blocks
 

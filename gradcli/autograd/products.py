@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError
 from .._tensor import Tensor, _grad_enabled, enable_grad, set_grad_enabled
-from .callback import call_program
+from ..graph.callback import call_program
 from .engine import grad
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, no_grad
-from ..autograd.graph import OpNode
+from ..graph.nodes import OpNode
 from . import symbolic
 from .replay import Unavailable, _translate, as_objects, edge_value
 

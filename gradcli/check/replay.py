@@ -25,8 +25,8 @@ import numpy as np
 from ..errors import AutogradError
 from .._tensor import Tensor, enable_grad, no_grad, version_counter
 from ..autograd.function import FunctionCtx
-from ..autograd import graph as _graph
-from ..autograd.graph import AccumulateGrad, OpNode, edge_to, observe_nodes
+from ..graph import nodes as _graph
+from ..graph.nodes import AccumulateGrad, OpNode, edge_to, observe_nodes
 from ..ops import registry
 from .symbolic import OverBudget
 

@@ -211,7 +211,7 @@ def load(opts: Common, file: Optional[str], expr: Optional[str]):
 def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
           requires_grad: tuple = (), script: bool = False, printer: Callable | None = None) -> None:
     """Load the program, run it (once, or once per point), answer, and print the answer."""
-    from ..autograd.graph import set_current_source
+    from ..graph.nodes import set_current_source
     from ..limits import limited
 
     program = load(opts, opts.file, opts.expr)

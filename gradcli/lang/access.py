@@ -28,7 +28,8 @@ import numpy as np
 import gradcli.autograd as _autograd
 from gradcli import _tensor, ops as _ops
 from gradcli import dtypes as _dtypes
-from gradcli.autograd import api as _autograd_api, graph as _graph
+from gradcli.autograd import api as _autograd_api
+from gradcli.graph import nodes as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError, close_matches
 from gradcli.lang import foreign as _foreign
 from gradcli.lang.builtins import materialize, check_length

@@ -95,7 +95,7 @@ def _is_class_value(value) -> bool:
         return False
     from gradcli._tensor import Tensor
     from gradcli.autograd import Function
-    from gradcli.autograd.graph import Node
+    from gradcli.graph.nodes import Node
     from gradcli.lang.exceptions import EXCEPTION_CLASSES
     from gradcli.lang.pymodules import NUMPY_CLASSES
 
@@ -165,7 +165,7 @@ def _make_modules() -> dict:
         "no_grad": tensor.no_grad,
         "enable_grad": tensor.enable_grad,
         "set_grad_enabled": tensor.set_grad_enabled,
-        "inference_mode": tensor.inference_mode,
+        "inference_mode": gradcli.inference_mode,
         "is_grad_enabled": tensor.is_grad_enabled,
         "manual_seed": gradcli.manual_seed,
         "autograd": autograd_ns,

@@ -38,7 +38,7 @@ import numpy as np
 import gradcli.autograd as _autograd
 from gradcli import ops as _ops
 from gradcli import _tensor as _tensor
-from gradcli.autograd import graph as _graph
+from gradcli.graph import nodes as _graph
 
 Tensor = _tensor.Tensor
 _GradMode = _tensor._GradMode

@@ -50,7 +50,7 @@ class Program:
         (`lr = 0.01` is a float) instead of expression mode (it is an input leaf).
         """
         from gradcli import _tensor as engine_tensor
-        from gradcli.autograd.graph import set_current_source
+        from gradcli.graph.nodes import set_current_source
         from gradcli.lang.interpreter import Interpreter
 
         overrides = dict(overrides or {})

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import RemovableHandle, Tensor, bump_version
-from ..autograd.callback import call_program
+from ..graph.callback import call_program
 from ..errors import ProgramError, ProgramTypeError, ProgramValueError, cuda_unavailable
 from ..ops import FUNCTIONS, NN_FUNCTIONS
 from ..ops.factories import Parameter

@@ -4,20 +4,23 @@
 SPEC 2.3 to its function; most come straight from one op (`defop` exports them),
 a few (`sum`, `pow`, `max`, `matmul`, indexing) choose between ops by their
 arguments, as PyTorch's overloads do. The Tensor's methods and operators are
-attached from the same table, so `x.sin()`, `torch.sin(x)` and the language's
+attached from the same table (tensor_methods.py, once, last), so `x.sin()`, `torch.sin(x)` and the language's
 `sin(x)` are one thing.
 """
 from __future__ import annotations
 
-from .registry import ARRAYS, FUNCTIONS, METHODS, NN_FUNCTIONS, OPS, TENSORS, apply, export
+from .apply import apply
+from .registry import ARRAYS, FUNCTIONS, METHODS, NN_FUNCTIONS, OPS, TENSORS, export
 
 # Each module defines its ops (and dispatching functions) on import.
 from . import arith, division, elementwise, broadcast, select, shape, indexing, reduce, linalg, einsum, nn, factories, convert  # noqa: E402,F401
-from . import operators  # noqa: E402,F401  (Python operators and in-place methods; last)
-from . import views  # noqa: E402,F401  (view tracking and in-place ops; imported by registry)
+from . import views  # noqa: E402,F401  (view tracking and in-place ops)
 from . import indexed  # noqa: E402,F401  (index_select/index_add, all/any, torch.sin_)
 from . import conv  # noqa: E402,F401  (conv, pooling, embedding, layer_norm, batch_norm)
 from . import losses  # noqa: E402,F401  (l1, smooth_l1, huber, bce_with_logits, kl_div)
+from . import tensor_methods  # noqa: E402  (last: every Tensor method and operator, attached once)
+
+tensor_methods.attach()
 
 globals().update(FUNCTIONS)
 

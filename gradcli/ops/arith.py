@@ -11,7 +11,8 @@ import numpy as np
 from .domains import binary, cases, unary
 from .._tensor import Tensor
 from ..errors import ProgramValueError
-from .registry import apply, defop, export
+from .apply import apply
+from .registry import defop, export
 
 add = defop(
     "add", "AddBackward0", np.add, inputs=("self", "other"), broadcasts=True,

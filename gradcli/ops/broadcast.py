@@ -14,22 +14,8 @@ import numpy as np
 from ..errors import ShapeError
 from .._tensor import as_int, check_elements, shape_str
 from .domains import cases
-from .registry import defop, sum_to_shape
-
-
-def broadcast_shapes(sa, sb) -> tuple:
-    """The shape two shapes broadcast to, with PyTorch's error when they do not fit."""
-    try:
-        return tuple(np.broadcast_shapes(sa, sb))
-    except ValueError:
-        n = max(len(sa), len(sb))
-        for i in range(1, min(len(sa), len(sb)) + 1):
-            if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
-                raise ShapeError(
-                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
-                    f"at non-singleton dimension {n - i}"
-                ) from None
-        raise
+from .registry import defop
+from .shapes import sum_to_shape
 
 
 def _expand_shape(shape, sizes):

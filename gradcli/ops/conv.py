@@ -17,7 +17,8 @@ import numpy as np
 from ..errors import ProgramValueError, ShapeError
 from .._tensor import Tensor, bump_version
 from .domains import cases
-from .registry import TENSORS, apply, defop, export
+from .apply import apply
+from .registry import TENSORS, defop, export
 
 
 def _data(x):

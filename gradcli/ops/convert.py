@@ -14,7 +14,8 @@ from .. import dtypes
 from .._tensor import TENSOR_METHODS, Tensor, no_grad
 from ..errors import ProgramTypeError
 from .domains import cases
-from .registry import METHODS, apply, defop, export
+from .apply import apply
+from .registry import METHODS, defop, export
 
 
 def _to_copy(self, dtype, source):
@@ -82,10 +83,8 @@ for _name, _target in (("float", dtypes.float32), ("double", dtypes.float64), ("
     _fn = _method(_target)
     _fn.__name__ = _fn.__qualname__ = _name
     METHODS[_name] = _fn
-    setattr(Tensor, _name, _fn)
 for _name, _fn in (("to", to), ("type", type_)):
     METHODS[_name] = _fn
-    setattr(Tensor, _name, _fn)
 TENSOR_METHODS.update({"is_floating_point", "element_size"})
 
 

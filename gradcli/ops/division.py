@@ -18,7 +18,8 @@ import numpy as np
 from .._tensor import Tensor
 from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .domains import elementwise_sympy, vectorize
-from .registry import OPS, apply, defop, export
+from .apply import apply
+from .registry import OPS, defop, export
 
 
 def _integral(a, b) -> bool:

@@ -13,7 +13,8 @@ import numpy as np
 
 from .._tensor import as_int
 from .domains import unary, vectorize
-from .registry import TENSORS, apply, defop, export
+from .apply import apply
+from .registry import TENSORS, defop, export
 
 _SQRT_PI = math.sqrt(math.pi)
 

@@ -19,7 +19,8 @@ from .. import dtypes
 from ..errors import ProgramTypeError, ProgramValueError, type_name
 from .._tensor import Tensor, as_int, check_elements, version_counter
 from .domains import cases
-from .registry import METHODS, apply, defop, export
+from .apply import apply
+from .registry import METHODS, defop, export
 
 # PyTorch seeds its CPU generator with this constant, so an unseeded program
 # draws the same numbers on every run; so does gradcli (from its own generator).
@@ -399,7 +400,6 @@ for _name, _method in (("new_zeros", _new_filled("new_zeros", 0.0)), ("new_ones"
                        ("new_tensor", _new_tensor)):
     _method.__name__ = _method.__qualname__ = _name
     METHODS[_name] = _method     # methods only: PyTorch has no torch.new_zeros
-    setattr(Tensor, _name, _method)
 
 
 # -- nn.Parameter -------------------------------------------------------------------------

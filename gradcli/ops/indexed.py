@@ -12,7 +12,8 @@ import numpy as np
 
 from .._tensor import Tensor, _dim
 from .domains import cases
-from .registry import FUNCTIONS, METHODS, apply, defop, export
+from .apply import apply
+from .registry import FUNCTIONS, METHODS, defop, export
 from .select import _index_tensor, scatter_add_op
 from .shape import ProgramIndexError
 from ..errors import ShapeError
@@ -131,18 +132,15 @@ def _publish(name: str, fn) -> None:
     """A public function and method whose signature is PyTorch's, not its op's (the rules'
     `F.index_add(self, source, dim, index)` keeps the op's): so not `export`, which sets both."""
     FUNCTIONS[name] = METHODS[name] = fn
-    setattr(Tensor, name, fn)
 
 
 export("index_select", index_select)
 _publish("index_add", index_add)
 _publish("scatter_add", scatter_add)
-Tensor.index_add_ = lambda self, dim, index, source, *, alpha=1: self._inplace(
+METHODS["index_add_"] = lambda self, dim, index, source, *, alpha=1: self._inplace(
     lambda t, s: index_add(t, dim, index, s, alpha=alpha), source)
-METHODS["index_add_"] = Tensor.index_add_
-Tensor.scatter_add_ = lambda self, dim, index, src: self._inplace(
+METHODS["scatter_add_"] = lambda self, dim, index, src: self._inplace(
     lambda t, s: scatter_add(t, dim, index, s), src)
-METHODS["scatter_add_"] = Tensor.scatter_add_
 
 
 # -- all / any: reductions to a bool tensor, outside the graph ------------------------------
@@ -163,16 +161,3 @@ def _truth_reduction(name: str, reduce):
 
 export("all", _truth_reduction("all", np.all))
 export("any", _truth_reduction("any", np.any))
-
-
-# -- torch.sin_(x), torch.relu_(x), ...: the in-place methods PyTorch also has as functions ----
-
-INPLACE_FUNCTIONS = (
-    "neg_ abs_ exp_ expm1_ log_ log1p_ sqrt_ rsqrt_ square_ reciprocal_ sin_ cos_ tan_ asin_ "
-    "acos_ atan_ sinh_ cosh_ tanh_ sigmoid_ relu_ erf_ clamp_min_ clamp_max_ clip_ clamp_ "
-    "zero_ fill_"
-).split()
-for _name in INPLACE_FUNCTIONS:
-    _method = METHODS.get(_name) or getattr(Tensor, _name, None)
-    if _method is not None and _name not in FUNCTIONS:
-        FUNCTIONS[_name] = _method

@@ -21,7 +21,8 @@ from ..errors import AutogradError, ProgramTypeError, ProgramValueError, ShapeEr
 from .._tensor import Tensor, _grad_enabled, as_int, bump_version, check_elements, shape_str
 from .broadcast import _expand_shape
 from .domains import cases
-from .registry import TENSORS, apply, defop, export
+from .apply import apply
+from .registry import TENSORS, defop, export
 from .shape import ProgramIndexError, alias, select_op, slice_op, unsqueeze
 from .views import (PUT_FORMULAS, _data, _index, _index_put, _index_rule, _put_self_rule, _put_sympy,
                     _put_values_rule, _view, copy_slices)

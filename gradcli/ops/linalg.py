@@ -18,10 +18,12 @@ import numpy as np
 
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, as_int, check_elements
-from .broadcast import _expand_shape, broadcast_shapes
+from .broadcast import _expand_shape
+from .shapes import broadcast_shapes
 from .domains import cases
 from .costs import cubic, matmul_flops
-from .registry import TENSORS, apply, defop, export
+from .apply import apply
+from .registry import PROPERTIES, TENSORS, defop, export
 
 
 def _shape(x) -> tuple:
@@ -346,8 +348,8 @@ def _mT(self):
     return apply(transpose, (self,), {"dim0": -2, "dim1": -1})
 
 
-Tensor.T = property(_T)
-Tensor.mT = property(_mT)
+PROPERTIES["T"] = _T
+PROPERTIES["mT"] = _mT
 
 
 # -- trace, det, inverse ---------------------------------------------------------

@@ -16,7 +16,8 @@ from ..errors import ProgramValueError
 from .._tensor import Tensor
 from .domains import vectorize
 from .nn import _broadcast_tensors, _check_reduction, _numel, _numpy, _reduce, _reduce_object, _size_str
-from .registry import TENSORS, apply, defop, export
+from .apply import apply
+from .registry import TENSORS, defop, export
 
 
 def _shape(x):

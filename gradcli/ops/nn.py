@@ -21,10 +21,11 @@ import math
 from ..dtypes import as_floating
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, as_int, check_elements
-from .broadcast import broadcast_shapes
+from .shapes import broadcast_shapes
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
-from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, apply, defop, export
+from .apply import apply
+from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export
 from . import factories
 
 REDUCTIONS = ("none", "mean", "sum")

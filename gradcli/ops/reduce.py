@@ -31,7 +31,8 @@ from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, _dims, as_int
 from .domains import SHAPES, _sample, cases
 from .costs import reduction
-from .registry import ARRAYS, TENSORS, apply, defop, export
+from .apply import apply
+from .registry import ARRAYS, TENSORS, defop, export
 
 # -- dims ------------------------------------------------------------------------
 

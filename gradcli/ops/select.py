@@ -16,7 +16,8 @@ import numpy as np
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim
 from .domains import PAIRS, _sample, binary, cases, elementwise_sympy
-from .registry import _check_broadcast, apply, defop, export
+from .apply import _check_broadcast, apply
+from .registry import METHODS, defop, export
 
 
 def _where(self, other, condition):
@@ -51,7 +52,7 @@ def where(condition, input, other):
 
 export("where", where, method=False,
        array=lambda condition, input, other: np.where(condition, input, other))
-Tensor.where = lambda self, condition, other: where(condition, self, other)
+METHODS["where"] = lambda self, condition, other: where(condition, self, other)
 
 
 def _require_tensors(name, input, other):

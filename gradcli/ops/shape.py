@@ -19,7 +19,8 @@ from ..errors import ProgramError, ProgramTypeError, ProgramValueError, ShapeErr
 from .._tensor import Tensor, _dim, _dims, as_int, check_elements, shape_str
 from . import broadcast
 from .domains import cases
-from .registry import METHODS, OPS, TENSORS, Op, apply, defop, export
+from .apply import apply
+from .registry import METHODS, OPS, TENSORS, Op, defop, export
 
 
 def _view_shape(shape, size):
@@ -98,7 +99,6 @@ class ProgramIndexError(ProgramError, IndexError):
 def _method(name, fn):
     """A Tensor method (and rule helper) that PyTorch has only as a method, not as torch.<name>."""
     METHODS[name] = fn
-    setattr(Tensor, name, fn)
     setattr(TENSORS, name, fn)
     return fn
 

@@ -19,14 +19,15 @@ in-place methods that are no op of the table: `zero_`, `fill_`, `copy_`.
 """
 from __future__ import annotations
 
-import weakref
 
 import numpy as np
 
-from ..autograd.graph import op_name
+from ..graph.nodes import op_name
 from ..errors import AutogradError, ProgramTypeError, ShapeError
-from .._tensor import Tensor, _grad_enabled, bump_version, no_grad, shape_str, version_counter
-from .registry import METHODS, TENSORS, Op, apply
+from .._tensor import Tensor, _grad_enabled, bump_version, no_grad, shape_str
+from .aliasing import _owner
+from .apply import apply
+from .registry import METHODS, TENSORS, Op
 
 
 # -- a region of an array, read and written -------------------------------------------------
@@ -109,37 +110,6 @@ as_strided_view = Op(
 
 
 # -- views -----------------------------------------------------------------------------------
-
-
-def _owner(a: np.ndarray):
-    return a if a.base is None else a.base
-
-
-def link(view: Tensor, input, output_nr=None) -> Tensor:
-    """Make `view` a view of `input` if its array is a view of `input`'s storage.
-
-    `output_nr` is given for the outputs of an op that returns several views
-    (unbind, split), which PyTorch does not let a program modify in place.
-    """
-    if not isinstance(input, Tensor):
-        return view
-    data = input._data
-    out = view._data
-    if out is not data and out.base is not _owner(data):
-        return view
-    root = input._base if input._base is not None else input
-    view._counter = version_counter(root)
-    view._base = root
-    if output_nr is not None:
-        view._view_kind = (output_nr, view.grad_fn)
-    elif not _grad_enabled[0]:
-        view._view_kind = "no_grad"
-    # a leaf that requires grad is never rebased (in-place on it or its views is an error)
-    if _grad_enabled[0] and not (root.requires_grad and root.grad_fn is None):
-        if root._views is None:
-            root._views = weakref.WeakValueDictionary()   # id -> view, gone when the view is
-        root._views[id(view)] = view
-    return view
 
 
 _NO_GRAD_VIEW = "A view was created in no_grad mode and is being modified inplace with grad mode enabled."
@@ -344,9 +314,5 @@ def copy_(self, src) -> Tensor:
     return _inplace(self, lambda t, s: TENSORS.add(TENSORS.mul(t, 0.0), s), src)
 
 
-Tensor._check_inplace = _check_inplace
-Tensor._inplace = _inplace
-Tensor._rebase = _rebase
 for _method in (zero_, fill_, copy_):
     METHODS[_method.__name__] = _method
-    setattr(Tensor, _method.__name__, _method)

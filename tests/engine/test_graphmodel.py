@@ -228,7 +228,7 @@ def test_saved_and_value_keys_only_when_asked():
 
 
 def test_source_is_line_col_when_known():
-    from gradcli.autograd import graph as nodes
+    from gradcli.graph import nodes
     from gradcli.errors import Span
 
     a = tensor(2.0, True)

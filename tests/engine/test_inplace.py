@@ -7,7 +7,7 @@ import pytest
 from gradcli import autograd
 from gradcli.errors import AutogradError
 from gradcli.ops import FUNCTIONS, METHODS
-from gradcli.ops.operators import INPLACE
+from gradcli.ops.tensor_methods import INPLACE
 from gradcli._tensor import Tensor
 
 # arguments after self, on a domain where each op is smooth

@@ -6,7 +6,7 @@ import weakref
 import pytest
 
 import gradcli
-from gradcli.autograd.graph import MANY_INPUTS, ONE_INPUT
+from gradcli.graph.nodes import MANY_INPUTS, ONE_INPUT, accumulate_grad
 
 
 def leaf(value=0.5):
@@ -19,8 +19,8 @@ def test_edges_of_one_two_and_three_inputs_read_as_next_functions():
     two = one * w
     three = gradcli.cat([one.reshape(1), two.reshape(1), b.reshape(1)])
     assert one.grad_fn.next1 is ONE_INPUT
-    assert one.grad_fn.next_functions == ((x.grad_fn or x._accumulate_grad(), 0),)
-    assert two.grad_fn.next_nodes == (one.grad_fn, w._accumulate_grad())
+    assert one.grad_fn.next_functions == ((x.grad_fn or accumulate_grad(x), 0),)
+    assert two.grad_fn.next_nodes == (one.grad_fn, accumulate_grad(w))
     assert three.grad_fn.next1 is MANY_INPUTS
     assert [n.name() for n in three.grad_fn.next_nodes] == ["ViewBackward0"] * 3
     three.sum().backward()
@@ -31,7 +31,7 @@ def test_edges_of_one_two_and_three_inputs_read_as_next_functions():
 def test_a_number_operand_leaves_an_edge_to_nothing():
     x = leaf()
     y = x * 2.0
-    assert y.grad_fn.next_functions == ((x._accumulate_grad(), 0), (None, 0))
+    assert y.grad_fn.next_functions == ((accumulate_grad(x), 0), (None, 0))
 
 
 def test_setting_next_functions_round_trips_for_every_arity():

@@ -6,6 +6,7 @@ the next node's name with its output index, or None for (None, 0).
 """
 import pytest
 
+from gradcli.graph.nodes import accumulate_grad
 from gradcli.lang import compile_program
 
 A = "a = torch.tensor([1.5, 2.5], requires_grad=True)\n"
@@ -141,7 +142,7 @@ ROWS = [
 
 
 def _node_of(out):
-    return out.grad_fn if out.grad_fn is not None else out._accumulate_grad()
+    return out.grad_fn if out.grad_fn is not None else accumulate_grad(out)
 
 
 @pytest.mark.parametrize("form, program, name, edges", ROWS, ids=[r[0] for r in ROWS])

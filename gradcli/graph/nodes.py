@@ -234,8 +234,18 @@ def edge_to(t) -> tuple:
     if isinstance(t, Tensor) and t.requires_grad:
         if t.grad_fn is not None:
             return (t.grad_fn, t._output_nr)
-        return (t._accumulate_grad(), 0)
+        return (accumulate_grad(t), 0)
     return (None, 0)
+
+
+def accumulate_grad(t: Tensor) -> "AccumulateGrad":
+    """The AccumulateGrad node of leaf `t`, one per leaf while the graph holds it (held
+    weakly by the leaf: `Tensor._accumulate_grad`)."""
+    node = t._accumulator() if t._accumulator is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        t._accumulator = weakref.ref(node)
+    return node
 
 
 class DelayedError(Node):

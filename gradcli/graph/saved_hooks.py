@@ -14,7 +14,7 @@ import weakref
 import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError
-from .._tensor import Tensor
+from .._tensor import Tensor, _GradMode
 from .callback import call_program
 
 class TensorMap:
@@ -235,6 +235,26 @@ def exit_inference() -> None:
     if _inference_depth[0] == 0:
         Tensor._make = _plain_make
     _refresh()
+
+
+class inference_mode(_GradMode):
+    """`torch.inference_mode()`: no graph is recorded, as under no_grad, and the tensors
+    made inside are inference tensors, which no node may save."""
+
+    __slots__ = ()
+
+    def __init__(self, mode: bool = True):
+        super().__init__(not mode)
+
+    def __enter__(self):
+        if not self._mode:
+            enter_inference()
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        if not self._mode:
+            exit_inference()
+        return super().__exit__(*exc)
 
 
 def is_inference(t: Tensor) -> bool:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError, ShapeError
 from .._tensor import RemovableHandle, Tensor, TENSOR_METHODS
-from . import graph as _graph
+from . import nodes as _graph
 from .callback import call_program
 
 
@@ -101,5 +101,4 @@ def register_post_accumulate_grad_hook(self: Tensor, hook) -> RemovableHandle:
     return RemovableHandle(hooks, hook)
 
 
-Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
 TENSOR_METHODS.add("register_post_accumulate_grad_hook")

@@ -1,0 +1,42 @@
+"""Shape arithmetic on plain shapes and arrays, below the op table: PyTorch's error for
+shapes that do not broadcast, and the one place broadcasting is undone."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError
+
+
+def broadcast_shapes(sa, sb) -> tuple:
+    """The shape two shapes broadcast to, with PyTorch's error when they do not fit."""
+    try:
+        return tuple(np.broadcast_shapes(sa, sb))
+    except ValueError:
+        n = max(len(sa), len(sb))
+        for i in range(1, min(len(sa), len(sb)) + 1):
+            if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
+                raise ShapeError(
+                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
+                    f"at non-singleton dimension {n - i}"
+                ) from None
+        raise
+
+
+def sum_to_shape(a: np.ndarray, shape) -> np.ndarray:
+    """Sum a broadcast gradient back to `shape`: the one place broadcasting is undone."""
+    a = np.asarray(a)
+    if a.shape == tuple(shape):
+        return a
+    lead = a.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and a.shape[lead + i] != 1
+    )
+    if not axes:
+        out = a
+    elif a.dtype == np.float16:   # half sums accumulate in float, as PyTorch's CPU kernels do
+        out = a.sum(axis=axes, keepdims=True, dtype=np.float32).astype(np.float16)
+    else:
+        out = a.sum(axis=axes, keepdims=True)
+    if lead:
+        out = out.reshape(out.shape[lead:])
+    return out.reshape(shape)
