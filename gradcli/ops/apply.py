@@ -324,7 +324,7 @@ def _make_node(op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
             modified = any(keep and t.__class__ is Tensor and t._counter[0]
                            for t, keep in zip(inputs, save_inputs))
         node.versions = unchanged if not modified else tuple([
-            t._counter[0] if keep and isinstance(t, Tensor) else None
+            (t._counter[0] if isinstance(t, Tensor) else 0) if keep else None
             for t, keep in zip(inputs, save_inputs)
         ])
     node.result = True if save_result else None
