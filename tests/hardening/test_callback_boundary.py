@@ -1,5 +1,5 @@
 """Every call-back the engine makes into a program's object goes through the one boundary
-(`autograd/callback.call_program`): what the program put there (a number, an exception
+(`graph/callback.call_program`): what the program put there (a number, an exception
 class) is a program error at the program's place, exit 3, never a traceback. These are
 the call-backs added with the autograd API, nn and optim work (node hooks, saved-tensor
 hooks, functional and torch.func functions, module hooks, lr_lambda)."""
