@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError, ShapeError
-from .._tensor import RemovableHandle, Tensor, TENSOR_METHODS
+from .._tensor import RemovableHandle, Tensor
 from . import graph as _graph
 from .callback import call_program
 
@@ -102,4 +102,3 @@ def register_post_accumulate_grad_hook(self: Tensor, hook) -> RemovableHandle:
 
 
 Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
-TENSOR_METHODS.add("register_post_accumulate_grad_hook")

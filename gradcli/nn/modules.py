@@ -8,7 +8,7 @@ an F function that is not defined yet fails only when it is called.
 
 A program reaches a module only through the access policy (`lang/access.py`):
 the registered names, the program's own attributes (`_attrs`), the layer's
-`public` attribute names and MODULE_METHODS.
+`public` attribute names and `access.MODULE_METHODS`.
 """
 from __future__ import annotations
 
@@ -34,16 +34,6 @@ __all__ = [
     "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Embedding", "LayerNorm",
     "BatchNorm1d", "BatchNorm2d",
 ]
-
-# The methods of every module a program may call (besides a layer's `public` names).
-MODULE_METHODS = frozenset({
-    "forward", "parameters", "named_parameters", "buffers", "named_buffers", "children",
-    "named_children", "modules", "named_modules", "zero_grad", "train", "eval",
-    "requires_grad_", "apply", "to", "double", "float", "state_dict", "load_state_dict",
-    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
-    "register_buffer", "register_parameter", "add_module", "register_module", "get_submodule",
-    "get_parameter", "extra_repr", "cpu", "cuda", "type",
-})
 
 # The modules whose forward is running, innermost last.
 CALL_STACK: list = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from .._tensor import TENSOR_METHODS, Tensor, no_grad
+from .._tensor import Tensor, no_grad
 from ..errors import ProgramTypeError
 from .domains import cases
 from .registry import METHODS, apply, defop, export
@@ -86,7 +86,6 @@ for _name, _target in (("float", dtypes.float32), ("double", dtypes.float64), ("
 for _name, _fn in (("to", to), ("type", type_)):
     METHODS[_name] = _fn
     setattr(Tensor, _name, _fn)
-TENSOR_METHODS.update({"is_floating_point", "element_size"})
 
 
 # -- torch.* functions about dtypes ---------------------------------------------------------
