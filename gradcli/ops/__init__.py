@@ -12,7 +12,7 @@ from __future__ import annotations
 from .registry import ARRAYS, FUNCTIONS, METHODS, NN_FUNCTIONS, OPS, TENSORS, apply, export
 
 # Each module defines its ops (and dispatching functions) on import.
-from . import arith, division, elementwise, broadcast, select, shape, indexing, reduce, linalg, einsum, nn, factories, convert  # noqa: E402,F401
+from . import arith, division, elementwise, broadcast, select, shape, indexing, reduce, extremes, sorting, linalg, einsum, nn, factories, convert  # noqa: E402,F401
 from . import operators  # noqa: E402,F401  (Python operators and in-place methods; last)
 from . import views  # noqa: E402,F401  (view tracking and in-place ops; imported by registry)
 from . import indexed  # noqa: E402,F401  (index_select/index_add, all/any, torch.sin_)
