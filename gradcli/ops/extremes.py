@@ -169,32 +169,26 @@ def _no_dim_keepdim(name):
                             "keepdim needs dim")
 
 
-def max(input, dim=None, keepdim=False, *, other=None):
-    """The largest element (MaxBackward1); along `dim`, (values, indices) (MaxBackward0).
+def _extreme(name, elementwise, whole_op, dim_op, argfn, result_type, doc):
+    """torch.max or torch.min: the whole tensor's extreme, along `dim` (values, indices),
+    or with a tensor as second argument the elementwise `elementwise` (torch.max(a, b))."""
+    def extreme(input, dim=None, keepdim=False, *, other=None):
+        if other is not None or isinstance(dim, Tensor):
+            return getattr(TENSORS, elementwise)(input, dim if other is None else other)
+        if dim is None:
+            if keepdim:
+                raise _no_dim_keepdim(name)
+            return apply(whole_op, (input,))
+        return _values_and_indices(dim_op, name, argfn, result_type, input, dim, keepdim)
+    extreme.__name__ = extreme.__qualname__ = name
+    extreme.__doc__ = doc
+    return extreme
 
-    With a tensor as second argument, the elementwise `maximum`, as torch.max(a, b) is.
-    """
-    if other is not None or isinstance(dim, Tensor):
-        return TENSORS.maximum(input, dim if other is None else other)
-    if dim is None:
-        if keepdim:
-            raise _no_dim_keepdim("max")
-        return apply(max_all, (input,))
-    return _values_and_indices(max_dim, "max", np.argmax, MaxResult, input, dim, keepdim)
 
-
-def min(input, dim=None, keepdim=False, *, other=None):
-    """The smallest element (MinBackward1); along `dim`, (values, indices) (MinBackward0).
-
-    With a tensor as second argument, the elementwise `minimum`, as torch.min(a, b) is.
-    """
-    if other is not None or isinstance(dim, Tensor):
-        return TENSORS.minimum(input, dim if other is None else other)
-    if dim is None:
-        if keepdim:
-            raise _no_dim_keepdim("min")
-        return apply(min_all, (input,))
-    return _values_and_indices(min_dim, "min", np.argmin, MinResult, input, dim, keepdim)
+max = _extreme("max", "maximum", max_all, max_dim, np.argmax, MaxResult,
+               "The largest element (MaxBackward1); along `dim`, (values, indices) (MaxBackward0).")
+min = _extreme("min", "minimum", min_all, min_dim, np.argmin, MinResult,
+               "The smallest element (MinBackward1); along `dim`, (values, indices) (MinBackward0).")
 
 
 def _on_arrays(name, argfn, elementwise, result_type):
