@@ -16,6 +16,13 @@ from .activation import (ELU, GELU, Dropout, LeakyReLU, LogSoftmax, ReLU, Sigmoi
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .sparse import Embedding
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+# the helpers layers are written with, for layer files elsewhere in gradcli.nn that import
+# them from here as they did from the single-file modules.py
+from .module import _addindent, _check_name, _dt, _function, _is_hook  # noqa: F401
+from .linear import _uniform_parameter  # noqa: F401
+from .activation import _activation  # noqa: F401
+from .conv import _ConvNd, _Pool2d, _tuple  # noqa: F401
+from .normalization import _BatchNorm  # noqa: F401
 
 __all__ = [
     "Module", "Parameter", "Linear", "Bilinear", "Identity", "Flatten", "Unflatten",
