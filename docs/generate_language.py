@@ -33,7 +33,6 @@ def ops_section() -> str:
 
 
 def names_section() -> str:
-    from gradcli import _tensor, ops
     from gradcli.lang import access
     from gradcli.lang.builtins import make_builtins, make_modules
 
@@ -46,8 +45,8 @@ def names_section() -> str:
     for name, namespace in modules.items():
         members = [m for m, v in namespace.members.items() if v is not None]
         lines.append(f"- `{name}`: {_names(members)}")
-    lines.append(f"- Tensor attributes: {_names(_tensor.TENSOR_ATTRIBUTES)}")
-    lines.append(f"- Tensor methods: {_names(set(_tensor.TENSOR_METHODS) | set(ops.METHODS))}")
+    lines.append(f"- Tensor attributes: {_names(access.TENSOR_ATTRIBUTES)}")
+    lines.append(f"- Tensor methods: {_names(access.TENSOR_METHODS)}")
     for what, names in (("a `grad_fn` node", access.GRAPH_NODE_ATTRIBUTES),
                         ("an `AccumulateGrad` node", access.ACCUMULATE_GRAD_ATTRIBUTES),
                         ("`ctx` in a custom Function", access.CTX_ATTRIBUTES),

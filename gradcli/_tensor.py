@@ -458,15 +458,3 @@ def as_int(value, what: str = "an integer") -> int:
         return int(value)
     raise ProgramTypeError(f"{what} must be an integer, got {value!r}")
 
-
-# Attribute tables: the only attributes a program may read, call or assign.
-TENSOR_ATTRIBUTES = frozenset({
-    "grad", "data", "grad_fn", "is_leaf", "requires_grad", "shape", "ndim", "T", "mT", "dtype",
-    "retains_grad", "_version", "itemsize",
-})
-SETTABLE_ATTRIBUTES = frozenset({"grad", "requires_grad", "data"})
-# Filled by gradcli.ops with the op methods; these are the non-op ones.
-TENSOR_METHODS = {
-    "item", "tolist", "detach", "detach_", "requires_grad_", "retain_grad", "register_hook",
-    "backward", "size", "dim", "numel", "is_floating_point", "element_size",
-}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError, ShapeError
-from .._tensor import RemovableHandle, Tensor, TENSOR_METHODS
+from .._tensor import RemovableHandle, Tensor
 from . import nodes as _graph
 from .callback import call_program
 
@@ -101,4 +101,3 @@ def register_post_accumulate_grad_hook(self: Tensor, hook) -> RemovableHandle:
     return RemovableHandle(hooks, hook)
 
 
-TENSOR_METHODS.add("register_post_accumulate_grad_hook")

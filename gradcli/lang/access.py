@@ -6,7 +6,9 @@ four doors here:
 
 - `Access.getattr`: `obj.attr`. One table maps a value's type to its reader;
   a type without a reader has no attributes at all. A Tensor's attributes and
-  methods are `_tensor.TENSOR_ATTRIBUTES`, `TENSOR_METHODS` and `ops.METHODS`;
+  methods are TENSOR_ATTRIBUTES, TENSOR_METHODS and TENSOR_LANGUAGE_MEMBERS below,
+  frozen lists: an op exported as a method is not reachable until it is listed
+  here (`tests/lang/test_access_tables.py` fails until it is);
   a namespace's are its members; the others are listed below.
 - `Access.setattr`: `obj.attr = v` on a Tensor (SETTABLE_ATTRIBUTES), on a
   custom Function's ctx (the program's own names) and on an nn.Module
@@ -39,13 +41,76 @@ from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Gener
                                    check_array_index)
 from gradcli.lang.values import Builtin, Closure, Namespace, type_name
 from gradcli.limits import budget as _budget, check_built, check_walk
-from gradcli.nn.modules import MODULE_METHODS, Module
+from gradcli.nn.modules import Module
 from gradcli.ops.factories import Parameter
 
 Tensor = _tensor.Tensor
 Function = _autograd.Function
 FunctionCtx = _autograd.FunctionCtx
 as_int = _tensor.as_int
+
+# --- the Tensor's and the module's surface: the only names a program reaches -------------
+
+# A Tensor's attributes a program may read, and those it may assign.
+TENSOR_ATTRIBUTES = frozenset({
+    "grad", "data", "grad_fn", "is_leaf", "requires_grad", "shape", "ndim", "T", "mT", "dtype",
+    "retains_grad", "_version", "itemsize",
+})
+SETTABLE_ATTRIBUTES = frozenset({"grad", "requires_grad", "data"})
+# A Tensor's methods a program may call (each one a Builtin when read).
+TENSOR_METHODS = frozenset({
+    # the tensor itself and autograd
+    "backward", "detach", "detach_", "dim", "element_size", "is_floating_point", "item",
+    "numel", "register_hook", "register_post_accumulate_grad_hook", "requires_grad_",
+    "retain_grad", "size", "tolist",
+    # dtype conversions
+    "bool", "byte", "char", "double", "float", "half", "int", "long", "short", "to", "type",
+    # arithmetic and comparisons
+    "abs", "add", "all", "allclose", "any", "clamp", "clamp_max", "clamp_min", "clip", "div",
+    "divide", "eq", "equal", "floor_divide", "fmod", "ge", "gt", "isclose", "le",
+    "logical_and", "logical_not", "logical_or", "lt", "maximum", "minimum", "mul", "ne",
+    "neg", "pow", "reciprocal", "remainder", "rsqrt", "sign", "sqrt", "square", "sub",
+    "true_divide",
+    # elementwise functions
+    "acos", "arctan2", "asin", "atan", "atan2", "ceil", "cos", "cosh", "erf", "exp", "expm1",
+    "fix", "floor", "frac", "log", "log1p", "relu", "round", "sigmoid", "sin", "sinh",
+    "softplus", "tan", "tanh", "trunc",
+    # in-place versions
+    "abs_", "acos_", "add_", "asin_", "atan2_", "atan_", "clamp_", "clamp_max_", "clamp_min_",
+    "clip_", "cos_", "cosh_", "cumprod_", "cumsum_", "div_", "erf_", "exp_", "expm1_",
+    "floor_divide_", "fmod_", "index_add_", "log1p_", "log_", "masked_fill_", "mul_", "neg_",
+    "pow_", "reciprocal_", "relu_", "remainder_", "rsqrt_", "scatter_add_", "sigmoid_",
+    "sign_", "sin_", "sinh_", "sqrt_", "square_", "sub_", "tan_", "tanh_", "tril_", "triu_",
+    # reductions, sorting, softmax
+    "amax", "amin", "argmax", "argmin", "argsort", "cumprod", "cumsum", "kthvalue",
+    "log_softmax", "logsumexp", "max", "mean", "min", "nansum", "norm", "prod", "softmax",
+    "sort", "std", "sum", "sum_to_size", "topk", "var",
+    # shape and views
+    "chunk", "contiguous", "diag", "diagonal", "expand", "expand_as", "flatten", "flip",
+    "moveaxis", "movedim", "narrow", "permute", "repeat", "reshape", "reshape_as", "roll",
+    "select", "split", "squeeze", "swapaxes", "swapdims", "t", "transpose", "tril", "triu",
+    "unbind", "unflatten", "unsqueeze", "view", "view_as",
+    # indexing and selection
+    "gather", "index_add", "index_select", "masked_fill", "scatter_add", "where",
+    # linear algebra
+    "addmm", "bmm", "det", "dot", "inverse", "matmul", "mm", "mv", "outer", "trace",
+    # new tensors
+    "clone", "copy_", "fill_", "new_empty", "new_full", "new_ones", "new_tensor", "new_zeros",
+    "zero_",
+})
+# The language's own members of a tensor (`pymodules.TENSOR_MEMBERS` makes them), read
+# before the Tensor's: `to` checks its device argument first.
+TENSOR_LANGUAGE_MEMBERS = frozenset({"numpy", "cpu", "cuda", "to", "device", "is_cuda"})
+# The methods of every module a program may call (besides a layer's `public` names).
+MODULE_METHODS = frozenset({
+    "forward", "parameters", "named_parameters", "buffers", "named_buffers", "children",
+    "named_children", "modules", "named_modules", "zero_grad", "train", "eval",
+    "requires_grad_", "apply", "to", "double", "float", "state_dict", "load_state_dict",
+    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_buffer", "register_parameter", "add_module", "register_module", "get_submodule",
+    "get_parameter", "extra_repr", "cpu", "cuda", "type",
+})
+
 
 # issue 13 adds the names of `gradcli.autograd.api` (hooks, metadata, setup_context...)
 GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"}) | _autograd_api.NODE_ATTRIBUTES
@@ -269,7 +334,7 @@ def _tensor_reader(attributes: frozenset, methods: frozenset):
     The hottest reader, so it reads the attribute itself."""
     kinds = dict.fromkeys(methods, _METHOD)
     kinds.update(dict.fromkeys(attributes, _ATTRIBUTE))
-    kinds.update(TENSOR_MEMBERS)
+    kinds.update((name, TENSOR_MEMBERS[name]) for name in TENSOR_LANGUAGE_MEMBERS)
     allowed = frozenset(kinds)
 
     def read(obj, attr, span):
@@ -361,12 +426,12 @@ def _read_nothing(obj, attr, span):
 
 
 class Access:
-    """The policy, built once per process from the engine's tables and the namespaces."""
+    """The policy, built once per process from the tables above and the namespaces."""
 
     def __init__(self, modules: dict):
-        self.tensor_attributes = frozenset(_tensor.TENSOR_ATTRIBUTES)
-        self.tensor_methods = frozenset(_tensor.TENSOR_METHODS) | frozenset(_ops.METHODS)
-        self.settable = frozenset(_tensor.SETTABLE_ATTRIBUTES)
+        self.tensor_attributes = TENSOR_ATTRIBUTES
+        self.tensor_methods = TENSOR_METHODS
+        self.settable = SETTABLE_ATTRIBUTES
         self.callable_types = _callable_types(modules)
         # exact types; a subclass is resolved through its bases (`_resolve`)
         self.readers = {

@@ -12,43 +12,39 @@ the op is (`set_current_source`), so each graph node knows its line:col; an
 engine error passing by gets the span of the innermost expression being
 evaluated. Loop iterations and user calls are counted against `max_steps`,
 user call depth against MAX_CALL_DEPTH.
+
+Calls and definitions (functions, lambdas, classes, argument binding) are in
+`calls.py`, the base class `Calls`; the arithmetic of plain values in `arithmetic.py`.
 """
 from __future__ import annotations
 
-import math
 import operator
 import re
-import types
 
 from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError, close_matches,
                             ProgramTypeError, ProgramValueError)
 from gradcli.lang import access as _access, foreign as _foreign, nodes as n
-from gradcli.lang.classes import ProgramClass, module_base
 from gradcli.lang.exceptions import RaisedError, python_exception
-from gradcli.lang.pymodules import check_array_index, check_device, numpy_operands
+from gradcli.lang.pymodules import check_array_index, numpy_operands
+from gradcli.lang.arithmetic import (_BINARY, _check_sequence_arithmetic, _int_arithmetic,
+                                     _number_power, _numeric_shape, _to_float)
+from gradcli.lang.calls import (BREAK, CONTINUE, RETURN, _MISSING, _PYTHON_ERRORS, _SIZED, Calls,
+                                _length)
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, iterate,
-                                   make_builtins, make_modules, materialize)
-from gradcli.lang.limits import (MAX_CALL_DEPTH, MAX_FORMAT_WIDTH, MAX_INT_BITS,
-                                 MAX_SEQUENCE_LENGTH, Limits)
+                                   make_builtins, make_modules)
+from gradcli.lang.limits import MAX_FORMAT_WIDTH, MAX_SEQUENCE_LENGTH, Limits
 from gradcli.limits import budget as _budget, check_built, check_walk
-from gradcli.lang.values import Builtin, Closure, Scope, type_name
+from gradcli.lang.values import Scope, type_name
 
 import numpy as np
 
-import gradcli.autograd as _autograd
 from gradcli import ops as _ops
 from gradcli import _tensor as _tensor
 from gradcli.graph import nodes as _graph
 
 Tensor = _tensor.Tensor
-_GradMode = _tensor._GradMode
-Function = _autograd.Function
 as_int = _tensor.as_int
 
-_BINARY = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-    "//": operator.floordiv, "%": operator.mod, "@": operator.matmul, "**": operator.pow,
-}
 _INPLACE = {
     "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
     "//": operator.ifloordiv, "%": operator.imod, "@": operator.imatmul, "**": operator.ipow,
@@ -67,11 +63,6 @@ _NUMBERS = (int, float, bool)
 _PLAIN_OPERANDS = frozenset({Tensor, float, int})
 _PLAIN_OPERATORS = frozenset({"+", "-", "*", "/"})
 _set_current_source = _graph.set_current_source
-_MAX_TENSOR_DIMS = 64  # numpy's limit
-_SIZED = frozenset({list, tuple, str, dict, range, set})
-# Builtins that look at a sequence without walking it: their arguments are not charged.
-_NO_WALK = frozenset({"len", "isinstance", "type", "bool", "id", "iter", "enumerate", "zip",
-                      "reversed", "range"})
 
 
 def _charge_scan(item, container) -> None:
@@ -88,29 +79,7 @@ def _charge_scan(item, container) -> None:
 _ndarray = np.ndarray
 
 
-def _length(value) -> int:
-    try:
-        return len(value)
-    except OverflowError:  # range(10**20)
-        return MAX_SEQUENCE_LENGTH
-
-# Python errors that mean "bad arguments" when a builtin or an operator raises them.
-_PYTHON_ERRORS = (TypeError, ValueError, LookupError, ArithmeticError, RecursionError)
-
 _FORMAT_NUMBER = re.compile(r"\d+")
-
-
-class _Signal:
-    """What a statement returns to stop the enclosing block: break, continue, return."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-
-BREAK, CONTINUE, RETURN = _Signal("break"), _Signal("continue"), _Signal("return")
-_MISSING = object()
 
 
 class Printer:
@@ -136,7 +105,7 @@ class Printer:
 
 
 
-class Interpreter:
+class Interpreter(Calls):
     """Runs one program once: its module scope, step counter and printed lines.
 
     It stays usable after the run: the engine may call the program's closures
@@ -370,139 +339,6 @@ class Interpreter:
         except GradcliError as error:
             raise error.at(node.span)
 
-    def _call(self, node):
-        func = self.eval(node.func)
-        args = []
-        for arg in node.args:
-            if arg.__class__ is n.Starred:
-                value = self.eval(arg.value)
-                try:
-                    args.extend(materialize(value, "an argument list"))
-                except GradcliError as error:
-                    raise error.at(arg.span)
-            else:
-                args.append(self.eval_plain(arg))
-        kwargs = {}
-        for keyword in node.keywords:
-            kwargs[keyword.name] = self.eval_plain(keyword.value)
-        return self.call(func, args, kwargs, node.span)
-
-    def call(self, func, args, kwargs, span):
-        """Call a value the language lets a program call."""
-        cls = func.__class__
-        if cls is Closure:
-            return self.call_closure(func, args, kwargs, span)
-        if cls is Builtin:
-            fn, name = func.fn, func.name
-        elif isinstance(func, self.callable_types):
-            fn, name = func, type(func).__name__
-        elif func.__class__ is type and func in _access.CALLABLE_CLASSES:
-            fn, name = _access.CONSTRUCTORS.get(func, func), func.__name__
-        elif isinstance(func, type) and issubclass(func, Function):
-            raise ProgramTypeError(f"'{func.__name__}' is a Function class: call it as "
-                                   f"{func.__name__}.apply(...)", span)
-        else:
-            raise ProgramTypeError(f"'{type_name(func)}' object is not callable", span)
-        self.set_source(span)
-        try:
-            if kwargs and "device" in kwargs:
-                check_device(kwargs["device"])
-            for arg in args if name not in _NO_WALK else ():
-                if arg.__class__ in _SIZED:
-                    # a builtin may walk it all (print, str, sum, sorted, tensor): charged
-                    # first, shared parts in full, and refused if nested too deeply
-                    if arg.__class__ is range:
-                        _budget.charge_items(_length(arg))
-                    else:
-                        check_walk(arg)
-            result = fn(*args, **kwargs)
-            self.charge(result)
-        except GradcliError as error:
-            raise error.at(span)
-        except _PYTHON_ERRORS as exc:
-            raise self.fail(exc, span, name) from None
-        except AttributeError as exc:
-            error = _not_a_tensor(exc, name, args, kwargs, span)
-            if error is None:
-                raise  # a bug in gradcli
-            raise error from None
-        if isinstance(result, types.FunctionType) and isinstance(func, _GradMode):
-            return Builtin(getattr(args[0], "name", "function"), result)  # a decorated def
-        return result
-
-    def call_closure(self, closure: Closure, args, kwargs, span):
-        self.step(span)
-        if self.call_depth >= MAX_CALL_DEPTH:
-            raise ProgramError("maximum recursion depth exceeded", span,
-                               hint=f"calls may nest at most {MAX_CALL_DEPTH} deep")
-        scope = Scope(self._bind_arguments(closure, args, kwargs, span), closure.scope,
-                      closure.locals)
-        saved = self.scope
-        self.scope = scope
-        self.call_depth += 1
-        try:
-            if closure.is_lambda:
-                self.budget.work += self.costs.get(id(closure.node), 1)
-                return self.eval(closure.body)
-            signal = self.exec_block(closure.body)
-            if signal is RETURN:
-                value, self.return_value = self.return_value, None
-                return value
-            return None
-        except RecursionError:
-            raise ProgramError("maximum recursion depth exceeded", span or self.span,
-                               hint="the program nests calls or expressions too deeply") from None
-        finally:
-            self.call_depth -= 1
-            self.scope = saved
-
-    def _bind_arguments(self, closure: Closure, args, kwargs, span) -> dict:
-        """Python's rules for matching arguments to parameters, with Python's messages."""
-        params = closure.params
-        name = closure.name
-        positional = params.args
-        values = {}
-        if len(args) > len(positional) and params.vararg is None:
-            given = len(args)
-            expected = len(positional)
-            plural = "" if expected == 1 else "s"
-            raise ProgramTypeError(f"{name}() takes {expected} positional argument{plural} but "
-                                   f"{given} {'was' if given == 1 else 'were'} given", span)
-        for param, value in zip(positional, args):
-            values[param.name] = value
-        if params.vararg is not None:
-            values[params.vararg] = tuple(args[len(positional):])
-        if kwargs:
-            names = {p.name for p in positional} | {p.name for p in params.kwonly}
-            for key, value in kwargs.items():
-                if key not in names:
-                    raise ProgramTypeError(f"{name}() got an unexpected keyword argument '{key}'", span)
-                if key in values:
-                    raise ProgramTypeError(f"{name}() got multiple values for argument '{key}'", span)
-                values[key] = value
-        missing = []
-        for param in positional:
-            if param.name not in values:
-                default = closure.defaults.get(param.name, _MISSING)
-                if default is _MISSING:
-                    missing.append(param.name)
-                else:
-                    values[param.name] = default
-        if missing:
-            listed = " and ".join(f"'{m}'" for m in missing) if len(missing) <= 2 else \
-                ", ".join(f"'{m}'" for m in missing[:-1]) + f", and '{missing[-1]}'"
-            plural = "" if len(missing) == 1 else "s"
-            raise ProgramTypeError(f"{name}() missing {len(missing)} required positional "
-                                   f"argument{plural}: {listed}", span)
-        for param in params.kwonly:
-            if param.name not in values:
-                default = closure.defaults.get(param.name, _MISSING)
-                if default is _MISSING:
-                    raise ProgramTypeError(f"{name}() missing 1 required keyword-only argument: "
-                                           f"'{param.name}'", span)
-                values[param.name] = default
-        return values
-
     def _binop(self, node):
         if node.op == "**":
             left = self.eval(node.left)
@@ -628,18 +464,6 @@ class Interpreter:
         if self.truth(self.eval(node.test), node.span):
             return self.eval(node.body)
         return self.eval(node.orelse)
-
-    def _lambda(self, node):
-        defaults = self._defaults(node.params)
-        return Closure(self, node, "<lambda>", node.params, node.body, defaults, self.scope,
-                       frozenset(node.params.names()), True)
-
-    def _defaults(self, params: n.Params) -> dict:
-        defaults = {}
-        for param in params.args + params.kwonly:
-            if param.default is not None:
-                defaults[param.name] = self.eval(param.default)
-        return defaults
 
     def _plain_list(self, node) -> list:
         items = []
@@ -972,20 +796,17 @@ class Interpreter:
         return None
 
     def _while(self, node):
+        return self._loop(node, self._while_iterations(node))
+
+    def _while_iterations(self, node):
+        """One yield per iteration of a `while`: the test true, the step and the test's cost
+        charged."""
         test = node.test
         cost = self.costs.get(id(node), 1)  # the test, evaluated again each iteration
         while self.truth(self.eval(test), test.span):
             self.step(node.span)
             self.budget.work += cost
-            signal = self.exec_block(node.body)
-            if signal is not None:
-                if signal is BREAK:
-                    return None
-                if signal is RETURN:
-                    return signal
-        if node.orelse:
-            return self.exec_block(node.orelse)
-        return None
+            yield
 
     def _for(self, node):
         iterable = self.eval_plain(node.iter)
@@ -994,6 +815,10 @@ class Interpreter:
             iterator = iterate(iterable)
         except GradcliError as error:
             raise error.at(node.iter.span)
+        return self._loop(node, self._for_iterations(node, iterator))
+
+    def _for_iterations(self, node, iterator):
+        """One yield per item of a `for`: the step charged, the item stored in the target."""
         target = node.target
         while True:
             self.set_source(node.iter.span)
@@ -1004,10 +829,18 @@ class Interpreter:
             except RuntimeError as exc:  # a dict changed size during iteration
                 raise self.fail(exc, node.iter.span) from None
             if item is _MISSING:
-                break
+                return
             self.step(node.span)
             self.store(target, item)
-            signal = self.exec_block(node.body)
+            yield
+
+    def _loop(self, node, iterations):
+        """The tail `for` and `while` share: the body once per iteration (`iterations` charged
+        the step), `break` ends the loop, `continue` goes on, `return` leaves it, and `else`
+        runs when the iterations ran out."""
+        body = node.body
+        for _ in iterations:
+            signal = self.exec_block(body)
             if signal is not None:
                 if signal is BREAK:
                     return None
@@ -1035,83 +868,6 @@ class Interpreter:
         finally:
             for manager in reversed(entered):
                 manager.__exit__(None, None, None)
-
-    def _def(self, node):
-        closure = Closure(self, node, node.name, node.params, node.body,
-                          self._defaults(node.params), self.scope, node.locals, False)
-        self._bind(node.name, self._decorate(closure, node.decorators))
-
-    def _decorate(self, value, decorators: list):
-        for decorator in reversed(decorators):
-            function = self.eval(decorator)
-            if function.__class__ is Builtin and function.name == "staticmethod":
-                continue
-            if function.__class__ is Builtin and isinstance(function.fn, type) \
-                    and issubclass(function.fn, _GradMode):
-                function = function.fn()  # `@torch.no_grad` without parentheses
-            value = self.call(function, [value], {}, decorator.span)
-        return value
-
-    def _class(self, node):
-        bases = [self.eval(base) for base in node.bases]
-        base = module_base(bases[0]) if len(bases) == 1 else False
-        if base is not False:
-            return self._module_class(node, base)
-        if len(bases) != 1 or bases[0] is not Function:
-            raise ProgramError("only subclasses of autograd.Function may be defined", node.span,
-                               hint=f"class {node.name}(torch.autograd.Function): with "
-                                    "@staticmethod forward(ctx, ...) and backward(ctx, grad)")
-        if node.decorators:
-            raise ProgramError("class decorators are not supported", node.decorators[0].span)
-        members = {}
-        for stmt in node.body:
-            if stmt.__class__ is n.FunctionDef:
-                if stmt.name not in _access.FUNCTION_METHODS:
-                    raise ProgramError(f"a Function class defines only forward and backward, "
-                                       f"not '{stmt.name}'", stmt.span)
-                closure = Closure(self, stmt, f"{node.name}.{stmt.name}", stmt.params, stmt.body,
-                                  self._defaults(stmt.params), self.scope, stmt.locals, False)
-                members[stmt.name] = staticmethod(self._decorate(closure, stmt.decorators))
-            elif stmt.__class__ is n.Pass or (stmt.__class__ is n.ExprStmt
-                                               and stmt.value.__class__ is n.Str):
-                continue
-            else:
-                raise ProgramError("a Function class body may only define forward and backward",
-                                   stmt.span)
-        members["__module__"] = "gradcli.program"
-        members["__qualname__"] = node.name
-        self._bind(node.name, type(node.name, (Function,), members))
-
-    def _module_class(self, node, base):
-        """`class Net(nn.Module):` (or a program's Module class): a ProgramClass of Closures
-        and plain class attributes, never a Python class (`gradcli.lang.classes`)."""
-        if base is not None and not isinstance(base, ProgramClass):
-            raise ProgramError(f"a program class may derive from nn.Module or from another "
-                               f"program class, not from nn.{base.__name__}", node.span,
-                               hint=f"hold the layer instead: self.layer = nn.{base.__name__}(...)")
-        if node.decorators:
-            raise ProgramError("class decorators are not supported", node.decorators[0].span)
-        methods, attributes = {}, {}
-        for stmt in node.body:
-            if stmt.__class__ is n.FunctionDef:
-                if stmt.name.startswith("__") and stmt.name != "__init__":
-                    raise ProgramError(f"a Module class may define __init__ and methods without "
-                                       f"leading '__', not '{stmt.name}'", stmt.span,
-                                       hint="forward(self, ...) is what calling the module runs")
-                closure = Closure(self, stmt, f"{node.name}.{stmt.name}", stmt.params, stmt.body,
-                                  self._defaults(stmt.params), self.scope, stmt.locals, False)
-                methods[stmt.name] = self._decorate(closure, stmt.decorators)
-            elif stmt.__class__ is n.Assign and len(stmt.targets) == 1 \
-                    and stmt.targets[0].__class__ is n.Name \
-                    and not stmt.targets[0].id.startswith("__"):
-                attributes[stmt.targets[0].id] = self.eval(stmt.value)
-            elif stmt.__class__ is n.Pass or (stmt.__class__ is n.ExprStmt
-                                               and stmt.value.__class__ is n.Str):
-                continue
-            else:
-                raise ProgramError("a Module class body may only define methods and "
-                                   "name = value class attributes", stmt.span)
-        self._bind(node.name, ProgramClass(node.name, base, methods, attributes))
 
     def _return(self, node):
         self.return_value = None if node.value is None else self.eval(node.value)
@@ -1209,108 +965,4 @@ class Interpreter:
 
 
 # --- helpers ---------------------------------------------------------------
-
-
-def _not_a_tensor(exc: AttributeError, name: str, args, kwargs, span):
-    """PyTorch's TypeError for a function that read a tensor attribute of a Python value the
-    program passed it (`unbind([[1., 2.]])`); None if the attribute belonged to anything else."""
-    obj = getattr(exc, "obj", _MISSING)
-    if isinstance(obj, Tensor) or obj is _MISSING:
-        return None
-    for position, arg in enumerate(args, 1):
-        if arg is obj:
-            return ProgramTypeError(f"{name}(): argument {position} must be Tensor, not "
-                                    f"{type_name(obj)}", span)
-    for key, arg in kwargs.items():
-        if arg is obj:
-            return ProgramTypeError(f"{name}(): argument '{key}' must be Tensor, not "
-                                    f"{type_name(obj)}", span)
-    return None
-
-
-def _int_arithmetic(op: str, left: int, right: int):
-    """Python int arithmetic, but a result past MAX_INT_BITS becomes a float
-    (numbers are float64), so no program can build a huge integer."""
-    # |left| ** right has more than right * (bits of |left| - 1) bits: past the limit, the
-    # power is computed as a float without building the integer (2 ** 62 stays an int)
-    if op == "**" and right > 0 and abs(left) > 1 and right * (abs(left).bit_length() - 1) > MAX_INT_BITS:
-        return _number_power(_int_to_float(left), right)
-    result = _BINARY[op](left, right)
-    if result.__class__ is int and result.bit_length() > MAX_INT_BITS:
-        return _int_to_float(result)
-    return result
-
-
-def _int_to_float(value: int) -> float:
-    """An int as float64: past its range, an infinity (as numpy converts), not OverflowError."""
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf if value > 0 else -math.inf
-
-
-def _number_power(left, right):
-    """`**` of two plain numbers with float64's results where Python's differ: an overflow
-    is an infinity (`9 ** 9 ** 9`), not OverflowError, and a negative base to a fractional
-    power is nan, not a complex number (no value of the language is complex)."""
-    if left.__class__ is int and right.__class__ is int:
-        return _int_arithmetic("**", left, right)
-    try:
-        result = left ** right
-    except OverflowError:
-        with np.errstate(all="ignore"):
-            return float(np.float64(left) ** np.float64(right))
-    if result.__class__ is complex:
-        return math.nan
-    return result
-
-
-def _check_sequence_arithmetic(op: str, left, right):
-    """Refuse `seq * n` and `seq + seq` results over MAX_SEQUENCE_LENGTH before building them;
-    an integral float is accepted as the count."""
-    if op == "+":
-        if isinstance(left, (list, tuple, str)) and isinstance(right, (list, tuple, str)):
-            check_length(len(left) + len(right), f"a {type(left).__name__}")
-        return left, right
-    sequence, count = (left, right) if isinstance(left, (list, tuple, str)) else (right, left)
-    if isinstance(count, Tensor) or not isinstance(count, (int, float)):
-        return left, right
-    count = as_int(count, "a repeat count")
-    check_length(len(sequence) * max(count, 0), f"a {type(sequence).__name__}")
-    return sequence, count
-
-
-def _numeric_shape(items: list):
-    """The shape of a nested list of numbers; None if it holds anything else, False if ragged."""
-    level = items
-    shape = []
-    while isinstance(level, list):
-        if not level or len(shape) == _MAX_TENSOR_DIMS:
-            # deeper than any tensor: a Python list (`a = [a]` in a loop stays linear)
-            return None
-        shape.append(len(level))
-        level = level[0]
-    stack = [(items, 0)]
-    while stack:
-        current, depth = stack.pop()
-        if depth == len(shape):
-            if current.__class__ not in (int, float):
-                return None
-            continue
-        if current.__class__ is not list:
-            return None if not isinstance(current, (int, float)) or isinstance(current, bool) \
-                else False
-        if len(current) != shape[depth]:
-            return False
-        stack.extend((item, depth + 1) for item in current)
-    return tuple(shape)
-
-
-def _to_float(value):
-    """Ints to floats, through nested lists (every tensor is float64)."""
-    if value.__class__ is int:
-        return float(value)
-    if value.__class__ is list:
-        return [_to_float(item) for item in value]
-    return value
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from .._tensor import TENSOR_METHODS, Tensor, no_grad
+from .._tensor import Tensor, no_grad
 from ..errors import ProgramTypeError
 from .domains import cases
 from .apply import apply
@@ -85,7 +85,6 @@ for _name, _target in (("float", dtypes.float32), ("double", dtypes.float64), ("
     METHODS[_name] = _fn
 for _name, _fn in (("to", to), ("type", type_)):
     METHODS[_name] = _fn
-TENSOR_METHODS.update({"is_floating_point", "element_size"})
 
 
 # -- torch.* functions about dtypes ---------------------------------------------------------
