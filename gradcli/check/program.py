@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import queries
+from ..answers import queries
 from .._tensor import Tensor, no_grad
 from ..errors import AutogradError, GradcliError
 from . import symbolic

@@ -15,7 +15,7 @@ import sys
 from typing import Callable, List, Optional
 
 from ..errors import GradcliError, LimitError, UsageError
-from ..hints import complete
+from ..answers.hints import complete
 from ..render import jsonout, style
 from ..render.errors import error_json, error_text
 from . import progress

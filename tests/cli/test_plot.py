@@ -351,7 +351,7 @@ def test_readme_plot_example_runs_and_matches():
 
 # -- one run over all samples -----------------------------------------------------------------
 
-from gradcli import plotting  # noqa: E402
+from gradcli.answers import sampling as plotting  # noqa: E402
 from gradcli.lang import Limits, compile_program  # noqa: E402
 
 

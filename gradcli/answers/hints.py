@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
-from .errors import AutogradError, GradcliError, Span
+from ..errors import AutogradError, GradcliError, Span
+from .runs import tensors
 
 NON_SCALAR = "grad can be implicitly created only for scalar outputs"
 NO_GRAD_FN = "does not require grad and does not have a grad_fn"
@@ -59,8 +60,6 @@ def explained(run, name: str, out, wrt: list[str] | None = None, command: str = 
 
 
 def _explain(err: AutogradError, run, name: str, out, wrt: list[str], command: str) -> None:
-    from .queries import tensors
-
     named = tensors(run)
     message = err.message
     if NON_SCALAR in message:
