@@ -140,7 +140,7 @@ def symbolic_derivatives(run, grad_result, full: bool = False) -> dict:
         out = _same_output(again, grad_result.output_name)
         xs = queries.lookup(again, symbolic_names, "--wrt")
         tape = Tape([out], xs, notes)
-        budget = symbolic.Budget(symbolic.SECONDS)
+        budget = symbolic.SympyBudget(symbolic.SECONDS)
         with budget.guard():
             # _derivatives differentiates by the first len(wrt) arrays: the --wrt inputs
             symbols = symbolic.Symbols(sp, symbolic_names, [x._data for x in xs],

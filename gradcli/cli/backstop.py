@@ -5,8 +5,9 @@ The budget (`gradcli.limits`) refuses work before it is done; this catches what 
 estimate misses. `--max-memory` caps the process's data segment (RLIMIT_DATA: numpy's
 and Python's allocations fail with MemoryError past it, which `gradcli.limits.limited`
 turns into exit 3); `--max-seconds` arms a CPU-time timer for each run, whose signal
-becomes exit 3 too. Both options are taken from the command line before Typer sees it,
-as `--debug` is, so every command has them.
+becomes exit 3 too. Both options are taken from the command line before a command's options
+are read, as `--debug` is, so every command has them; they are declared, for every command's
+help, in `cli/options.py` (`PROCESS`).
 """
 from __future__ import annotations
 
