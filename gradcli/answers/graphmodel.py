@@ -293,7 +293,7 @@ def _value_of(node, tensor_name, names, by_fn_out):
 def graph_of(run, of: str | None = None, saved: bool = False, values: bool = False,
              shapes: dict | None = None) -> GraphModel:
     """The graph of a run's output (or of `--of NAME`)."""
-    from .runs import tensor_output
+    from ..lang.runs import tensor_output
 
     name, out = tensor_output(run, of)
     names = getattr(run, "values", None)

@@ -12,7 +12,7 @@ from ..autograd import engine
 from ..autograd.functional import _rows
 from ..errors import LimitError, ProgramError, UsageError
 from .hints import explained, place_of
-from .runs import lookup, output_of, tensor_output, tensors  # noqa: F401  (queries.X for callers)
+from ..lang.runs import lookup, output_of, tensor_output, tensors  # noqa: F401  (queries.X for callers)
 from .._tensor import Tensor, check_elements
 
 

@@ -1,11 +1,12 @@
-"""What a finished run holds, by name: its output (or the value `--of` picks) and its named
-tensors. Below both `queries` (the commands' answers) and `hints` (which names the tensors
-an autograd error is about), so neither imports the other.
+"""What a finished run (`program.RunResult`) holds, by name: its output (or the value `--of`
+picks) and its named tensors. Here, below the commands' answers (`answers.queries`,
+`answers.hints`, `answers.graphmodel`) and the checker (`check.program`), so that those
+import it downwards and neither `hints` nor `check` imports `queries`.
 """
 from __future__ import annotations
 
-from .._tensor import Tensor
-from ..errors import ProgramTypeError, UsageError
+from gradcli._tensor import Tensor
+from gradcli.errors import ProgramTypeError, UsageError
 
 
 def output_of(run, of: str | None = None) -> tuple[str, object]:
@@ -38,7 +39,7 @@ def tensors(run) -> dict[str, Tensor]:
     named = {k: v for k, v in run.values.items() if isinstance(v, Tensor)}
     modules = getattr(run, "modules", None)
     if modules:
-        from ..nn.modules import module_tensors
+        from gradcli.nn.modules import module_tensors
 
         paths = module_tensors(modules)
         held = {id(t) for t in paths.values()}
