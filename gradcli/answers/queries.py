@@ -2,7 +2,7 @@
 
 Each takes a finished run (`gradcli.lang` result) and returns plain data: the
 CLI only reads options, calls one of these and renders what it returns.
-(`op_table` asks about the op table instead of a run.)
+(`optable` answers `gradcli ops`, which asks about the op table instead of a run.)
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..autograd import engine
 from ..autograd.functional import _rows
 from ..errors import LimitError, ProgramError, UsageError
 from .hints import explained, place_of
-from ..lang.runs import lookup, output_of, tensor_output, tensors  # noqa: F401  (queries.X for callers)
+from ..lang.runs import lookup, output_of, tensor_output, tensors
 from .._tensor import Tensor, check_elements
 
 
@@ -219,36 +219,3 @@ def run_jacobian(run, wrt: list[str], of=None) -> MatrixResult:
 def run_hessian(run, wrt: list[str], of=None) -> MatrixResult:
     result = run_grad(run, wrt, of=of, order=2, command="hessian")
     return MatrixResult(result.output_name, result.output, result.wrt, result.grads)
-
-
-def op_table() -> list[dict]:
-    """The differentiable built-in ops: name, backward node, inputs, the derivative per input."""
-    from ..ops import OPS
-
-    return [{"name": op.name, "node": op.node, "inputs": list(op.inputs),
-             "formulas": {i: f for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None}}
-            for op in OPS.values() if op.differentiable]
-
-
-def op_detail(name: str) -> dict:
-    """One built-in op in full: its row of `op_table` plus its parameters and description."""
-    import difflib
-
-    from ..errors import UsageError
-    from ..ops import OPS
-
-    op = OPS.get(name)
-    if op is None:
-        close = difflib.get_close_matches(name, list(OPS), n=3)
-        raise UsageError(f"no op named {name!r}",
-                         hint=f"did you mean {' or '.join(close)}?" if close else "gradcli ops lists them")
-    return {"name": op.name, "node": op.node, "inputs": list(op.inputs),
-            "params": [[p, _plain(op.defaults.get(p))] for p in op.params],
-            "formulas": {i: f for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None},
-            "doc": op.doc or ""}
-
-
-def _plain(v):
-    """A parameter's default as JSON can hold it."""
-    return v if v is None or isinstance(v, (bool, int, float, str)) else repr(v)
-

@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 from . import queries
+from ..lang.runs import tensor_output
 from ..errors import GradcliError, LimitError, ProgramError, UsageError
 
 MAX_ORDER = 4
@@ -160,7 +161,7 @@ class Sampler:
         """`chain` for every sample at once: the same elementwise ops on a vector, each
         derivative autograd.grad of the one before (ones as the seed, as `_rows` seeds 1)."""
         with self._run({self.wrt[0]: xs.tolist()}) as run:
-            _, out = queries.tensor_output(run, self.of)
+            _, out = tensor_output(run, self.of)
             x = run.values[self.wrt[0]]
             values = [out]
             for k in range(1, order + 1):
@@ -171,7 +172,7 @@ class Sampler:
         """`gradient` at every point at once: one run on two vectors, one autograd.grad."""
         x, y = self.wrt
         with self._run({x: xs.tolist(), y: ys.tolist()}) as run:
-            _, out = queries.tensor_output(run, self.of)
+            _, out = tensor_output(run, self.of)
             return _arrays([out] + _vector_grad(out, [run.values[x], run.values[y]]), xs.shape)
 
 
@@ -267,7 +268,7 @@ def _silent(line: str) -> None:
 
 def scalar_output(run, of) -> tuple:
     """The output, refused unless it has one element."""
-    name, out = queries.tensor_output(run, of)
+    name, out = tensor_output(run, of)
     if out._data.size != 1:
         raise ProgramError(
             f"plot needs a scalar output, and {name!r} has shape {list(out._data.shape)}",

@@ -156,10 +156,10 @@ def ops_cmd(opts: Common, op_names: OpNames = None):
 
     Example: gradcli ops mul sin
     """
-    from ..answers import queries
+    from ..answers import optable
 
     if op_names:
-        details = [queries.op_detail(n) for n in op_names]
+        details = [optable.op_detail(n) for n in op_names]
         if opts.json:
             emit(jsonout.dumps(jsonout.ops_doc(details)))
         else:
@@ -168,7 +168,7 @@ def ops_cmd(opts: Common, op_names: OpNames = None):
                     emit("")
                 human.print_op(d)
         return
-    rows = queries.op_table()
+    rows = optable.op_table()
     if opts.json:
         emit(jsonout.dumps(jsonout.ops_doc(rows)))
     else:

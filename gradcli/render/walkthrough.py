@@ -68,7 +68,8 @@ def _short(a, edge: bool = False) -> str | None:
 def walk_of(run, of, model) -> Walk:
     """Run backward on the run's output with steps, after `model` was built (it holds
     what the nodes saved, which backward frees). A non-scalar output starts from ones."""
-    from ..answers.queries import run_backward, tensor_output
+    from ..answers.queries import run_backward
+    from ..lang.runs import tensor_output
 
     _, out = tensor_output(run, of)
     scalar = out._data.size == 1
