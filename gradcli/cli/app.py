@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..errors import ExitCode
+from ..errors import ExitCode, GradcliError
 from .common import Failed, PipeClosed
 from .commandset import (  # noqa: F401  (app.COMMANDS, app.guard, ... for callers)
     COMMANDS, READ_WITHOUT_TYPER, command, default_dtype, guard,
@@ -47,14 +47,23 @@ def _run(args: list[str]) -> int:
     return run_typer(args)
 
 
-def run_app(argv: list[str] | None = None) -> int:
-    """Run the CLI on `argv` and return the exit code (never raises for user errors)."""
+def run_app(argv: list[str] | None = None, debug: bool = False) -> int:
+    """Run the CLI on `argv` and return the exit code (never raises for user errors).
+
+    The process's options still on the line (`options.PROCESS`: `gradcli.cli.main` takes them
+    first and passes --debug as `debug`) are taken off here too; --max-memory and
+    --max-seconds then do nothing, as the ceilings belong to a process `main` sets up."""
+    from .options import take_process_options
+
     args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args
     # click splits "--symbolic=full" into a flag and a value: the hidden flag it stands for
     args = ["--symbolic-full" if a == "--symbolic=full" else a for a in args]
-    if debug:
-        args.remove("--debug")
+    try:
+        args, given = take_process_options(args)
+    except GradcliError as err:  # an option without its value, as `main` reports it
+        sys.stderr.write(f"gradcli: error: {err}\n")
+        return int(ExitCode.USAGE)
+    debug = debug or given["debug"]
     try:
         return _run(args)
     except Failed as failed:

@@ -84,11 +84,11 @@ MaxSeconds = Annotated[Optional[str], Option(
     metavar="SECONDS", show_default=False)]
 Debug = Annotated[bool, Option("--debug", help="Print the traceback of an internal error (exit 70).")]
 
-# The process's options, last in every command's help. They are taken off the command line
-# before a command's options are read, anywhere on it (before the command's name too):
-# --max-memory and --max-seconds by `backstop.take_options` (the ceilings are set before
-# anything runs), --debug by `app.run_app` (it also covers what fails outside a command).
-# A command's reader sees them only as these declarations, and `WithCommon.split` drops them.
+# The process's options, last in every command's help. `take_process_options` takes them
+# off the command line before a command's options are read, anywhere on it (before the
+# command's name too): the ceilings are set before anything runs, and --debug also covers
+# what fails outside a command. Typer and `ArgvReader` see them only as declarations, and
+# `WithCommon.split` drops them.
 PROCESS = (
     ("max_memory", MaxMemory, None),
     ("max_seconds", MaxSeconds, None),
@@ -113,11 +113,45 @@ _PROCESS_NAMES = frozenset(name for name, _, _ in PROCESS)
 ALWAYS = ("color",)  # every command has these
 
 
+def take_process_options(args: list[str]) -> tuple[list[str], dict]:
+    """Take the `PROCESS` options off `args`, wherever they stand before `--`: (the rest, {name:
+    the value given, as text (True for a flag), else the declared default}). A value-taking
+    option at the end of the line is a UsageError."""
+    flags, values = {}, {}
+    for name, annotation, default in PROCESS:
+        kind, declaration = declared(annotation)
+        flags.update((flag, (name, kind is bool)) for flag in declaration.flags)
+        values[name] = default
+    rest, i = [], 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        flag, equals, value = arg.partition("=")
+        name, is_flag = flags.get(flag, (None, False))
+        if name is None or (is_flag and equals):
+            rest.append(arg)
+        elif is_flag:
+            values[name] = True
+        else:
+            if not equals:
+                if i + 1 >= len(args):
+                    from ..errors import UsageError
+
+                    raise UsageError(f"Option '{flag}' requires an argument.")
+                i += 1
+                value = args[i]
+            values[name] = value
+        i += 1
+    return rest, values
+
+
 class Common:
     """The shared options of a command, as given, and the program once it is read.
 
     A command that runs a program reports its errors against `source` (see
-    `app.guard`). A new shared option is one more entry of SHARED; a limit also goes
+    `commandset.guard`). A new shared option is one more entry of SHARED; a limit also goes
     into LIMIT_OPTIONS and `limits`.
     """
 

@@ -1,6 +1,7 @@
 """Every option a command takes is in its --help, the process's own (--max-memory,
 --max-seconds, --debug) included: they are declared in `cli/options.py` with the shared
-options, though `backstop.take_options` and `app.run_app` take them off the line first."""
+options, and `options.take_process_options` reads them from those declarations before a
+command's options are read."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 
 from gradcli.cli import backstop
 from gradcli.cli.app import COMMANDS, app, run_app
-from gradcli.cli.options import PROCESS, declared
+from gradcli.cli.options import PROCESS, declared, take_process_options
 
 runner = CliRunner()
 
@@ -38,17 +39,25 @@ def test_every_command_lists_the_process_options(command):
         assert _listed(result.output, flag, description), f"{command} --help lacks {flag}"
 
 
-def test_the_declared_flags_are_the_ones_taken_off_the_line():
-    """The declarations are the options the backstop and run_app really take."""
+def test_the_declared_options_are_the_ones_taken_off_the_line():
     flags = [flag for flag, _ in _flags_and_help()]
     assert flags == ["--max-memory", "--max-seconds", "--debug"]
-    rest, memory, seconds = backstop.take_options(
-        ["eval", "--max-memory", "1G", "-e", "x = 1.0", "--max-seconds=2.5"])
-    assert rest == ["eval", "-e", "x = 1.0"] and memory == 2**30 and seconds == 2.5
-    _, memory, seconds = backstop.take_options(["eval"])
+    rest, given = take_process_options(
+        ["--debug", "eval", "--max-memory", "1G", "-e", "x = 1.0", "--max-seconds=2.5", "--", "--debug"])
+    assert rest == ["eval", "-e", "x = 1.0", "--", "--debug"]
+    assert given == {"max_memory": "1G", "max_seconds": "2.5", "debug": True}
+    assert backstop.ceilings(given) == (2**30, 2.5)
+    rest, given = take_process_options(["eval", "--debug=yes"])   # a flag takes no value: Typer's error
+    assert rest == ["eval", "--debug=yes"] and given == {"max_memory": None, "max_seconds": None, "debug": False}
+    memory, seconds = backstop.ceilings(given)
     assert backstop.describe(memory) == "4 GiB" and seconds == 0  # the defaults the help states
     assert "default 4G" in dict(_flags_and_help())["--max-memory"]
     assert "the default" in dict(_flags_and_help())["--max-seconds"]
+
+
+def test_an_option_without_its_value_is_a_usage_error(capsys):
+    assert run_app(["eval", "-e", "x = 1.0", "--max-seconds"]) == 2
+    assert "gradcli: error: Option '--max-seconds' requires an argument." in capsys.readouterr().err
 
 
 def test_debug_is_taken_wherever_it_stands(capsys):
@@ -80,3 +89,22 @@ def test_help_and_the_options_through_a_real_process():
     bad = subprocess.run([sys.executable, "-m", "gradcli", "eval", "-e", "x = 2.0", "--max-seconds", "soon"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--max-seconds 'soon'" in bad.stderr
+
+
+BROKEN = ("import sys\nfrom gradcli.answers import queries\n"
+          "def broken(*args, **kwargs):\n    raise RuntimeError('a bug')\n"
+          "queries.run_eval = broken\n"
+          "from gradcli.cli import main\nmain(sys.argv[1:])\n")
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_debug_shows_the_traceback_of_an_internal_error_in_a_real_process(where):
+    line = ["eval", "-e", "x = 1.0"]
+    line = ["--debug", *line] if where == "first" else [*line, "--debug"]
+    run = subprocess.run([sys.executable, "-c", BROKEN, *line], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 70, run.stderr
+    assert "Traceback" in run.stderr and "RuntimeError: a bug" in run.stderr
+    plain = subprocess.run([sys.executable, "-c", BROKEN, "eval", "-e", "x = 1.0"],
+                           capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 70 and "Traceback" not in plain.stderr
+    assert "run again with --debug" in plain.stderr
