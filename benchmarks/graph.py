@@ -47,12 +47,12 @@ def program(k: int) -> str:
 def library(src: str, repeat: int) -> dict:
     """Build the graph once, then time the tree (graph_of + to_tree + join) `repeat` times
     under each GC mode; best of each."""
-    from gradcli.graphmodel import graph_of
+    from gradcli.answers.graphmodel import graph_of
     from gradcli.lang import compile_program
     from gradcli.render.graph import to_tree
 
     try:  # the tree shows each node's shape, recorded while the program runs, as the CLI does
-        from gradcli.graphmodel import recorded_shapes
+        from gradcli.answers.graphmodel import recorded_shapes
     except ImportError:  # an older gradcli (`run_all.py --compare`): no shapes in its tree
         recorded_shapes = None
     with gc_mode("cli"):

@@ -47,7 +47,7 @@ class Limits:
     """Per-run budgets of SPEC 2.5, each changeable by a command-line option.
 
     Frozen, compared and hashed by value, as the dataclass it was (making that cost ~1 ms
-    at every start-up). The class attributes are the defaults (`Budget` reads one).
+    at every start-up). The class attributes are the defaults (`WorkBudget` reads one).
     """
 
     max_elements: int = 10**8
@@ -80,8 +80,9 @@ class Limits:
         return self.max_steps * WORK_PER_STEP
 
 
-class Budget:
-    """The one budget: the limits in force and the work charged against them so far.
+class WorkBudget:
+    """The run's work budget, the one every expensive operation charges: the limits in force
+    and the work charged against them so far.
 
     One object for the process, so the hot paths hold it once (`work` is a plain
     attribute the interpreter adds to); `limited` swaps its fields for a block.
@@ -142,7 +143,7 @@ class Budget:
                           hint="raise the limit with --max-steps")
 
 
-budget = Budget()
+budget = WorkBudget()
 
 # Set by the command line's backstop (cli/backstop.py): the process's memory ceiling as
 # shown in the message, and a clock armed (True) and disarmed (False) around each run.

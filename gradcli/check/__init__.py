@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from .core import FD, SYMPY, Options, Result, check_function
 from .program import check_run, run_recorded
-from .report import Report, to_json
+from .report import Report
 from .selfcheck import self_check
 
 __all__ = ["FD", "SYMPY", "Options", "Report", "Result", "check_function", "check_run",
-           "run_recorded", "self_check", "to_json"]
+           "run_recorded", "self_check"]

@@ -450,7 +450,7 @@ def _whole_program(sp, sym1, sym2, func, inputs, names, options, sympy_fn, first
     """The whole output translated to SymPy and differentiated: orders 1 and 2."""
     n = len(inputs)
     # Each order has its own budget: a Hessian out of reach leaves the first order checked.
-    budget = symbolic.Budget(seconds)
+    budget = symbolic.SympyBudget(seconds)
     with budget.guard():
         symbols = symbolic.Symbols(sp, names, [x._data for x in inputs], rng)
         y = np.asarray(sympy_fn(sp, symbols.arrays, budget), dtype=object)
@@ -467,7 +467,7 @@ def _whole_program(sp, sym1, sym2, func, inputs, names, options, sympy_fn, first
                          options)
             _note_sample(sym1[k], symbols, k, inputs)
     if sym2 is not None:
-        budget = symbolic.Budget(seconds)
+        budget = symbolic.SympyBudget(seconds)
         try:
             with budget.guard():
                 _second_order(sp, sym2, rows, y, symbols, jac, jknown, second, v, names, shapes,
@@ -492,7 +492,7 @@ def _per_op(sp, chain, sym1, first, out_shape, shapes, options, rng, seconds):
             np.sort(rng.choice(out_size, size=perop.SAMPLE_ROWS, replace=False))
         seeds = np.zeros((len(picks), out_size))
         seeds[np.arange(len(picks)), picks] = 1.0
-    budget = symbolic.Budget(seconds)
+    budget = symbolic.SympyBudget(seconds)
     with budget.guard():
         grads, known = chain.vjp(sp, seeds, budget)
     for k, r in enumerate(sym1):

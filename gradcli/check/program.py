@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import queries
+from ..lang import runs
 from .._tensor import Tensor, no_grad
 from ..errors import AutogradError, GradcliError
 from . import symbolic
@@ -32,7 +32,7 @@ class OutputReport:
 def default_inputs(run) -> list:
     """(name, tensor) of every named leaf that requires grad, each tensor once."""
     seen, out = set(), []
-    for name, t in queries.tensors(run).items():
+    for name, t in runs.tensors(run).items():
         if t.is_leaf and t.requires_grad and id(t) not in seen:
             seen.add(id(t))
             out.append((name, t))
@@ -50,7 +50,7 @@ def run_recorded(program, overrides=None, requires_grad=(), stdout=None, limits=
 def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> list:
     """One OutputReport per output (`of`: names, default the program's output)."""
     if wrt:
-        inputs = list(zip(wrt, queries.lookup(run, wrt, "--wrt")))
+        inputs = list(zip(wrt, runs.lookup(run, wrt, "--wrt")))
         for name, t in inputs:
             if not t.requires_grad:
                 raise AutogradError(f"--wrt {name}: the tensor does not require grad, and is not a "
@@ -65,7 +65,7 @@ def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> li
     names = [name for name, _ in inputs]
     reports = []
     for output in (of or [None]):
-        out_name, out = queries.tensor_output(run, output)
+        out_name, out = runs.tensor_output(run, output)
         tape = Tape([out], [t for _, t in inputs], notes)
         xs = [Tensor(np.array(t._data, dtype=np.float64), requires_grad=True) for _, t in inputs]
         options, slow = _bounded(options, tape, xs)
@@ -138,9 +138,9 @@ def symbolic_derivatives(run, grad_result, full: bool = False) -> dict:
     try:
         again, notes = _rerun(run, symbolic_names)
         out = _same_output(again, grad_result.output_name)
-        xs = queries.lookup(again, symbolic_names, "--wrt")
+        xs = runs.lookup(again, symbolic_names, "--wrt")
         tape = Tape([out], xs, notes)
-        budget = symbolic.Budget(symbolic.SECONDS)
+        budget = symbolic.SympyBudget(symbolic.SECONDS)
         with budget.guard():
             # _derivatives differentiates by the first len(wrt) arrays: the --wrt inputs
             symbols = symbolic.Symbols(sp, symbolic_names, [x._data for x in xs],
@@ -178,7 +178,7 @@ def _rerun(run, wrt):
 def _same_output(run, name):
     if name == run.output_name:
         return run.output
-    return queries.tensor_output(run, name)[1]
+    return runs.tensor_output(run, name)[1]
 
 
 def _derivatives(sp, y, symbols, grad_result, budget) -> list:

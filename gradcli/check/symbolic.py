@@ -42,8 +42,9 @@ class OverBudget(Exception):
     """The symbolic work would exceed its budget; the message says which."""
 
 
-class Budget:
-    """A deadline and size limits, checked between steps (and by an alarm within one).
+class SympyBudget:
+    """The SymPy references' budget (not the run's `limits.WorkBudget`): a deadline and size
+    limits, checked between steps (and by an alarm within one).
 
     The time is the process's CPU time, so that a loaded machine gives the same
     report as an idle one (SymPy never waits: its wall time is its CPU time, when
@@ -207,7 +208,7 @@ class _NoValue(Exception):
     pass
 
 
-def evaluate(sp, exprs: list, point: dict, budget: Budget) -> tuple:
+def evaluate(sp, exprs: list, point: dict, budget: SympyBudget) -> tuple:
     """Each expression's value at `point` (symbol -> float), and whether SymPy gave one.
 
     Floats, not SymPy numbers: a walk of the expression graph that computes each
@@ -273,7 +274,7 @@ def _sympy_value(sp, e, memo) -> float:
     return _number(value)
 
 
-def jacobian_exprs(outputs: np.ndarray, symbols: list, budget: Budget) -> list:
+def jacobian_exprs(outputs: np.ndarray, symbols: list, budget: SympyBudget) -> list:
     """Rows of d output / d symbol expressions (output flattened)."""
     rows = []
     for y in np.asarray(outputs, dtype=object).reshape(-1):
@@ -283,7 +284,7 @@ def jacobian_exprs(outputs: np.ndarray, symbols: list, budget: Budget) -> list:
     return rows
 
 
-def hessian_exprs(rows: list, symbols: list, wanted: list, budget: Budget) -> dict:
+def hessian_exprs(rows: list, symbols: list, wanted: list, budget: SympyBudget) -> dict:
     """(i, c, d) -> d2 output_i / d symbol_c d symbol_d for c in `wanted`, from the Jacobian rows.
 
     Each pair is differentiated once (the Hessian is symmetric), and only where
@@ -315,7 +316,7 @@ def integral_floats(sp, expr):
 
 def simplify_all(sp, exprs: list, seconds: float) -> list:
     """Simplified expressions while time lasts; the rest as they are."""
-    budget = Budget(seconds)
+    budget = SympyBudget(seconds)
     out = []
     for e in exprs:
         try:

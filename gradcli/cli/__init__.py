@@ -35,14 +35,17 @@ def main(argv: list[str] | None = None) -> None:
     code = backstop.streams_closed()
     if code is not None:
         sys.exit(code)
+    from .options import take_process_options
+
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        args, max_memory, max_seconds = backstop.take_options(args)
+        args, given = take_process_options(args)
+        max_memory, max_seconds = backstop.ceilings(given)
     except Exception as err:  # a UsageError
         sys.stderr.write(f"gradcli: error: {err}\n")
         sys.exit(2)
     backstop.install(max_memory, max_seconds)
-    code = run_app(args)
+    code = run_app(args, debug=given["debug"])
     try:
         sys.stdout.flush()
     except BrokenPipeError:

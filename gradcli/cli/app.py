@@ -1,82 +1,19 @@
-"""The `gradcli` command: its commands and the one boundary that maps errors to exit codes.
+"""The `gradcli` command: reads the command line and maps every failure to an exit code.
 
 User errors (codes 1-4) print `FILE:LINE:COL: error: ...` and never a traceback
-(`guard`, around every command); anything else is a bug in gradcli (exit 70),
+(`commandset.guard`, around every command); anything else is a bug in gradcli (exit 70),
 with a traceback only under --debug (`run_app`).
 """
 from __future__ import annotations
 
-import functools
-import importlib
 import os
 import sys
 
 from ..errors import ExitCode, GradcliError
-from .common import Failed, PipeClosed, report
-
-# name -> (module of gradcli.cli, function): a command's module is imported when the
-# command is built, so `gradcli backward` does not import gradcheck's, graph's or plot's
-COMMANDS = {
-    "eval": ("commands", "eval_cmd"),
-    "backward": ("commands", "backward_cmd"),
-    "grad": ("commands", "grad_cmd"),
-    "jacobian": ("commands", "jacobian_cmd"),
-    "hessian": ("commands", "hessian_cmd"),
-    "gradcheck": ("gradcheck", "gradcheck_cmd"),
-    "graph": ("graph", "graph_cmd"),
-    "plot": ("plot", "plot_cmd"),
-    "run": ("commands", "run_cmd"),
-    "ops": ("commands", "ops_cmd"),
-}
-
-
-def command(name: str):
-    """The function of command `name` (a `options.WithCommon`)."""
-    module, attr = COMMANDS[name]
-    return getattr(importlib.import_module(f".{module}", __package__), attr)
-
-
-def guard(command, default_dtype: str = "float64"):
-    """The one boundary for user errors: a GradcliError a command raises is reported
-    here (against the program it read, as JSON too with --json) and becomes its exit code.
-
-    `command` is a `options.WithCommon`; the shared options reach it as one Common,
-    which keeps the program once read (`Common.source`). The command runs with the
-    default dtype `--dtype` gives, else `default_dtype` (float32 for `run`, as PyTorch).
-    """
-    from ..dtypes import NAMES, default_dtype as dtype_context
-
-    @functools.wraps(command)
-    def guarded(**kwargs):
-        opts, own = command.split(kwargs)
-        try:
-            choose_colour(opts.color)
-            with dtype_context(NAMES[opts.dtype.value if opts.dtype is not None else default_dtype]):
-                return command.command(opts, **own)
-        except GradcliError as err:
-            raise Failed(report(err, opts.source, opts.json)) from None
-        except BrokenPipeError:
-            raise PipeClosed() from None
-
-    return guarded
-
-
-def choose_colour(mode: str) -> None:
-    from ..errors import UsageError
-    from ..render import style
-
-    if mode not in style.MODES:
-        raise UsageError(f"--color {mode}: give auto, always or never")
-    style.choose(mode)
-
-
-def default_dtype(name: str) -> str:
-    """A command's default floating dtype: float32 for `run`, as PyTorch; float64 otherwise."""
-    return "float32" if name == "run" else "float64"
-
-
-# graph reports its conflicting options as Click's usage errors, so Typer always reads its line
-READ_WITHOUT_TYPER = frozenset(COMMANDS) - {"graph"}
+from .common import Failed, PipeClosed
+from .commandset import (  # noqa: F401  (app.COMMANDS, app.guard, ... for callers)
+    COMMANDS, READ_WITHOUT_TYPER, command, default_dtype, guard,
+)
 
 
 def __getattr__(name: str):
@@ -110,14 +47,23 @@ def _run(args: list[str]) -> int:
     return run_typer(args)
 
 
-def run_app(argv: list[str] | None = None) -> int:
-    """Run the CLI on `argv` and return the exit code (never raises for user errors)."""
+def run_app(argv: list[str] | None = None, debug: bool = False) -> int:
+    """Run the CLI on `argv` and return the exit code (never raises for user errors).
+
+    The process's options still on the line (`options.PROCESS`: `gradcli.cli.main` takes them
+    first and passes --debug as `debug`) are taken off here too; --max-memory and
+    --max-seconds then do nothing, as the ceilings belong to a process `main` sets up."""
+    from .options import take_process_options
+
     args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args
     # click splits "--symbolic=full" into a flag and a value: the hidden flag it stands for
     args = ["--symbolic-full" if a == "--symbolic=full" else a for a in args]
-    if debug:
-        args.remove("--debug")
+    try:
+        args, given = take_process_options(args)
+    except GradcliError as err:  # an option without its value, as `main` reports it
+        sys.stderr.write(f"gradcli: error: {err}\n")
+        return int(ExitCode.USAGE)
+    debug = debug or given["debug"]
     try:
         return _run(args)
     except Failed as failed:

@@ -5,8 +5,9 @@ The budget (`gradcli.limits`) refuses work before it is done; this catches what 
 estimate misses. `--max-memory` caps the process's data segment (RLIMIT_DATA: numpy's
 and Python's allocations fail with MemoryError past it, which `gradcli.limits.limited`
 turns into exit 3); `--max-seconds` arms a CPU-time timer for each run, whose signal
-becomes exit 3 too. Both options are taken from the command line before Typer sees it,
-as `--debug` is, so every command has them.
+becomes exit 3 too. Both are taken off the command line before a command's options are
+read, as `--debug` is, so every command has them: declared in `cli/options.py` (`PROCESS`),
+for every command's help and for `take_process_options`, which reads them.
 """
 from __future__ import annotations
 
@@ -24,32 +25,12 @@ DEFAULT_MAX_SECONDS = 0.0  # off: the step budget bounds a run's work already
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 
-def take_options(args: list) -> tuple:
-    """Remove --max-memory/--max-seconds (and their values) from `args`; returns
-    (the rest, max_memory in bytes or 0, max_seconds or 0). Raises UsageError."""
-    rest, values = [], {"--max-memory": None, "--max-seconds": None}
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        name, eq, value = arg.partition("=")
-        if name in values and arg != "--":
-            if not eq:
-                if i + 1 >= len(args):
-                    raise UsageError(f"Option '{name}' requires an argument.")
-                value = args[i + 1]
-                i += 1
-            values[name] = value
-        elif arg == "--":
-            rest.extend(args[i:])
-            break
-        else:
-            rest.append(arg)
-        i += 1
-    memory = DEFAULT_MAX_MEMORY if values["--max-memory"] is None else \
-        _size(values["--max-memory"])
-    seconds = DEFAULT_MAX_SECONDS if values["--max-seconds"] is None else \
-        _seconds(values["--max-seconds"])
-    return rest, memory, seconds
+def ceilings(given: dict) -> tuple:
+    """(max_memory in bytes or 0, max_seconds or 0) from the --max-memory and --max-seconds
+    `options.take_process_options` took (None: the default). Raises UsageError."""
+    memory = DEFAULT_MAX_MEMORY if given["max_memory"] is None else _size(given["max_memory"])
+    seconds = DEFAULT_MAX_SECONDS if given["max_seconds"] is None else _seconds(given["max_seconds"])
+    return memory, seconds
 
 
 def _size(text: str) -> int:

@@ -1,6 +1,6 @@
 """The value and derivative commands: eval, backward, grad, jacobian, hessian, run, ops.
 
-Each reads its options, calls one function of `gradcli.queries` through
+Each reads its options, calls one function of `gradcli.answers.queries` through
 `drive`, and gives the result to its renderer in `gradcli.render`.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ def eval_cmd(opts: Common):
 
     Example: gradcli eval -e 'x = 2.0; y = 3.0; z = x * x * y'
     """
-    from .. import queries
+    from ..answers import queries
 
     drive(opts, lambda run: queries.run_eval(run, opts.of), jsonout.eval_doc, human.print_eval)
 
@@ -46,7 +46,7 @@ def backward_cmd(
 
     Example: gradcli backward -e 'x = 2.0; y = 3.0; z = x * x * y'
     """
-    from .. import queries
+    from ..answers import queries
     from ..autograd import anomaly
 
     grad_spec = gradient if gradient in (None, "ones") else parse_value(gradient, "--gradient")
@@ -79,7 +79,7 @@ def grad_cmd(
 
     Example: gradcli grad -e 'x = 3.0; y = x**2 * sin(x)' --wrt x
     """
-    from .. import queries
+    from ..answers import queries
 
     wrt_list = wrt_names(wrt)
     seed = grad_outputs if grad_outputs in (None, "ones") else parse_value(grad_outputs, "--grad-outputs")
@@ -104,7 +104,7 @@ def jacobian_cmd(opts: Common, wrt: Wrt = None):
 
     Example: gradcli jacobian -e 'x = [2., 3.]; y = x * x' --wrt x
     """
-    from .. import queries
+    from ..answers import queries
 
     wrt_list = wrt_names(wrt)
     drive(opts, lambda run: queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of), jsonout.jacobian_doc,
@@ -117,7 +117,7 @@ def hessian_cmd(opts: Common, wrt: Wrt = None):
 
     Example: gradcli hessian -e 'x = 2.0; y = 3.0; z = x * x * y' --wrt x,y
     """
-    from .. import queries
+    from ..answers import queries
 
     wrt_list = wrt_names(wrt)
     drive(opts, lambda run: queries.run_hessian(run, wrt_list or default_wrt(run), opts.of), jsonout.hessian_doc,
@@ -156,10 +156,10 @@ def ops_cmd(opts: Common, op_names: OpNames = None):
 
     Example: gradcli ops mul sin
     """
-    from .. import queries
+    from ..answers import optable
 
     if op_names:
-        details = [queries.op_detail(n) for n in op_names]
+        details = [optable.op_detail(n) for n in op_names]
         if opts.json:
             emit(jsonout.dumps(jsonout.ops_doc(details)))
         else:
@@ -168,7 +168,7 @@ def ops_cmd(opts: Common, op_names: OpNames = None):
                     emit("")
                 human.print_op(d)
         return
-    rows = queries.op_table()
+    rows = optable.op_table()
     if opts.json:
         emit(jsonout.dumps(jsonout.ops_doc(rows)))
     else:

@@ -3,7 +3,7 @@ handing a result to its JSON or human renderer.
 
 A command supplies one function `answer(run) -> result` and its two renderers;
 `drive` does the rest, the same way for every command. A user error travels to
-the one boundary, `app.guard`, which reports it against the program read here
+the one boundary, `commandset.guard`, which reports it against the program read here
 (`Common.source`); only one item of a batch (`isolated`) fails alone.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 from typing import Callable, List, Optional
 
 from ..errors import GradcliError, LimitError, UsageError
-from ..hints import complete
+from ..answers.hints import complete
 from ..render import jsonout, style
 from ..render.errors import error_json, error_text
 from . import progress
@@ -187,7 +187,7 @@ def report(err: GradcliError, source: Optional[Source], as_json: bool) -> int:
 def isolated(work: Callable):
     """(work(), None), or (None, the user error it raised).
 
-    Besides the boundary (`app.guard`), the one place the CLI catches a user error:
+    Besides the boundary (`commandset.guard`), the one place the CLI catches a user error:
     one item of a batch (a --points line, one of gradcheck's programs) fails alone,
     and the batch goes on.
     """

@@ -57,7 +57,7 @@ def gradcheck_cmd(
         options = Options(eps, atol, rtol, order, not no_sympy, fast)
         result = _programs(opts, files or [], of, wrt, options)
     if opts.json:
-        from ..check import to_json
+        from ..render.checkjson import to_json
         from ..render.jsonout import dumps
 
         emit(dumps(to_json(result)))

@@ -1,6 +1,6 @@
 """The `graph` command: the grad_fn graph of the output, as a tree, list, dot, mermaid or JSON.
 
-It walks the graph once (`gradcli.graphmodel`) and hands the model to one of the
+It walks the graph once (`gradcli.answers.graphmodel`) and hands the model to one of the
 pure formatters of `gradcli.render.graph`.
 """
 from __future__ import annotations
@@ -68,7 +68,7 @@ def graph_cmd(
 
     Example: gradcli graph -e 'x = 2.0; y = 3.0; z = x * x * y' --tree
     """
-    from ..graphmodel import recorded_shapes
+    from ..answers.graphmodel import recorded_shapes
     from ..render import graph as render
 
     chosen = format.value if format is not None else None
@@ -90,7 +90,7 @@ def graph_cmd(
     opts.json = chosen == "json" and output is None  # the answer, and an error, are JSON
 
     def answer(run):
-        from ..graphmodel import graph_of
+        from ..answers.graphmodel import graph_of
 
         if chosen not in PICTURES:
             return graph_of(run, opts.of, saved=saved, values=values, shapes=shapes)

@@ -34,7 +34,7 @@ def format_of_path(path: str, chosen: str | None, tree: bool, json: bool) -> str
 
 def picture_answer(run, of, fmt: str, saved: bool, values: bool, shapes, max_nodes: int):
     """The graph to draw (limited to max_nodes); for html also backward's steps on it."""
-    from ..graphmodel import graph_of
+    from ..answers.graphmodel import graph_of
     from ..render.picture import check_size
 
     walkthrough = fmt == "html"

@@ -5,7 +5,9 @@ An option is declared as `Annotated[type, Option(...)]` in a command's signature
 with gradcli's own `Option` and `Argument`: they take typer.Option's arguments and
 become Typer's declarations only when Typer builds the command (help, completion, a
 usage error). The common invocation never imports Typer: `ArgvReader` reads the same
-declarations (`WithCommon.parameters`). An option for every command is one entry of `SHARED`.
+declarations (`WithCommon.parameters`). An option for every command is one entry of `SHARED`;
+the process's options (`PROCESS`: --max-memory, --max-seconds, --debug) are declared here
+too, so that every command's help lists them.
 """
 from __future__ import annotations
 
@@ -74,6 +76,25 @@ Wrt = Annotated[Optional[str], Option(
     "--wrt", help="Comma-separated inputs to differentiate with respect to (default: every input).",
     metavar="NAMES", show_default=False)]
 
+MaxMemory = Annotated[Optional[str], Option(
+    "--max-memory", help="The process's memory ceiling, such as 4G or 512M; 0 for none (default 4G).",
+    metavar="SIZE", show_default=False)]
+MaxSeconds = Annotated[Optional[str], Option(
+    "--max-seconds", help="The CPU seconds one run may take; 0 for no limit (the default).",
+    metavar="SECONDS", show_default=False)]
+Debug = Annotated[bool, Option("--debug", help="Print the traceback of an internal error (exit 70).")]
+
+# The process's options, last in every command's help. `take_process_options` takes them
+# off the command line before a command's options are read, anywhere on it (before the
+# command's name too): the ceilings are set before anything runs, and --debug also covers
+# what fails outside a command. Typer and `ArgvReader` see them only as declarations, and
+# `WithCommon.split` drops them.
+PROCESS = (
+    ("max_memory", MaxMemory, None),
+    ("max_seconds", MaxSeconds, None),
+    ("debug", Debug, False),
+)
+
 # The shared options, in the order of a command's help: (name, declaration, default).
 SHARED = (
     ("file", File, None),
@@ -88,14 +109,49 @@ SHARED = (
     ("color", Color, "auto"),
 )
 LIMIT_OPTIONS = ("max_elements", "max_steps")
+_PROCESS_NAMES = frozenset(name for name, _, _ in PROCESS)
 ALWAYS = ("color",)  # every command has these
+
+
+def take_process_options(args: list[str]) -> tuple[list[str], dict]:
+    """Take the `PROCESS` options off `args`, wherever they stand before `--`: (the rest, {name:
+    the value given, as text (True for a flag), else the declared default}). A value-taking
+    option at the end of the line is a UsageError."""
+    flags, values = {}, {}
+    for name, annotation, default in PROCESS:
+        kind, declaration = declared(annotation)
+        flags.update((flag, (name, kind is bool)) for flag in declaration.flags)
+        values[name] = default
+    rest, i = [], 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        flag, equals, value = arg.partition("=")
+        name, is_flag = flags.get(flag, (None, False))
+        if name is None or (is_flag and equals):
+            rest.append(arg)
+        elif is_flag:
+            values[name] = True
+        else:
+            if not equals:
+                if i + 1 >= len(args):
+                    from ..errors import UsageError
+
+                    raise UsageError(f"Option '{flag}' requires an argument.")
+                i += 1
+                value = args[i]
+            values[name] = value
+        i += 1
+    return rest, values
 
 
 class Common:
     """The shared options of a command, as given, and the program once it is read.
 
     A command that runs a program reports its errors against `source` (see
-    `app.guard`). A new shared option is one more entry of SHARED; a limit also goes
+    `commandset.guard`). A new shared option is one more entry of SHARED; a limit also goes
     into LIMIT_OPTIONS and `limits`.
     """
 
@@ -151,7 +207,8 @@ class WithCommon:
         the argument, the command's own options, the shared options."""
         own = list(inspect.signature(self.command, eval_str=True).parameters.values())[1:]
         shared = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
-                                    annotation=annotation) for name, annotation, default in self.shared]
+                                    annotation=annotation)
+                  for name, annotation, default in self.shared + PROCESS]
         arguments = [p for p in shared if isinstance(declared(p.annotation)[1], Argument)]
         return arguments + own + [p for p in shared if p not in arguments]
 
@@ -171,8 +228,9 @@ class WithCommon:
         return ArgvReader.of(self.parameters)
 
     def split(self, kwargs: dict) -> tuple[Common, dict]:
-        """(the shared options as one Common, the command's own options)."""
-        own = dict(kwargs)
+        """(the shared options as one Common, the command's own options); the process's options
+        (`PROCESS`, read before the command) are dropped."""
+        own = {name: value for name, value in kwargs.items() if name not in _PROCESS_NAMES}
         return Common(**{name: own.pop(name) for name, _, _ in self.shared}), own
 
     def __call__(self, **kwargs):

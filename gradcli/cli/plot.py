@@ -1,17 +1,32 @@
 """The `plot` command: the output and its derivatives over a range of one input, or heat maps
 of the output and its gradient norm over two.
 
-Sampling is `gradcli.plotting`'s; drawing is `gradcli.render.plot`'s (plotext in the
+Sampling is `gradcli.answers.sampling`'s; drawing is `gradcli.render.plot`'s (plotext in the
 terminal, matplotlib for -o), both imported only when this command runs.
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import Annotated, Optional
 
 from .common import drive, wrt_names
 from .options import LIMIT_OPTIONS, Common, Option, Wrt, common_options
+
+
+def parse_range(text: str, option: str = "--range") -> tuple[float, float]:
+    """--range's 'A:B' as two finite numbers with A < B."""
+    from ..errors import UsageError
+
+    lo, colon, hi = text.partition(":")
+    try:
+        a, b = float(lo), float(hi)
+    except ValueError:
+        raise UsageError(f"{option} {text!r}: expected A:B, two numbers such as -3:3") from None
+    if not colon or not math.isfinite(b - a) or a >= b:
+        raise UsageError(f"{option} {text!r}: expected A:B with finite numbers and A < B")
+    return a, b
 
 
 def _terminal_size() -> tuple[int, int, bool]:
@@ -53,14 +68,14 @@ def plot_cmd(
 
     Example: gradcli plot -e 'x = 0.0; y = tanh(x)' --wrt x --order 2
     """
-    from .. import plotting
+    from ..answers import sampling
     from ..errors import UsageError
-    from ..render import plot as render
+    from ..render import jsonout, plot as render
 
     wrt_list = wrt_names(wrt)
     if len(wrt_list) > 2 or len(dict.fromkeys(wrt_list)) != len(wrt_list):
         raise UsageError(f"--wrt {wrt}: plot takes one input, or two different ones for a heat map")
-    spans = [plotting.parse_range(part) for part in range_.split(",")] if range_ is not None else None
+    spans = [parse_range(part) for part in range_.split(",")] if range_ is not None else None
     if spans is not None and len(spans) != len(wrt_list):
         raise UsageError(f"--range {range_}: give one A:B per --wrt name ({len(wrt_list)})")
     fmt = None
@@ -80,16 +95,16 @@ def plot_cmd(
 
     def answer(run):
         if two:
-            return plotting.sample_surface(run, limits, wrt_list, opts.of, spans,
-                                           samples or plotting.DEFAULT_GRID)
-        return plotting.sample_curve(run, limits, wrt_list[0], opts.of, order,
-                                     spans[0] if spans else None, samples or plotting.DEFAULT_SAMPLES)
+            return sampling.sample_surface(run, limits, wrt_list, opts.of, spans,
+                                           samples or sampling.DEFAULT_GRID)
+        return sampling.sample_curve(run, limits, wrt_list[0], opts.of, order,
+                                     spans[0] if spans else None, samples or sampling.DEFAULT_SAMPLES)
 
     def to_json(result):
         _warn(result)
         if output is not None:
             render.save(result, output, fmt)
-        return plotting.surface_json(result) if two else plotting.curve_json(result)
+        return jsonout.surface_json(result) if two else jsonout.curve_json(result)
 
     def human(result):
         _warn(result)

@@ -8,7 +8,7 @@ import sys
 import typer
 
 from ..errors import ExitCode
-from .app import COMMANDS, command, default_dtype, guard
+from .commandset import COMMANDS, command, default_dtype, guard
 from .common import Failed
 
 HELP = """A gradient calculator and autograd inspector: values, gradients, higher-order
@@ -82,9 +82,7 @@ def _command_for(args: list[str]):
     if args and args[0] in COMMANDS:
         single = typer.main.get_command(make_app([args[0]], top=False))
         return single, args[1:], f"gradcli {args[0]}"
-    from . import app
-
-    return typer.main.get_command(app.app), args, "gradcli"
+    return typer.main.get_command(make_app()), args, "gradcli"
 
 
 def run_typer(args: list[str]) -> int:

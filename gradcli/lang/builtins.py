@@ -17,20 +17,12 @@ from gradcli.errors import LimitError, ProgramTypeError
 from gradcli.lang.limits import MAX_INT_BITS, MAX_SEQUENCE_LENGTH
 from gradcli.limits import measure
 from gradcli import dtypes
+from gradcli.lang.sequences import (  # noqa: F401  (builtins.X for the interpreter and access)
+    SEQUENCE_TYPES, check_length, iterate, materialize,
+)
 from gradcli.lang.values import Builtin, Namespace, type_name
 
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
-
-
-# Types whose values a program may iterate, index and take len() of.
-SEQUENCE_TYPES = (list, tuple, range, str, dict, set)
-
-
-def check_length(length: int, what: str = "a list") -> None:
-    """Refuse a Python sequence longer than MAX_SEQUENCE_LENGTH (before building it)."""
-    if length > MAX_SEQUENCE_LENGTH:
-        raise LimitError(f"{what} of {length} items exceeds the limit of {MAX_SEQUENCE_LENGTH} items",
-                         hint="use a tensor (zeros, arange, ...) for large data")
 
 
 def check_printed(value) -> None:
@@ -42,27 +34,6 @@ def check_printed(value) -> None:
             raise LimitError(f"printing a value of {size} items would make a string longer than "
                              f"the limit of {MAX_SEQUENCE_LENGTH} characters",
                              hint="print a part of it, or a tensor (printed in summary)")
-
-
-def materialize(iterable, what: str = "a list") -> list:
-    """The items of an iterable value as a list, refusing more than MAX_SEQUENCE_LENGTH.
-
-    Every iterable the language has (list, tuple, range, str, dict, Tensor) knows
-    its length, so the check comes before any item is made.
-    """
-    iterator = iterate(iterable)
-    check_length(len(iterable), what)
-    return list(iterator)
-
-
-def iterate(value):
-    """An iterator over a value the language lets a program iterate."""
-    from gradcli._tensor import Tensor
-
-    if isinstance(value, SEQUENCE_TYPES) or isinstance(value, Tensor) \
-            or getattr(value.__class__, "program_iterable", False):  # Sequential, ModuleList...
-        return iter(value)
-    raise ProgramTypeError(f"'{type_name(value)}' object is not iterable")
 
 
 def _engine():

@@ -17,7 +17,7 @@ import numpy as np
 
 from gradcli import _tensor, dtypes
 from gradcli.errors import AutogradError, ProgramError, ProgramTypeError, cuda_unavailable
-from gradcli.lang.builtins import materialize
+from gradcli.lang.sequences import materialize
 from gradcli.lang.limits import MAX_INT_BITS
 from gradcli.lang.values import Builtin, Namespace, type_name
 

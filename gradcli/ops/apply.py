@@ -237,7 +237,7 @@ def charge(op, arrays, params) -> None:
 
 
 def _make_node(op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
-    budget = _budget  # charge the node (Budget.node_made, inlined: the hot path)
+    budget = _budget  # charge the node (WorkBudget.node_made, inlined: the hot path)
     budget.work += _NODE_WORK
     if budget.work > budget.max_work:
         raise budget.exhausted()

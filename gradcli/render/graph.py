@@ -1,6 +1,6 @@
 """The formats of `gradcli graph`: json, list, tree, dot, mermaid.
 
-Each is a pure function of a `gradcli.graphmodel.GraphModel` and returns text
+Each is a pure function of a `gradcli.answers.graphmodel.GraphModel` and returns text
 (a JSON document, or lines). Every node is written once; a node reached a second
 time is referred to by its id, so the output grows linearly with the graph. The
 tree is drawn by hand (Rich's Tree recurses and re-indents every level, which is
@@ -13,6 +13,7 @@ from ..dtypes import get_default_dtype
 from ..format import format_tensor
 from .._tensor import Tensor
 from . import jsonout
+from .graphparts import clusters, shape_text
 
 MAX_DEPTH = 40  # levels drawn indented before the tree continues un-indented
 
@@ -37,11 +38,6 @@ def show_value(value) -> str:
     else:
         text = repr(value)
     return " ".join(text.split())
-
-
-def shape_text(shape) -> str:
-    """[4, 5]; a 0-d tensor is `scalar`."""
-    return "scalar" if len(shape) == 0 else f"[{', '.join(map(str, shape))}]"
 
 
 # -- json -------------------------------------------------------------------------
@@ -223,20 +219,6 @@ def to_dot(model) -> list[str]:
     return picture_dot(model)
 
 
-def _clusters(model, opening, member, closing: str, depth: int = 1, parent=None) -> list[str]:
-    """The modules' clusters, nested as the modules are: each holds the nodes its forward made."""
-    out = []
-    for i, (path, kind, up) in enumerate(model.modules):
-        if up != parent:
-            continue
-        pad = "  " * depth
-        out.append(pad + opening(i, f"{path} ({kind})"))
-        out.extend(pad + "  " + member(n) for n in model.nodes if n.module == i)
-        out.extend(_clusters(model, opening, member, closing, depth + 1, i))
-        out.append(pad + closing)
-    return out
-
-
 def _mermaid_text(text: str) -> str:
     return (text.replace("&", "#amp;").replace('"', "#quot;").replace("<", "#lt;")
             .replace(">", "#gt;"))
@@ -269,7 +251,7 @@ def to_mermaid(model) -> list[str]:
                 used.add("none")
             else:
                 out.append(f"  n{n.id} -->{label} n{j}")
-    out.extend(_clusters(model, lambda i, label: f'subgraph m{i} ["{_mermaid_text(label)}"]',
+    out.extend(clusters(model, lambda i, label: f'subgraph m{i} ["{_mermaid_text(label)}"]',
                          lambda n: f"n{n.id}", "end"))
     styles = {"output": f"fill:{OUTPUT_FILL},stroke:#c07000,stroke-width:3px", "leaf": f"fill:{LEAF_FILL}",
               "named": f"fill:{NAMED_FILL}", "none": f"fill:#ffffff,stroke:{FAINT},color:{FAINT}"}

@@ -86,7 +86,7 @@ def output_line(name, value) -> str:
     return block(f"output {name}", show(value), numel(value) > 1)
 
 
-# -- one renderer per command: the answer of `gradcli.queries` to standard output --------
+# -- one renderer per command: the answer of `gradcli.answers.queries` to standard output --------
 
 
 def print_eval(answer) -> None:

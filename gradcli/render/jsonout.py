@@ -93,7 +93,7 @@ def shown(values: dict) -> dict:
     return {k: v for k, v in values.items() if is_value(v)}
 
 
-# -- one document per command: the answer of `gradcli.queries` as JSON -------------------
+# -- one document per command: the answer of `gradcli.answers.queries` as JSON -------------------
 
 
 def _output(name, out) -> dict:
@@ -174,3 +174,38 @@ def run_doc(answer) -> dict:
 
 def ops_doc(rows) -> dict:
     return {"ops": rows}
+
+
+# -- plot: gaps (NaN, infinite, undefined at a kink) are null -------------------------
+
+
+def _gap(v):
+    """A plotted sample: NaN or infinite is a gap, null in plot's JSON (not the "NaN" strings above)."""
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def curve_json(c) -> dict:
+    """`plot --json` of one input: a row per sample, f and its derivatives (an answers.sampling.Curve)."""
+    keys = ["y"] + [f"d{k}" for k in range(1, c.order + 1)]
+    rows = [{"x": float(x), **{key: _gap(v[i]) for key, v in zip(keys, c.values)}}
+            for i, x in enumerate(c.xs)]
+    return {"output": c.output_name, "wrt": [c.wrt], "order": c.order,
+            "range": [float(c.xs[0]), float(c.xs[-1])],
+            "kinks": [{"x": x, "order": k} for x, k in c.kinks],
+            "samples": rows}
+
+
+def surface_json(s) -> dict:
+    """`plot --json` of two inputs: a row per grid point (an answers.sampling.Surface)."""
+    norm = s.norm
+    rows = []
+    for j, y in enumerate(s.ys):
+        for i, x in enumerate(s.xs):
+            rows.append({"x": float(x), "y": float(y), "z": _gap(s.z[j, i]),
+                         "dx": _gap(s.grads[0][j, i]), "dy": _gap(s.grads[1][j, i]),
+                         "norm": _gap(norm[j, i])})
+    return {"output": s.output_name, "wrt": list(s.wrt),
+            "range": {s.wrt[0]: [float(s.xs[0]), float(s.xs[-1])],
+                      s.wrt[1]: [float(s.ys[0]), float(s.ys[-1])]},
+            "samples": rows}

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import GradcliError, LimitError, UsageError
 from .._tensor import Tensor
-from .graph import _clusters, shape_text
+from .graphparts import clusters, shape_text
 
 SHARED_LEAF = 4  # a leaf used more often is drawn again beside each further use
 MAX_NODES = 500
@@ -167,7 +167,7 @@ def to_dot(model) -> list[str]:
                            f'color="{FAINT}"{label}];')
             else:
                 out.append(f'  n{n.id} -> n{j} [id="e{n.id}_{k}", class="flow"{label}];')
-    out.extend(_clusters(model, lambda i, label: f'subgraph cluster_{i} {{ label={_quoted(label)}; '
+    out.extend(clusters(model, lambda i, label: f'subgraph cluster_{i} {{ label={_quoted(label)}; '
                                                  'style="rounded,dashed"; color="#7a7a7a";',
                          lambda n: f"n{n.id};", "}"))
     out.append("}")

@@ -18,7 +18,7 @@ import numpy as np
 from ..format import format_tensor
 from .._tensor import Tensor
 from . import jsonout
-from .graph import shape_text
+from .graphparts import shape_text
 from .picture import summary
 
 MAX_TEXT = 2000  # characters of a tensor written out in the page; longer ones are cut
@@ -68,7 +68,8 @@ def _short(a, edge: bool = False) -> str | None:
 def walk_of(run, of, model) -> Walk:
     """Run backward on the run's output with steps, after `model` was built (it holds
     what the nodes saved, which backward frees). A non-scalar output starts from ones."""
-    from ..queries import run_backward, tensor_output
+    from ..answers.queries import run_backward
+    from ..lang.runs import tensor_output
 
     _, out = tensor_output(run, of)
     scalar = out._data.size == 1

@@ -45,7 +45,7 @@ def test_symbolic_translation_follows_the_graph():
     with no_grad():
         _, base = tape.evaluate([Tensor._make(x._data)], keep=True)
     syms = symbolic.Symbols(sp, ["x"], [x._data])
-    (y,) = tape.symbolic(sp, syms.arrays, base, symbolic.Budget())
+    (y,) = tape.symbolic(sp, syms.arrays, base, symbolic.SympyBudget())
     x0, x1 = syms.symbols[0]
     assert sp.simplify(y[()] - (3 * sp.sin(x0) + 4 * sp.sin(x1))) == 0
 
@@ -55,7 +55,7 @@ def test_evaluate_computes_each_subexpression_and_knows_what_sympy_left_undone()
     x = sp.Symbol("x", real=True)
     f = sp.Function("f")
     exprs = [sp.exp(x) * sp.sin(x) + sp.Heaviside(x), sp.Max(x, 0) ** 2, f(x).diff(x), 3]
-    values, known = symbolic.evaluate(sp, exprs, {x: 0.5}, symbolic.Budget())
+    values, known = symbolic.evaluate(sp, exprs, {x: 0.5}, symbolic.SympyBudget())
     assert values[0] == pytest.approx(math.exp(0.5) * math.sin(0.5) + 1)
     assert values[1] == pytest.approx(0.25)
     assert known.tolist() == [True, True, False, True]
@@ -69,7 +69,7 @@ def test_symbols_sample_a_large_input():
 
 
 def test_budget_raises_instead_of_hanging():
-    budget = symbolic.Budget(-1.0)   # already past (0.0 can tie with a coarse CPU clock)
+    budget = symbolic.SympyBudget(-1.0)   # already past (0.0 can tie with a coarse CPU clock)
     with pytest.raises(symbolic.OverBudget, match="budget"):
         budget.check()
 

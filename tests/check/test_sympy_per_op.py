@@ -207,14 +207,14 @@ def test_every_op_node_agrees_with_its_whole_translation(op, inputs, params):
         if not o.requires_grad:
             continue  # the indices of max(dim)
         tape = Tape([o], xs, notes)
-        grads, known = Chain(tape, xs).vjp(sp, np.eye(o._data.size), symbolic.Budget())
+        grads, known = Chain(tape, xs).vjp(sp, np.eye(o._data.size), symbolic.SympyBudget())
         syms = symbolic.Symbols(sp, [f"x{i}" for i in diff], [x._data for x in xs], max_symbols=10**6)
         with no_grad():
             _, base = tape.evaluate([Tensor._make(x._data) for x in xs], keep=True)
-        y = np.asarray(tape.symbolic(sp, syms.arrays, base, symbolic.Budget())[0], dtype=object)
-        rows = symbolic.jacobian_exprs(y, [s for ss in syms.symbols for s in ss], symbolic.Budget())
+        y = np.asarray(tape.symbolic(sp, syms.arrays, base, symbolic.SympyBudget())[0], dtype=object)
+        rows = symbolic.jacobian_exprs(y, [s for ss in syms.symbols for s in ss], symbolic.SympyBudget())
         values, whole_known = symbolic.evaluate(sp, [d for row in rows for d in row], syms.point,
-                                                symbolic.Budget())
+                                                symbolic.SympyBudget())
         per_op, per_op_known = np.concatenate(grads, axis=1), np.concatenate(known, axis=1)
         assert (whole_known.reshape(per_op.shape) == per_op_known).all()
         np.testing.assert_allclose(per_op[per_op_known], values.reshape(per_op.shape)[per_op_known],
@@ -273,7 +273,7 @@ def test_the_chain_never_calls_a_backward_rule(monkeypatch):
 
     for op in OPS.values():
         monkeypatch.setattr(op, "rules", tuple(None if r is None else refuse for r in op.rules))
-    grads, known = chain.vjp(symbolic.sympy(), np.eye(3), symbolic.Budget())
+    grads, known = chain.vjp(symbolic.sympy(), np.eye(3), symbolic.SympyBudget())
     assert all(k.all() for k in known)
     A, v = np.array(xs[0]._data), np.array(xs[1]._data)
     t = np.tanh(A @ v)

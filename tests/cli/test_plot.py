@@ -351,7 +351,7 @@ def test_readme_plot_example_runs_and_matches():
 
 # -- one run over all samples -----------------------------------------------------------------
 
-from gradcli import plotting  # noqa: E402
+from gradcli.answers import sampling  # noqa: E402
 from gradcli.lang import Limits, compile_program  # noqa: E402
 
 
@@ -361,7 +361,7 @@ from gradcli.lang import Limits, compile_program  # noqa: E402
     "x = 1.0\n-x + pi * x",
 ])
 def test_straight_line_elementwise_programs_run_once(source):
-    assert plotting.vectorizable(compile_program(source), ["x"], None)
+    assert sampling.vectorizable(compile_program(source), ["x"], None)
 
 
 @pytest.mark.parametrize("source", [
@@ -379,19 +379,19 @@ def test_straight_line_elementwise_programs_run_once(source):
     "x = torch.tensor(1.0, requires_grad=True)\ny = tanh(x)",
 ])
 def test_anything_else_runs_once_per_sample(source):
-    assert not plotting.vectorizable(compile_program(source), ["x"], None)
+    assert not sampling.vectorizable(compile_program(source), ["x"], None)
 
 
-@pytest.mark.parametrize("fn", sorted(plotting.ELEMENTWISE))
+@pytest.mark.parametrize("fn", sorted(sampling.ELEMENTWISE))
 def test_one_run_gives_the_bits_of_one_run_per_sample(fn):
     source = f"x = 0.5\na = 1.5\ny = {fn}(x * a + 0.25) * x ** 2 / (1 + x) + x.{fn}()\n"
     program = compile_program(source)
-    assert plotting.vectorizable(program, ["x"], None)
-    xs = plotting.grid(-0.95, 0.95, 41)   # inside every function's domain but sqrt's/log's
+    assert sampling.vectorizable(program, ["x"], None)
+    xs = sampling.grid(-0.95, 0.95, 41)   # inside every function's domain but sqrt's/log's
     limits = Limits()
     with np.errstate(all="ignore"):
-        one = plotting.Sampler(program, {}, ["x"], None, limits)
-        each = plotting.Sampler(program, {}, ["x"], None, limits, vectorize=False)
+        one = sampling.Sampler(program, {}, ["x"], None, limits)
+        each = sampling.Sampler(program, {}, ["x"], None, limits, vectorize=False)
         vector, _ = one.chains(xs, 3)
         scalar, _ = each.chains(xs, 3)
     assert one.vectorized
@@ -403,12 +403,12 @@ def test_one_run_gives_the_bits_of_one_run_per_sample(fn):
                                   "(x + 2) ** 1.5 / (x - 7)", "pi * x - e", "x ** 0"])
 def test_one_run_gives_the_bits_of_one_run_per_sample_for_arithmetic(form):
     program = compile_program(f"x = 1.0\ny = {form}\n")
-    xs = plotting.grid(0.05, 2.95, 59)
+    xs = sampling.grid(0.05, 2.95, 59)
     limits = Limits()
     with np.errstate(all="ignore"):
-        one = plotting.Sampler(program, {}, ["x"], None, limits)
+        one = sampling.Sampler(program, {}, ["x"], None, limits)
         vector, _ = one.chains(xs, 4)
-        scalar, _ = plotting.Sampler(program, {}, ["x"], None, limits, vectorize=False).chains(xs, 4)
+        scalar, _ = sampling.Sampler(program, {}, ["x"], None, limits, vectorize=False).chains(xs, 4)
     assert one.vectorized
     for a, b in zip(vector, scalar):
         assert np.array_equal(a, b, equal_nan=True)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import gradcli
-from gradcli import graphmodel
+from gradcli.answers import graphmodel
 from gradcli.autograd import Function
 from gradcli.errors import ExitCode, ProgramError
 from gradcli.render import graph as render

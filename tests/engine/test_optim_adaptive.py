@@ -8,7 +8,7 @@ import gradcli as g
 from gradcli import optim
 from gradcli.errors import ProgramValueError
 from gradcli.lang import compile_program
-from gradcli.lr_scheduler import CosineAnnealingLR, ExponentialLR, LambdaLR, StepLR
+from gradcli.optim.lr_scheduler import CosineAnnealingLR, ExponentialLR, LambdaLR, StepLR
 
 
 def steps(make, n, grad=2.0, start=1.0):

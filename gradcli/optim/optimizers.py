@@ -1,4 +1,5 @@
-"""`torch.optim.SGD`: stochastic gradient descent with PyTorch's momentum semantics.
+"""`torch.optim`'s optimizers: SGD (with PyTorch's momentum semantics), Adam, AdamW,
+RMSprop and Adagrad, on the `Optimizer` base.
 
 `step()` updates each parameter's storage in place, outside the graph (as
 under `no_grad`), and bumps its version counter; `zero_grad()` sets `.grad` to
@@ -12,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ProgramError, ProgramTypeError, ProgramValueError
-from ._tensor import Tensor, bump_version
+from ..errors import ProgramError, ProgramTypeError, ProgramValueError
+from .._tensor import Tensor, bump_version
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer"]
 
@@ -21,7 +22,7 @@ __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer"]
 def _closure_loss(closure):
     """The loss a program's closure returns to step(), through the engine's call boundary:
     a Tensor or a number (not an object of the program's to hand back)."""
-    from .graph.callback import call_program
+    from ..graph.callback import call_program
 
     loss = call_program("step(closure)", None, closure)
     if loss is not None and not isinstance(loss, (Tensor, int, float)):
@@ -104,7 +105,7 @@ def _call_closure(closure):
     """closure() under enable_grad, as PyTorch's step(closure) does; None without one."""
     if closure is None:
         return None
-    from ._tensor import enable_grad
+    from .._tensor import enable_grad
 
     with enable_grad():
         return _closure_loss(closure)
@@ -422,5 +423,3 @@ def fma(a, b, c, dtype=np.float64) -> np.ndarray:
         plain = a * b + c
     return np.where(np.isfinite(z), z, plain)
 
-
-from . import lr_scheduler  # noqa: E402,F401  (torch.optim.lr_scheduler, as optim.lr_scheduler)

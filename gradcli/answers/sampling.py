@@ -31,7 +31,8 @@ from typing import Callable
 import numpy as np
 
 from . import queries
-from .errors import GradcliError, LimitError, ProgramError, UsageError
+from ..lang.runs import tensor_output
+from ..errors import GradcliError, LimitError, ProgramError, UsageError
 
 MAX_ORDER = 4
 DEFAULT_SAMPLES = 400
@@ -67,18 +68,6 @@ class Surface:
     @property
     def norm(self) -> np.ndarray:
         return np.hypot(self.grads[0], self.grads[1])
-
-
-def parse_range(text: str, option: str = "--range") -> tuple[float, float]:
-    """'A:B' as two finite numbers with A < B."""
-    lo, colon, hi = text.partition(":")
-    try:
-        a, b = float(lo), float(hi)
-    except ValueError:
-        raise UsageError(f"{option} {text!r}: expected A:B, two numbers such as -3:3") from None
-    if not colon or not math.isfinite(b - a) or a >= b:
-        raise UsageError(f"{option} {text!r}: expected A:B with finite numbers and A < B")
-    return a, b
 
 
 def default_range(value: float) -> tuple[float, float]:
@@ -143,7 +132,7 @@ class Sampler:
     def _run(self, values: dict):
         """The program run with `values` for inputs, then the answer limits of one --points line:
         each sample has the budgets of a run of its own (as drive gives its first run)."""
-        from .limits import limited
+        from ..limits import limited
 
         with limited(self.limits):  # one budget for the sample's run and its answer
             run = self.program.run({**self.overrides, **values}, requires_grad=self.wrt,
@@ -172,7 +161,7 @@ class Sampler:
         """`chain` for every sample at once: the same elementwise ops on a vector, each
         derivative autograd.grad of the one before (ones as the seed, as `_rows` seeds 1)."""
         with self._run({self.wrt[0]: xs.tolist()}) as run:
-            _, out = queries.tensor_output(run, self.of)
+            _, out = tensor_output(run, self.of)
             x = run.values[self.wrt[0]]
             values = [out]
             for k in range(1, order + 1):
@@ -183,15 +172,15 @@ class Sampler:
         """`gradient` at every point at once: one run on two vectors, one autograd.grad."""
         x, y = self.wrt
         with self._run({x: xs.tolist(), y: ys.tolist()}) as run:
-            _, out = queries.tensor_output(run, self.of)
+            _, out = tensor_output(run, self.of)
             return _arrays([out] + _vector_grad(out, [run.values[x], run.values[y]]), xs.shape)
 
 
 def _vector_grad(f, inputs: list, create_graph: bool = False) -> list:
     """d f_i / d x_i for each input, elementwise: autograd.grad with a seed of ones; zeros for
     an input f does not depend on."""
-    from .autograd.engine import grad
-    from ._tensor import Tensor
+    from ..autograd.engine import grad
+    from .._tensor import Tensor
 
     grads = [None] * len(inputs)
     if f.requires_grad:
@@ -218,8 +207,8 @@ def vectorizable(program, wrt: list, of) -> bool:
     expression), from number literals, earlier names, + - * / ** and the ELEMENTWISE
     functions; no reductions, indexing, lists, loops, conditions or calls of anything
     else, so no value of x decides what runs and no element meets another."""
-    from .lang import nodes as n
-    from .lang.builtins import CONSTANTS
+    from ..lang import nodes as n
+    from ..lang.builtins import CONSTANTS
 
     body = program.module.body
     assigned = set()
@@ -279,7 +268,7 @@ def _silent(line: str) -> None:
 
 def scalar_output(run, of) -> tuple:
     """The output, refused unless it has one element."""
-    name, out = queries.tensor_output(run, of)
+    name, out = tensor_output(run, of)
     if out._data.size != 1:
         raise ProgramError(
             f"plot needs a scalar output, and {name!r} has shape {list(out._data.shape)}",
@@ -360,8 +349,8 @@ def _check_samples(samples: int) -> None:
 def _nonsmooth(sampler: Sampler, xs: np.ndarray, values: list, order: int) -> list:
     """For k = 1..order, where d_(k-1) has a kink or a jump at xs (so d_k is undefined there):
     the gradient checker's test (check.core), d_k against differences of d_(k-1)."""
-    from .autograd.gradcheck import mismatch
-    from .check.core import Options, _jumps, _kinks
+    from ..autograd.gradcheck import mismatch
+    from ..check.core import Options, _jumps, _kinks
 
     opts = Options()
     eps, atol, rtol = opts.eps, opts.atol, opts.rtol
@@ -420,7 +409,7 @@ WIDTH = 1e-12
 
 def _kinks_between(curve: Curve, sampler: Sampler) -> None:
     """Add a sample at each kink or jump that lies between two samples, undefined from there on."""
-    from .check.core import Options
+    from ..check.core import Options
 
     opts = Options()
     order, xs = curve.order, curve.xs
@@ -489,35 +478,3 @@ def sample_surface(run, limits, wrt: list, of=None, spans=None, samples: int = D
     shape = (samples, samples)
     z, gx, gy = (np.where(np.isfinite(v), v, np.nan).reshape(shape) for v in values)
     return Surface(name, tuple(wrt), axes[0], axes[1], z, (gx, gy), failures)
-
-
-# -- JSON ------------------------------------------------------------------------------------
-
-
-def _number(v):
-    v = float(v)
-    return v if math.isfinite(v) else None
-
-
-def curve_json(c: Curve) -> dict:
-    keys = ["y"] + [f"d{k}" for k in range(1, c.order + 1)]
-    rows = [{"x": float(x), **{key: _number(v[i]) for key, v in zip(keys, c.values)}}
-            for i, x in enumerate(c.xs)]
-    return {"output": c.output_name, "wrt": [c.wrt], "order": c.order,
-            "range": [float(c.xs[0]), float(c.xs[-1])],
-            "kinks": [{"x": x, "order": k} for x, k in c.kinks],
-            "samples": rows}
-
-
-def surface_json(s: Surface) -> dict:
-    norm = s.norm
-    rows = []
-    for j, y in enumerate(s.ys):
-        for i, x in enumerate(s.xs):
-            rows.append({"x": float(x), "y": float(y), "z": _number(s.z[j, i]),
-                         "dx": _number(s.grads[0][j, i]), "dy": _number(s.grads[1][j, i]),
-                         "norm": _number(norm[j, i])})
-    return {"output": s.output_name, "wrt": list(s.wrt),
-            "range": {s.wrt[0]: [float(s.xs[0]), float(s.xs[-1])],
-                      s.wrt[1]: [float(s.ys[0]), float(s.ys[-1])]},
-            "samples": rows}

@@ -11,9 +11,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from .errors import ProgramError
-from ._tensor import Tensor
-from .limits import gc_paused
+from ..errors import ProgramError
+from .._tensor import Tensor
+from ..limits import gc_paused
 
 
 @dataclass(eq=False)
@@ -120,7 +120,7 @@ def recorded_shapes():
     (id(grad_fn), output_nr) -> shape for `build(..., shapes=)`. A later write wins,
     so an id reused after a node died is overwritten by its live owner's parent.
     """
-    from .graph.nodes import observe_nodes
+    from ..graph.nodes import observe_nodes
 
     shapes: dict = {}
 
@@ -239,7 +239,7 @@ def _module_paths(names, by_tensor) -> dict:
     """id(module) -> (path, module, variable); names the modules' parameters in by_tensor."""
     if not names or not any(getattr(v, "_parameters", None) is not None for v in names.values()):
         return {}
-    from .nn.modules import module_paths, module_tensors
+    from ..nn.modules import module_paths, module_tensors
 
     for name, t in reversed(list(module_tensors(names).items())):
         by_tensor[id(t)] = name  # a path wins over a variable that also holds the parameter
@@ -249,7 +249,7 @@ def _module_paths(names, by_tensor) -> dict:
 def _assign_modules(model, objs, paths) -> None:
     """Each node's module (the innermost whose forward made it; a parameter's leaf is its
     owner's), and the clusters those modules form, each under its parent module."""
-    from .nn.modules import NODE_MODULE
+    from ..nn.modules import NODE_MODULE
 
     owner = {id(t): id(m) for _, m, _ in paths.values()
              for t in list(m._parameters.values()) + list(m._buffers.values()) if t is not None}
@@ -295,7 +295,7 @@ def _value_of(node, tensor_name, names, by_fn_out):
 def graph_of(run, of: str | None = None, saved: bool = False, values: bool = False,
              shapes: dict | None = None) -> GraphModel:
     """The graph of a run's output (or of `--of NAME`)."""
-    from .queries import tensor_output
+    from ..lang.runs import tensor_output
 
     name, out = tensor_output(run, of)
     names = getattr(run, "values", None)

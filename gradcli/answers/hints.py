@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
-from .errors import AutogradError, GradcliError, Span
+from ..errors import AutogradError, GradcliError, Span
 
 NON_SCALAR = "grad can be implicitly created only for scalar outputs"
 NO_GRAD_FN = "does not require grad and does not have a grad_fn"
@@ -59,7 +59,7 @@ def explained(run, name: str, out, wrt: list[str] | None = None, command: str = 
 
 
 def _explain(err: AutogradError, run, name: str, out, wrt: list[str], command: str) -> None:
-    from .queries import tensors
+    from ..lang.runs import tensors  # here: `cli.common` imports this module at start-up
 
     named = tensors(run)
     message = err.message

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 
-from .graph.callback import call_program
-from .errors import ProgramTypeError, ProgramValueError
+from ..graph.callback import call_program
+from ..errors import ProgramTypeError, ProgramValueError
+from .optimizers import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR"]
 
@@ -19,8 +20,6 @@ class LRScheduler:
     """Base: `base_lrs` from each group's `initial_lr`, `last_epoch`, `get_last_lr()`."""
 
     def __init__(self, optimizer, last_epoch: int = -1):
-        from .optim import Optimizer
-
         if not isinstance(optimizer, Optimizer):
             raise ProgramTypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -133,7 +132,7 @@ class LambdaLR(LRScheduler):
 
 
 def _factor(value) -> float:
-    from ._tensor import Tensor
+    from .._tensor import Tensor
 
     if isinstance(value, Tensor):
         value = value.item()

@@ -2,77 +2,24 @@
 
 Each takes a finished run (`gradcli.lang` result) and returns plain data: the
 CLI only reads options, calls one of these and renders what it returns.
-(`op_table` asks about the op table instead of a run.)
+(`optable` answers `gradcli ops`, which asks about the op table instead of a run.)
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .autograd import engine
-from .autograd.functional import _rows
-from .errors import LimitError, ProgramError, ProgramTypeError, UsageError
+from ..autograd import engine
+from ..autograd.functional import _rows
+from ..errors import LimitError, ProgramError, UsageError
 from .hints import explained, place_of
-from ._tensor import Tensor, check_elements
-
-
-def output_of(run, of: str | None = None) -> tuple[str, object]:
-    """The output (SPEC 2.4), or the value `--of NAME` picks."""
-    if of is not None:
-        return run.select_output(of)
-    return run.output_name, run.output
+from ..lang.runs import lookup, output_of, tensor_output, tensors
+from .._tensor import Tensor, check_elements
 
 
 def run_eval(run, of: str | None = None) -> tuple[str, dict]:
     """The output's name (or the one `--of` picks) and every named value of the run."""
     name, _ = output_of(run, of)
     return name, run.values
-
-
-def tensor_output(run, of: str | None = None) -> tuple[str, Tensor]:
-    name, value = output_of(run, of)
-    if not isinstance(value, Tensor):
-        raise ProgramTypeError(
-            f"the output {name!r} is {_kind(value)}, not a tensor",
-            hint="name a tensor with --of NAME" if of is None else None,
-        )
-    return name, value
-
-
-def _kind(value) -> str:
-    if value is None:
-        return "None"
-    return f"a {type(value).__name__}"
-
-
-def tensors(run) -> dict[str, Tensor]:
-    """The named tensors of a run, in the order they were first assigned, then the parameters
-    and buffers of its nn modules, named by dotted path (`fc1.weight`, as torchviz names them,
-    even when a variable such as a loop's `p` also holds one: `nn.modules.module_tensors`)."""
-    named = {k: v for k, v in run.values.items() if isinstance(v, Tensor)}
-    modules = getattr(run, "modules", None)
-    if modules:
-        from .nn.modules import module_tensors
-
-        paths = module_tensors(modules)
-        held = {id(t) for t in paths.values()}
-        named = {k: v for k, v in named.items() if id(v) not in held}
-        for k, t in paths.items():
-            named.setdefault(k, t)
-    return named
-
-
-def lookup(run, names: list[str], option: str) -> list[Tensor]:
-    found = []
-    named = tensors(run)
-    for name in names:
-        if name not in named:
-            import difflib
-
-            close = difflib.get_close_matches(name, list(named), n=1)
-            raise UsageError(f"{option}: no tensor named {name!r} in the program",
-                             hint=f"did you mean {close[0]!r}?" if close else None)
-        found.append(named[name])
-    return found
 
 
 def as_gradient(spec, like: Tensor) -> Tensor | None:
@@ -272,36 +219,3 @@ def run_jacobian(run, wrt: list[str], of=None) -> MatrixResult:
 def run_hessian(run, wrt: list[str], of=None) -> MatrixResult:
     result = run_grad(run, wrt, of=of, order=2, command="hessian")
     return MatrixResult(result.output_name, result.output, result.wrt, result.grads)
-
-
-def op_table() -> list[dict]:
-    """The differentiable built-in ops: name, backward node, inputs, the derivative per input."""
-    from .ops import OPS
-
-    return [{"name": op.name, "node": op.node, "inputs": list(op.inputs),
-             "formulas": {i: f for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None}}
-            for op in OPS.values() if op.differentiable]
-
-
-def op_detail(name: str) -> dict:
-    """One built-in op in full: its row of `op_table` plus its parameters and description."""
-    import difflib
-
-    from .errors import UsageError
-    from .ops import OPS
-
-    op = OPS.get(name)
-    if op is None:
-        close = difflib.get_close_matches(name, list(OPS), n=3)
-        raise UsageError(f"no op named {name!r}",
-                         hint=f"did you mean {' or '.join(close)}?" if close else "gradcli ops lists them")
-    return {"name": op.name, "node": op.node, "inputs": list(op.inputs),
-            "params": [[p, _plain(op.defaults.get(p))] for p in op.params],
-            "formulas": {i: f for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None},
-            "doc": op.doc or ""}
-
-
-def _plain(v):
-    """A parameter's default as JSON can hold it."""
-    return v if v is None or isinstance(v, (bool, int, float, str)) else repr(v)
-
