@@ -40,43 +40,63 @@ def _ceil_log2(n: int) -> int:
 
 
 def _seq(a, axis):
-    """The sum along `axis` added in order from 0 (what a C loop `acc += x[i]` gives)."""
-    if a.shape[axis] == 0:
-        shape = list(a.shape)
-        del shape[axis]
-        return np.zeros(shape, a.dtype)
-    return np.cumsum(a, axis=axis).take(-1, axis=axis)
+    """The sum along `axis` added in order (what a C loop `acc += x[i]` gives).
+
+    numpy adds in order when the summed axis is not its inner loop: a reduction over an
+    axis with a faster one after it (one call), or, for large arrays, a loop of slice
+    additions; else its cumsum, always in order but slow."""
+    n = a.shape[axis]
+    if n == 0:
+        return np.zeros(a.shape[:axis] + a.shape[axis + 1:], a.dtype)
+    stride = abs(a.strides[axis])
+    if any(0 < abs(a.strides[i]) < stride and a.shape[i] > 1 for i in range(axis + 1, a.ndim)):
+        if n <= 32 and a.size >= 1 << 16:
+            index = [slice(None)] * a.ndim
+            index[axis] = 0
+            acc = a[tuple(index)].copy()
+            for i in range(1, n):
+                index[axis] = i
+                acc += a[tuple(index)]
+            return acc
+        return np.add.reduce(a, axis)
+    return a.cumsum(axis).take(-1, axis)
+
+
+def _plus(acc, more):
+    return more if acc is None else acc + more
 
 
 def _cascade(x):
-    """multi_row_sum: x (batch, size, lanes) summed over axis 1 in PyTorch's cascade order."""
+    """multi_row_sum: x (batch, size, lanes) summed over axis 1 in PyTorch's cascade order:
+    runs of `step` rows added in order, runs of those sums, 4 levels; then the rows after the
+    last full run, plus the unfinished runs of each level. (Adding an empty level's 0 changes
+    nothing but the sign of a zero, which `reduce_sum` settles at the end.)"""
     b, size, lanes = x.shape
     step = 1 << max(4, _ceil_log2(size) // _LEVELS)
     full = size // step
-    level = _seq(x[:, :full * step].reshape(b, full, step, lanes), 2)    # (b, full, lanes)
-    partial = []
-    for _ in range(_LEVELS - 2):                 # levels 1 and 2: the unfinished runs are kept
+    acc = _seq(x[:, full * step:], 1) if size > full * step else None
+    if not full:
+        return acc
+    level = _seq(x[:, :full * step].reshape(b, full, step, lanes), 2)
+    for _ in range(_LEVELS - 2):
         n = level.shape[1] // step
-        partial.append(_seq(level[:, n * step:], 1))
+        if level.shape[1] > n * step:
+            acc = _plus(acc, _seq(level[:, n * step:], 1))
+        if not n:
+            return acc
         level = _seq(level[:, :n * step].reshape(b, n, step, lanes), 2)
-    top = _seq(level, 1)                         # level 3 adds every level-2 sum
-    acc = _seq(x[:, full * step:], 1)            # the elements after the last full run
-    for p in partial + [top]:
-        acc = acc + p
-    return acc
+    return _plus(acc, _seq(level, 1))
 
 
 def _row_sum(x):
-    """row_sum: x (batch, size, lanes) over axis 1, the rows dealt to 4 interleaved cascades."""
+    """row_sum: x (batch, size, lanes) over axis 1, the rows dealt to 4 interleaved cascades,
+    the leftover rows added to the first, then the other three added to it."""
     b, size, lanes = x.shape
     k = size // _ILP
+    if not k:
+        return _seq(x, 1)
     parts = _cascade(x[:, :k * _ILP].reshape(b, k, _ILP * lanes)).reshape(b, _ILP, lanes)
-    acc = parts[:, 0]
-    if size > k * _ILP:
-        acc = _seq(np.concatenate([acc[:, None], x[:, k * _ILP:]], 1), 1)
-    for i in range(1, _ILP):
-        acc = acc + parts[:, i]
-    return acc
+    return _seq(np.concatenate([parts[:, :1], x[:, k * _ILP:], parts[:, 1:]], 1), 1)
 
 
 def _inner(x, half):
@@ -84,12 +104,11 @@ def _inner(x, half):
     b, n = x.shape
     width = 2 * LANES if half else LANES
     vecs = n // width
-    body = x[:, :vecs * width].astype(np.float32).reshape(b, vecs, width)
+    body = x[:, :vecs * width].reshape(b, vecs, width)
     if half:   # a load of 2 * LANES halves adds neighbouring pairs into LANES floats
         body = body[:, :, 0::2] + body[:, :, 1::2]
     acc = _row_sum(body)                                      # (b, LANES)
-    tail = x[:, vecs * width:].astype(np.float32)
-    return _seq(np.concatenate([tail, acc], 1), 1)
+    return _seq(np.concatenate([x[:, vecs * width:], acc], 1), 1)
 
 
 def _outer_vectorized(x):
@@ -120,7 +139,7 @@ def _loop2d(x, st0, st1, half):
     """One call of cascade_sum's 2-d loop: x (batch, size1, size0) reduced over its last axis,
     size1 columns kept apart -> (batch, size1) float32 results (before they are stored)."""
     b, size1, size0 = x.shape
-    x = x.astype(np.float32) if half else x
+    x = x.astype(np.float32, copy=False)
     if st0 == 1 and size0 >= (2 * LANES if half else LANES):
         return _inner(x.reshape(b * size1, size0), half).reshape(b, size1)
     cols = np.swapaxes(x, 1, 2)                               # (batch, size0, size1)
@@ -218,6 +237,9 @@ def _accumulate(res, dtype):
 def reduce_sum(x, axes, keepdim=False):
     """`torch.sum(x, axes, keepdim)` of a float32 or float16 array, added in PyTorch's order."""
     half = x.dtype == np.float16
+    if x.ndim == len(axes) and x.flags.c_contiguous and 0 < x.size < GRAIN:   # a whole contiguous tensor
+        res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
+        return res.reshape((1,) * x.ndim) if keepdim else res
     axes = set(axes)
     out_shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
     if x.size == 0:
@@ -233,7 +255,7 @@ def reduce_sum(x, axes, keepdim=False):
         # back to numpy's axis order (size-1 dims, dropped, come back)
         res = np.asarray(res).reshape([x.shape[a] for a in kept])
         res = np.transpose(res, np.argsort(kept)).reshape(out_shape)
-    res = res.astype(x.dtype, copy=False)
+    res = res.astype(x.dtype, copy=False) + x.dtype.type(0)   # PyTorch's out = 0 + sum: never -0
     return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in axes])
 
 
@@ -271,7 +293,8 @@ def _parallel(x, dims, half):
             continue
         sub_dims = list(dims)
         sub_dims[split] = (e - b,) + tuple(dims[split][1:])
-        pieces.append(_run(np.take(y, np.arange(b, e), axis=axis), sub_dims, half))
+        index = (slice(None),) * axis + (slice(b, e),)
+        pieces.append(_run(y[index], sub_dims, half))
     kept = [d for d in reversed(dims) if not d[2]]
     return np.concatenate(pieces, axis=kept.index(dims[split]))
 
