@@ -225,17 +225,20 @@ def _run(y, dims, half):
 
 
 def _accumulate(res, dtype):
-    """out = 0; out += r for each r along the last axis, rounded to `dtype` every time."""
+    """out = 0; out += r for each r along the last axis, in `dtype` (a float16 output takes
+    each r rounded to half first)."""
+    res = res.astype(dtype, copy=False)
     if dtype == np.float32:
-        return _seq(np.concatenate([np.zeros(res.shape[:-1] + (1,), np.float32), res], -1), -1)
+        return _seq(res, res.ndim - 1) + np.float32(0)
     out = np.zeros(res.shape[:-1], np.float16)
     for i in range(res.shape[-1]):
-        out = (out.astype(np.float32) + res[..., i]).astype(np.float16)
+        out = out + res[..., i]
     return out
 
 
-def reduce_sum(x, axes, keepdim=False):
-    """`torch.sum(x, axes, keepdim)` of a float32 or float16 array, added in PyTorch's order."""
+def reduce_sum(x, axes, keepdim=False, acc_buffer=True):
+    """`torch.sum(x, axes, keepdim)` of a float32 or float16 array, added in PyTorch's order
+    (`acc_buffer`: sum's float32 pass for float16, which nansum does not make)."""
     half = x.dtype == np.float16
     if x.ndim == len(axes) and x.flags.c_contiguous and 0 < x.size < GRAIN:   # a whole contiguous tensor
         res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
@@ -246,7 +249,7 @@ def reduce_sum(x, axes, keepdim=False):
         res = np.zeros(out_shape, x.dtype)
     else:
         dims = _iteration(x, axes)
-        if half and len(dims) > 1 and dims[0][2] and dims[1][2]:
+        if half and acc_buffer and len(dims) > 1 and dims[0][2] and dims[1][2]:
             # PyTorch sums half in float then when two reduced dims stay apart (its
             # should_use_acc_buffer, pytorch#83149)
             return reduce_sum(x.astype(np.float32), axes, keepdim).astype(np.float16)
@@ -320,3 +323,52 @@ def _range_sum(y, dims, begin, end, half):
             results.append(_loop2d(rows[r:r + k].reshape(1, k, size0), st0, st1, half)[0])
             i += k * size0
     return _accumulate(np.concatenate(results)[None], dtype)[0]
+
+
+# -- the reductions as the ops call them ---------------------------------------------------
+
+_EMULATED = (np.dtype(np.float32), np.dtype(np.float16))
+
+
+def _all_axes(x, axes):
+    return tuple(range(x.ndim)) if axes is None else tuple(axes)
+
+
+def sum(x, axes=None, keepdim=False):
+    """`torch.sum`: float32 and float16 added in PyTorch's order, other dtypes by numpy."""
+    x = np.asarray(x)
+    if x.dtype not in _EMULATED:
+        return np.sum(x, axis=axes, keepdims=keepdim)
+    return reduce_sum(x, _all_axes(x, axes), keepdim)
+
+
+def mean(x, axes=None, keepdim=False):
+    """`torch.mean` on CPU: the sum divided by the count in the sum's dtype (float16: summed as
+    float32, divided, rounded once), as PyTorch's mean_out does."""
+    x = np.asarray(x)
+    if x.dtype not in _EMULATED:
+        return np.mean(x, axis=axes, keepdims=keepdim)
+    axes = _all_axes(x, axes)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    total = reduce_sum(x.astype(np.float32, copy=False), axes, keepdim)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (total / np.float32(n)).astype(x.dtype)
+
+
+def nansum(x, axes=None, keepdim=False):
+    """`torch.nansum`: the sum with nan read as 0 (PyTorch's nan-skipping loads)."""
+    x = np.asarray(x)
+    if x.dtype not in _EMULATED:
+        return np.nansum(x, axis=axes, keepdims=keepdim)
+    axes = _all_axes(x, axes)
+    return reduce_sum(np.where(np.isnan(x), x.dtype.type(0), x), axes, keepdim, acc_buffer=False)
+
+
+def cumsum(x, axis):
+    """`torch.cumsum`: in order, accumulated in double for float32 (PyTorch's CPU acc_type) and
+    in float for float16, each partial sum rounded to the dtype."""
+    x = np.asarray(x)
+    acc = np.float32 if x.dtype == np.float16 else np.float64
+    return np.cumsum(x.astype(acc), axis=axis).astype(x.dtype)
