@@ -24,6 +24,7 @@ from .._tensor import Tensor, _dim, as_int, check_elements
 from .broadcast import broadcast_shapes
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
+from . import torch_order
 from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, apply, defop, export
 from . import factories
 
@@ -54,7 +55,7 @@ def _reduce(loss, reduction):
     """A loss array reduced as `reduction` says."""
     if reduction == "none":
         return loss
-    return np.sum(loss) if reduction == "sum" else np.mean(loss)
+    return torch_order.sum(loss) if reduction == "sum" else torch_order.mean(loss)   # PyTorch's order
 
 
 def _numel(x) -> int:
