@@ -34,6 +34,8 @@ def _sigmoid(x):
 
 
 def _softplus(x, beta=1.0, threshold=20.0):
+    if x.__class__ is np.ndarray and x.dtype == np.float32:
+        return torch_math.softplus32(x, beta, threshold)   # PyTorch's float32 formula
     bx = np.multiply(x, beta)
     return np.where(bx > threshold, x, np.logaddexp(0.0, bx) / beta)
 

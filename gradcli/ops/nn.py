@@ -24,7 +24,7 @@ from .._tensor import Tensor, _dim, as_int, check_elements
 from .broadcast import broadcast_shapes
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
-from . import torch_order
+from . import torch_math, torch_order
 from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, apply, defop, export
 from . import factories
 
@@ -77,6 +77,8 @@ def _softmax(self, dim):
     x = as_floating(self)
     if dim is None:
         return np.ones_like(x)
+    if x.dtype == np.float32:
+        return torch_math.softmax32(x, dim)
     e = np.exp(x - np.max(x, axis=dim, keepdims=True))
     return e / np.sum(e, axis=dim, keepdims=True)
 
@@ -578,6 +580,8 @@ def gelu(input, *, approximate="none"):
 
 
 def _silu(self):
+    if self.__class__ is np.ndarray and self.dtype == np.float32:
+        return torch_math.silu32(self)   # PyTorch's float32 formula
     x = np.asarray(self, dtype=np.float64)
     return x * _sigmoid(x)
 
