@@ -236,11 +236,13 @@ def _accumulate(res, dtype):
     return out
 
 
-def reduce_sum(x, axes, keepdim=False, acc_buffer=True):
-    """`torch.sum(x, axes, keepdim)` of a float32 or float16 array, added in PyTorch's order
-    (`acc_buffer`: sum's float32 pass for float16, which nansum does not make)."""
+def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
+    """`torch.sum(x, axes, keepdim)` of a float32 or float16 array, added in PyTorch's order;
+    `nan_as_zero`: nansum's (which reads nan as 0, and makes no float32 pass for float16)."""
     half = x.dtype == np.float16
     if x.ndim == len(axes) and x.flags.c_contiguous and 0 < x.size < GRAIN:   # a whole contiguous tensor
+        if nan_as_zero:
+            x = np.where(np.isnan(x), x.dtype.type(0), x)
         res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
         return res.reshape((1,) * x.ndim) if keepdim else res
     axes = set(axes)
@@ -249,11 +251,14 @@ def reduce_sum(x, axes, keepdim=False, acc_buffer=True):
         res = np.zeros(out_shape, x.dtype)
     else:
         dims = _iteration(x, axes)
-        if half and acc_buffer and len(dims) > 1 and dims[0][2] and dims[1][2]:
+        if half and not nan_as_zero and len(dims) > 1 and dims[0][2] and dims[1][2]:
             # PyTorch sums half in float then when two reduced dims stay apart (its
             # should_use_acc_buffer, pytorch#83149)
             return reduce_sum(x.astype(np.float32), axes, keepdim).astype(np.float16)
-        res = _parallel(x, dims, half) if x.size >= GRAIN and THREADS > 1 else _run(_arrange(x, dims), dims, half)
+        y = _arrange(x, dims)   # the values in iteration order (the strides stay in dims)
+        if nan_as_zero:
+            y = np.where(np.isnan(y), y.dtype.type(0), y)
+        res = _parallel(y, dims, half) if x.size >= GRAIN and THREADS > 1 else _run(y, dims, half)
         kept = [a for d in reversed(dims) if not d[2] for a in reversed(d[3])]   # _run's order
         # back to numpy's axis order (size-1 dims, dropped, come back)
         res = np.asarray(res).reshape([x.shape[a] for a in kept])
@@ -262,13 +267,13 @@ def reduce_sum(x, axes, keepdim=False, acc_buffer=True):
     return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in axes])
 
 
-def _parallel(x, dims, half):
-    """parallel_reduce: a whole-tensor sum in THREADS ranges added at the end; otherwise the
-    outputs are dealt out by columns of one kept dim (PyTorch's find_split_dim)."""
-    y = _arrange(x, dims)
+def _parallel(y, dims, half):
+    """parallel_reduce of `y` (arranged by `_arrange`): a whole-tensor sum in THREADS ranges
+    added at the end; otherwise the outputs dealt out by columns of one kept dim (PyTorch's
+    find_split_dim)."""
     dtype = np.float16 if half else np.float32
     if all(d[2] for d in dims):   # two_pass_reduction: a buffer slot per thread
-        n = x.size
+        n = y.size
         chunk = -(-n // min(THREADS, -(-n // GRAIN)))
         buf = [_range_sum(y, dims, b, min(n, b + chunk), half) for b in range(0, n, chunk)]
         buf = np.asarray(buf + [0] * (THREADS - len(buf)), dtype)
@@ -284,7 +289,7 @@ def _parallel(x, dims, half):
             split = i
     cols = dims[split][0]
     chunk = -(-cols // min(THREADS, cols))
-    round_to = 128 // x.itemsize if dims[split][1] == 1 else 1
+    round_to = 128 // y.itemsize if dims[split][1] == 1 else 1
     axis = len(dims) - 1 - split
     pieces = []
     for b in range(0, cols, chunk):
@@ -363,7 +368,7 @@ def nansum(x, axes=None, keepdim=False):
     if x.dtype not in _EMULATED:
         return np.nansum(x, axis=axes, keepdims=keepdim)
     axes = _all_axes(x, axes)
-    return reduce_sum(np.where(np.isnan(x), x.dtype.type(0), x), axes, keepdim, acc_buffer=False)
+    return reduce_sum(x, axes, keepdim, nan_as_zero=True)
 
 
 def cumsum(x, axis):

@@ -111,6 +111,8 @@ def logspace(start: float, end: float, steps: int, base: float, np_dtype) -> np.
     exponent = np.where(i < steps // 2, s + step * i, e - step * (steps - 1 - i))
     values = _libm_pow(float(base), exponent)
     with np.errstate(over="ignore", invalid="ignore"):
+        if dt == np.float16:   # c10::Half is made from a float: the double is rounded twice
+            return values.astype(np.float32).astype(dt)
         return (np.trunc(values) if dt.kind != "f" else values).astype(dt)
 
 
