@@ -111,6 +111,26 @@ def _inner(x, half):
     return _seq(np.concatenate([x[:, vecs * width:], acc], 1), 1)
 
 
+def _short_row(x):
+    """_loop2d on one contiguous float32 row of fewer than 4 * 16 * LANES elements (no cascade
+    level fills up): the same additions, in as few numpy calls as possible."""
+    n = x.size
+    if n < LANES:   # scalar_outer_sum's row_sum: 4 interleaved partial sums
+        k = n // _ILP
+        if not k:
+            return x.cumsum()[-1]
+        parts = x[:k * _ILP].reshape(k, _ILP).cumsum(0)[-1]
+        return np.concatenate([parts[:1], x[k * _ILP:], parts[1:]]).cumsum()[-1]
+    vecs = n // LANES
+    rows = x[:vecs * LANES].reshape(vecs, LANES)
+    k = vecs // _ILP
+    if k:   # 4 interleaved vector sums, the leftover vectors added to the first
+        parts = rows[:k * _ILP].reshape(k, _ILP, LANES).cumsum(0)[-1]
+        rows = np.concatenate([parts[:1], rows[k * _ILP:], parts[1:]])
+    acc = rows.cumsum(0)[-1]
+    return np.concatenate([x[vecs * LANES:], acc]).cumsum()[-1]
+
+
 def _outer_vectorized(x):
     """vectorized_outer_sum: x (batch, size0, size1), columns contiguous -> (batch, size1)."""
     size1 = x.shape[2]
@@ -243,7 +263,10 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
     if x.ndim == len(axes) and x.flags.c_contiguous and 0 < x.size < GRAIN:   # a whole contiguous tensor
         if nan_as_zero:
             x = np.where(np.isnan(x), x.dtype.type(0), x)
-        res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
+        if not half and x.size < _ILP * 16 * LANES:
+            res = _short_row(x.reshape(-1)) + x.dtype.type(0)
+        else:
+            res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
         return res.reshape((1,) * x.ndim) if keepdim else res
     axes = set(axes)
     out_shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
