@@ -20,9 +20,11 @@ TensorIterator), so that gradcli prints PyTorch's digits. The facts it rests on:
 * Above `GRAIN` elements the work is split between `THREADS` threads: a whole-tensor
   sum in two halves added at the end; a sum into several outputs by output columns.
 
-The vector width and the thread count are those of the machine the recorded
-outputs come from (AVX512, 2 threads): PyTorch's own digits change with them.
-Sequential sums use `np.cumsum`, which numpy computes strictly in order.
+The vector width and the thread count are those of the machine the recorded outputs
+come from (PyTorch 2.13 runs its sum kernel as AVX2 there, 8 floats, though the CPU has
+AVX512; 2 threads): PyTorch's own digits change with them, above 32,768 elements with
+the threads. Sequential sums go through `_seq`, which uses only numpy operations that
+add in order. tests/engine/test_torch_digits.py holds PyTorch's recorded results.
 """
 from __future__ import annotations
 
