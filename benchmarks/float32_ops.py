@@ -46,7 +46,9 @@ cases = {
  'matmul 64x64': (lambda T, x: x @ x.transpose(0, 1) if x.dim() == 2 else x, (64, 64)),
  'matmul 300x300': (lambda T, x: x @ x.transpose(0, 1), (300, 300)),
  'mv': (lambda T, x: T.mv(x, x[0]), (300, 300)),
- 'conv2d': (lambda T, x: (TF if T is torch else g).conv2d(x.reshape(4, 3, 16, 16), x.reshape(-1)[:3*3*3*8].reshape(8, 3, 3, 3)), (4*3*16*16,)),
+ 'conv2d': (lambda T, x: (TF if T is torch else g).conv2d(x.reshape(4, 3, 16, 16),
+                                                        x.reshape(-1)[:3 * 3 * 3 * 8].reshape(8, 3, 3, 3)),
+            (4 * 3 * 16 * 16,)),
  'sum then div (mean)': (lambda T, x: T.mean(x, 0), (300, 200)),
 }
 print(f"{'op':22} {'elements':>8} {'exact':>8} {'<=1ulp':>8} {'max ulp':>8}")
