@@ -114,8 +114,9 @@ def _inner(x, half):
 
 
 def _short_row(x):
-    """_loop2d on one contiguous float32 row of fewer than 4 * 16 * LANES elements (no cascade
-    level fills up): the same additions, in as few numpy calls as possible."""
+    """_loop2d on one contiguous float32 row of fewer than 4 * 256 * LANES elements (at most
+    one cascade level fills up: runs of 16 vectors, added in order, then those sums): the
+    same additions as the general path, in as few numpy calls as possible."""
     n = x.size
     if n < LANES:   # scalar_outer_sum's row_sum: 4 interleaved partial sums
         k = n // _ILP
@@ -127,9 +128,15 @@ def _short_row(x):
     rows = x[:vecs * LANES].reshape(vecs, LANES)
     k = vecs // _ILP
     if k:   # 4 interleaved vector sums, the leftover vectors added to the first
-        parts = rows[:k * _ILP].reshape(k, _ILP, LANES).cumsum(0)[-1]
+        quads = rows[:k * _ILP].reshape(k, _ILP * LANES)
+        full = k // 16
+        parts = np.add.reduce(quads[full * 16:], 0) if k > full * 16 else None   # after the runs
+        if full:   # runs of 16 rows in order, then the runs' sums in order
+            runs = np.add.reduce(np.add.reduce(quads[:full * 16].reshape(full, 16, _ILP * LANES), 1), 0)
+            parts = runs if parts is None else parts + runs
+        parts = parts.reshape(_ILP, LANES)
         rows = np.concatenate([parts[:1], rows[k * _ILP:], parts[1:]])
-    acc = rows.cumsum(0)[-1]
+    acc = np.add.reduce(rows, 0)
     return np.concatenate([x[vecs * LANES:], acc]).cumsum()[-1]
 
 
@@ -265,7 +272,7 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
     if x.ndim == len(axes) and x.flags.c_contiguous and 0 < x.size < GRAIN:   # a whole contiguous tensor
         if nan_as_zero:
             x = np.where(np.isnan(x), x.dtype.type(0), x)
-        if not half and x.size < _ILP * 16 * LANES:
+        if not half and x.size < _ILP * 256 * LANES:
             res = _short_row(x.reshape(-1)) + x.dtype.type(0)
         else:
             res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
