@@ -4,7 +4,7 @@ imported here; `torch_digits/record.py` re-records the sums).
 
 * sums, means, nansums and cumsums of seeded inputs (1 to 10^6 elements, every kind of
   dim, transposed, sliced and stepped views) are bit-identical to PyTorch's;
-* samples/digits_*.py run under `gradcli run` print what PyTorch printed: the "Learning
+* torch_digits/digits_*.py run under `gradcli run` print what PyTorch printed: the "Learning
   PyTorch with Examples" polynomial fit, loss `.item()`s, linspace/arange/logspace.
 """
 from __future__ import annotations
@@ -27,7 +27,6 @@ from gradcli.cli.app import app
 from gradcli.ops import torch_order, torch_ranges
 
 HERE = Path(__file__).parent / "torch_digits"
-ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from cases import CASES, make_input  # noqa: E402
 
@@ -109,7 +108,7 @@ def test_sample_prints_pytorchs_digits(name):
     if name == "digits_autograd_fit" and not _broadcast_gradients_in_pytorchs_order():
         pytest.xfail("the gradient of a broadcast 0-d weight is summed by registry.sum_to_shape, "
                      "which does not call torch_order yet (the integrator's file)")
-    result = CliRunner().invoke(app, ["run", str(ROOT / "samples" / f"{name}.py")])
+    result = CliRunner().invoke(app, ["run", str(HERE / f"{name}.py")])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == (HERE / f"{name}.txt").read_text().splitlines()
 
@@ -125,7 +124,7 @@ def test_every_loss_of_the_tutorial_within_2_ulp(tmp_path):
     """The tutorial as written (y = sin(x)) prints PyTorch's digits at t = 99, 199, 299; in
     between, PyTorch's sin (MKL's vector math, not correctly rounded in 48 of these 2000
     points) moves some losses by 1-2 ulp: each is checked, and most are exact."""
-    source = (ROOT / "samples" / "digits_poly_fit.py").read_text()
+    source = (HERE / "digits_poly_fit.py").read_text()
     program = tmp_path / "every_step.py"
     program.write_text(source.replace("    if t % 100 == 99:\n        print(t, loss)", "    print(t, loss)"))
     result = subprocess.run([sys.executable, "-m", "gradcli", "run", str(program)], capture_output=True,
