@@ -4,6 +4,13 @@ numbers, 0-d and n-d tensors, run through PyTorch and through gradcli's library.
 Needs PyTorch (not part of CI):
 
     PYTHONPATH=. /work/torchvenv/bin/python benchmarks/compare_dtypes.py [N] [SEED]
+    PYTHONPATH=. /work/torchvenv/bin/python benchmarks/compare_dtypes.py --exact [N] [SEED]
+
+`--exact` (issue 29) runs programs whose float32/float16 results gradcli computes as
+PyTorch does: sum, mean, nansum, cumsum of 1 to 10^6 elements along any dims (keepdim,
+permuted and sliced inputs), linspace/arange/logspace in every float dtype, the mean
+losses, x ** 3 and x ** -2, and log; each result is compared to the last bit and counted
+as exact, within 1 ulp, or worse.
 
 Each program builds its operands from the same data on both sides, applies one
 op (a binary operator, a comparison, a unary function, a reduction, a conversion
@@ -194,7 +201,149 @@ def compare_one(torch, gradcli, kind, op, specs, grad: bool):
     return None
 
 
+# -- the exact mode ------------------------------------------------------------------------
+
+EXACT_REDUCE = ["sum", "mean", "nansum", "cumsum"]
+EXACT_RANGES = ["linspace", "arange", "logspace"]
+EXACT_OPS = ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "cube", "inverse_square", "log"]
+
+
+def exact_program(rng: random.Random):
+    """(category, op, params): a reduction of a seeded array, a range, or an elementwise op."""
+    category = rng.choice(["reduce", "reduce", "reduce", "range", "op"])
+    dtype = rng.choice(["float32", "float32", "float16"])
+    if category == "range":
+        op = rng.choice(EXACT_RANGES)
+        start = round(rng.uniform(-10, 10), rng.choice([0, 1, 3, 7]))
+        if op == "arange":
+            step = rng.choice([0.1, 0.25, 0.01, 1.3, 0.37, -0.3, 2.0])
+            end = start + step * rng.randint(1, 2000) + rng.uniform(0, abs(step)) * (1 if step > 0 else -1)
+            return category, op, {"start": start, "end": end, "step": step, "dtype": rng.choice(
+                ["float32", "float64", "float16"] if abs(end) < 2000 else ["float32", "float64"])}
+        end = start + rng.uniform(-20, 20)
+        steps = int(10 ** rng.uniform(0.3, 5))
+        if op == "logspace":
+            start, end = start / 5, end / 5
+        return category, op, {"start": start, "end": end, "steps": steps,
+                              "dtype": rng.choice(["float32", "float64", "float16"])}
+    size = int(10 ** rng.uniform(0, 6))
+    ndim = rng.choice([1, 2, 3])
+    shape = [size]
+    for _ in range(ndim - 1):   # split the size into ndim factors
+        f = rng.choice([1, 2, 3, 5, 7, 16, 33, 100])
+        shape = [max(1, shape[0] // f)] + shape[1:] + [f]
+    params = {"shape": shape, "dtype": dtype, "seed": rng.randrange(2 ** 31),
+              "permute": rng.random() < 0.3, "slice": rng.random() < 0.2}
+    if category == "reduce":
+        op = rng.choice(EXACT_REDUCE)
+        dims = rng.sample(range(ndim), rng.randint(1, ndim))
+        if op == "cumsum":
+            dims = dims[:1]
+        params.update(dims=dims, keepdim=rng.random() < 0.3, all=rng.random() < 0.2 and op != "cumsum")
+        return category, op, params
+    return category, rng.choice(EXACT_OPS), params
+
+
+def exact_input(lib, params):
+    data = np.random.default_rng(params["seed"]).standard_normal(params["shape"]) * 3
+    if params.get("nan"):
+        data.reshape(-1)[::7] = np.nan
+    t = lib.tensor(data.astype(params["dtype"]))
+    if params["permute"] and t.dim() > 1:
+        t = t.permute(*reversed(range(t.dim())))
+    if params["slice"] and t.shape[-1] > 2:
+        t = t[..., 1:]
+    return t
+
+
+def exact_run(lib, category, op, params):
+    if category == "range":
+        dtype = getattr(lib, params["dtype"])
+        if op == "arange":
+            return lib.arange(params["start"], params["end"], params["step"], dtype=dtype)
+        if op == "linspace":
+            return lib.linspace(params["start"], params["end"], params["steps"], dtype=dtype)
+        return lib.logspace(params["start"], params["end"], params["steps"], dtype=dtype)
+    x = exact_input(lib, dict(params, nan=op == "nansum"))
+    if category == "reduce":
+        if op == "cumsum":
+            return x.cumsum(params["dims"][0])
+        if params["all"]:
+            return getattr(x, op)()
+        return getattr(x, op)(tuple(params["dims"]), keepdim=params["keepdim"])
+    if op == "cube":
+        return x ** 3
+    if op == "inverse_square":
+        return x ** -2
+    if op == "log":
+        return lib.log(x.abs() + 0.5)
+    y = exact_input(lib, dict(params, seed=params["seed"] + 1))
+    functional = getattr(getattr(lib, "nn", None), "functional", None)
+    loss = getattr(functional, op, None) or getattr(lib, op)
+    return loss(x, y) if op != "huber_loss" else loss(x, y, delta=0.5)
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> int:
+    """The largest distance between a and b in steps of their dtype (nan equal to nan)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return -1
+    if not a.size:
+        return 0
+    ints = {2: np.int16, 4: np.int32, 8: np.int64}[a.itemsize]
+
+    def ordered(v):
+        i = np.ascontiguousarray(v).view(ints).astype(object if a.itemsize == 8 else np.int64)
+        sign = 1 << (8 * a.itemsize - 1)
+        return np.where(i < 0, -(i + sign), i) if a.itemsize != 8 else np.array(
+            [-(int(k) + sign) if k < 0 else int(k) for k in i.reshape(-1)], dtype=object)
+    both_nan = np.isnan(a) & np.isnan(b)
+    d = np.abs(ordered(a).reshape(-1) - ordered(b).reshape(-1))
+    d = np.where(both_nan.reshape(-1), 0, d)
+    return int(d.max())
+
+
+def exact_main(n: int, seed: int) -> int:
+    import torch
+
+    import gradcli
+    from gradcli import dtypes
+
+    torch.set_default_dtype(torch.float32)
+    dtypes.set_default_dtype(dtypes.float32)
+    rng = random.Random(seed)
+    counts: dict = {}
+    worse = []
+    for i in range(n):
+        category, op, params = exact_program(rng)
+        results = []
+        for lib in (torch, gradcli):
+            try:
+                r = exact_run(lib, category, op, params)
+                results.append(np.asarray(r.detach().numpy() if lib is torch else r._data))
+            except Exception as exc:  # noqa: BLE001 - an error is an outcome to compare
+                results.append(f"{type(exc).__name__}: {exc}")
+        if isinstance(results[0], str) or isinstance(results[1], str):
+            d = 0 if isinstance(results[0], str) and isinstance(results[1], str) else -1
+        else:
+            d = ulp_distance(results[0], results[1])
+        key = (category, op)
+        exact, one, bad = counts.get(key, (0, 0, 0))
+        counts[key] = (exact + (d == 0), one + (d == 1), bad + (d < 0 or d > 1))
+        if d < 0 or d > 1:
+            worse.append((i, category, op, params, d, results))
+    total = [sum(c[k] for c in counts.values()) for k in range(3)]
+    print(f"{n} programs: {total[0]} exact, {total[1]} within 1 ulp, {total[2]} worse")
+    for (category, op), (exact, one, bad) in sorted(counts.items()):
+        print(f"  {category:6s} {op:15s} {exact + one + bad:5d} programs: {exact:5d} exact, {one:4d} within "
+              f"1 ulp, {bad:4d} worse")
+    for i, category, op, params, d, results in worse[:20]:
+        print(f"#{i} {category} {op} {params}: {d} ulp" if d >= 0 else f"#{i} {op} {params}: {results}")
+    return 0 if not total[2] else 1
+
+
 def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--exact":
+        return exact_main(int(sys.argv[2]) if len(sys.argv) > 2 else 500, int(sys.argv[3]) if len(sys.argv) > 3 else 0)
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     import torch

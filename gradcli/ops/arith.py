@@ -62,7 +62,18 @@ neg = defop(
 )
 
 
+_MULTIPLIED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _pow_scalar(self, exponent):
+    # PyTorch's float and double kernels multiply for these exponents (x ** 3 is x * x * x,
+    # two roundings, not pow's one)
+    kind = self.dtype if self.__class__ is np.ndarray else None
+    if exponent == 3 and kind in _MULTIPLIED:
+        return self * self * self
+    if exponent == -2 and kind in _MULTIPLIED:
+        with np.errstate(divide="ignore", over="ignore"):
+            return self.dtype.type(1) / (self * self)
     return np.power(self, exponent)
 
 

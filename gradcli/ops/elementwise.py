@@ -15,6 +15,7 @@ from .._tensor import as_int
 from .domains import unary, vectorize
 from .apply import apply
 from .registry import TENSORS, defop, export
+from . import torch_math
 
 _SQRT_PI = math.sqrt(math.pi)
 
@@ -26,12 +27,16 @@ def _erf(x):
 
 
 def _sigmoid(x):
+    if x.__class__ is np.ndarray and x.dtype == np.float32:
+        return torch_math.sigmoid32(x)   # PyTorch's float32 formula
     # exp of a negative argument only: no overflow warning for large |x|
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 def _softplus(x, beta=1.0, threshold=20.0):
+    if x.__class__ is np.ndarray and x.dtype == np.float32:
+        return torch_math.softplus32(x, beta, threshold)   # PyTorch's float32 formula
     bx = np.multiply(x, beta)
     return np.where(bx > threshold, x, np.logaddexp(0.0, bx) / beta)
 
@@ -48,19 +53,19 @@ def _sign(x):
     return np.sign(x)
 
 
-exp = defop("exp", "ExpBackward0", np.exp,
+exp = defop("exp", "ExpBackward0", torch_math.exp,
             rules=(lambda F, g, result: g * result,), formulas=("grad * result",),
             sympy=lambda sp, x: vectorize(sp.exp)(x), domain=unary())
 
-log = defop("log", "LogBackward0", np.log,
+log = defop("log", "LogBackward0", torch_math.log,
             rules=(lambda F, g, self: g / self,), formulas=("grad / self",),
             sympy=lambda sp, x: vectorize(sp.log)(x), domain=unary(0.2, 3.0))
 
-log1p = defop("log1p", "Log1PBackward0", np.log1p,
+log1p = defop("log1p", "Log1PBackward0", torch_math.log1p,
               rules=(lambda F, g, self: g / (self + 1.0),), formulas=("grad / (self + 1)",),
               sympy=lambda sp, x: vectorize(lambda e: sp.log(1 + e))(x), domain=unary(-0.8, 2.0))
 
-expm1 = defop("expm1", "Expm1Backward0", np.expm1,
+expm1 = defop("expm1", "Expm1Backward0", torch_math.expm1,
               rules=(lambda F, g, result: g * (result + 1.0),), formulas=("grad * (result + 1)",),
               sympy=lambda sp, x: vectorize(lambda e: sp.exp(e) - 1)(x), domain=unary())
 
@@ -73,43 +78,43 @@ rsqrt = defop("rsqrt", "RsqrtBackward0", _rsqrt,
               formulas=("-0.5 * grad * result ** 3",),
               sympy=lambda sp, x: vectorize(lambda e: 1 / sp.sqrt(e))(x), domain=unary(0.2, 3.0))
 
-sin = defop("sin", "SinBackward0", np.sin,
+sin = defop("sin", "SinBackward0", torch_math.sin,
             rules=(lambda F, g, self: g * F.cos(self),), formulas=("grad * cos(self)",),
             sympy=lambda sp, x: vectorize(sp.sin)(x), domain=unary(-3.0, 3.0))
 
-cos = defop("cos", "CosBackward0", np.cos,
+cos = defop("cos", "CosBackward0", torch_math.cos,
             rules=(lambda F, g, self: -g * F.sin(self),), formulas=("-grad * sin(self)",),
             sympy=lambda sp, x: vectorize(sp.cos)(x), domain=unary(-3.0, 3.0))
 
-tan = defop("tan", "TanBackward0", np.tan,
+tan = defop("tan", "TanBackward0", torch_math.tan,
             rules=(lambda F, g, result: g * (1.0 + result * result),),
             formulas=("grad * (1 + result ** 2)",),
             sympy=lambda sp, x: vectorize(sp.tan)(x), domain=unary(-1.2, 1.2))
 
-asin = defop("asin", "AsinBackward0", np.arcsin,
+asin = defop("asin", "AsinBackward0", torch_math.asin,
              rules=(lambda F, g, self: g * F.rsqrt(1.0 - self * self),),
              formulas=("grad / sqrt(1 - self ** 2)",),
              sympy=lambda sp, x: vectorize(sp.asin)(x), domain=unary(-0.9, 0.9))
 
-acos = defop("acos", "AcosBackward0", np.arccos,
+acos = defop("acos", "AcosBackward0", torch_math.acos,
              rules=(lambda F, g, self: -g * F.rsqrt(1.0 - self * self),),
              formulas=("-grad / sqrt(1 - self ** 2)",),
              sympy=lambda sp, x: vectorize(sp.acos)(x), domain=unary(-0.9, 0.9))
 
-atan = defop("atan", "AtanBackward0", np.arctan,
+atan = defop("atan", "AtanBackward0", torch_math.atan,
              rules=(lambda F, g, self: g / (1.0 + self * self),),
              formulas=("grad / (1 + self ** 2)",),
              sympy=lambda sp, x: vectorize(sp.atan)(x), domain=unary(-3.0, 3.0))
 
-sinh = defop("sinh", "SinhBackward0", np.sinh,
+sinh = defop("sinh", "SinhBackward0", torch_math.sinh,
              rules=(lambda F, g, self: g * F.cosh(self),), formulas=("grad * cosh(self)",),
              sympy=lambda sp, x: vectorize(sp.sinh)(x), domain=unary())
 
-cosh = defop("cosh", "CoshBackward0", np.cosh,
+cosh = defop("cosh", "CoshBackward0", torch_math.cosh,
              rules=(lambda F, g, self: g * F.sinh(self),), formulas=("grad * sinh(self)",),
              sympy=lambda sp, x: vectorize(sp.cosh)(x), domain=unary())
 
-tanh = defop("tanh", "TanhBackward0", np.tanh,
+tanh = defop("tanh", "TanhBackward0", torch_math.tanh,
              rules=(lambda F, g, result: g * (1.0 - result * result),),
              formulas=("grad * (1 - result ** 2)",),
              sympy=lambda sp, x: vectorize(sp.tanh)(x), domain=unary())

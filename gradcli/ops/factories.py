@@ -1,4 +1,4 @@
-"""Factories: tensor, zeros, ones, full, arange, linspace, eye, rand, randn, the *_like
+"""Factories: tensor, zeros, ones, full, arange, linspace, logspace, eye, rand, randn, the *_like
 forms, the x.new_* methods, manual_seed, nn.Parameter; and the two ops that copy or clear a tensor (clone, zero_).
 
 Every factory makes a leaf that requires grad only when asked
@@ -21,6 +21,7 @@ from .._tensor import Tensor, as_int, check_elements, version_counter
 from .domains import cases
 from .apply import apply
 from .registry import METHODS, defop, export
+from . import torch_ranges
 
 # PyTorch seeds its CPU generator with this constant, so an unseeded program
 # draws the same numbers on every run; so does gradcli (from its own generator).
@@ -235,8 +236,10 @@ def arange(start, end=None, step=1, out=None, dtype=None, layout=None, device=No
         raise ProgramValueError("upper bound and lower bound inconsistent with step sign")
     n = math.ceil((end - start) / step)
     check_elements(n)
-    values = start + np.arange(n, dtype=np.float64) * step
-    return _leaf(values.astype(_np_dtype(dtype, int if integral else float)), requires_grad)
+    np_dtype = _np_dtype(dtype, int if integral else float)
+    if integral and np_dtype.kind in "iu":
+        return _leaf((int(start) + int(step) * np.arange(n, dtype=np.int64)).astype(np_dtype), requires_grad)
+    return _leaf(torch_ranges.arange(start, n, step, np_dtype), requires_grad)
 
 
 export("arange", arange, method=False)
@@ -250,17 +253,34 @@ def linspace(start, end, steps, out=None, dtype=None, layout=None, device=None, 
     if steps < 0:
         raise ProgramValueError("number of steps must be non-negative")
     check_elements(steps)
-    if steps == 1:
-        return _leaf(np.array([start], dtype=_np_dtype(dtype)), requires_grad)
-    # PyTorch's formula: the first half counts up from start, the second down
-    # from end, so both ends are exact.
-    step = (end - start) / (steps - 1) if steps > 1 else 0.0
-    i = np.arange(steps, dtype=np.float64)
-    values = np.where(i < steps // 2, start + step * i, end - step * (steps - 1 - i))
-    return _leaf(values.astype(_np_dtype(dtype)), requires_grad)
+    if steps < 2:
+        return _leaf(np.array([start] * steps, dtype=_np_dtype(dtype)), requires_grad)
+    # PyTorch's formula, rounded as its kernel rounds: the first half counts up from
+    # start, the second down from end, so both ends are exact
+    return _leaf(torch_ranges.linspace(start, end, steps, _np_dtype(dtype)), requires_grad)
 
 
 export("linspace", linspace, method=False)
+
+
+def logspace(start, end, steps, base=10.0, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    """`steps` points from base ** start to base ** end, their exponents evenly spaced."""
+    start = _number(start, "start")
+    end = _number(end, "end")
+    steps = as_int(steps, "steps")
+    base = _number(base, "base")
+    if steps < 0:
+        raise ProgramValueError("number of steps must be non-negative")
+    check_elements(steps)
+    if steps < 2:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _leaf(np.array([base ** start if steps else 0.0] * steps, dtype=_np_dtype(dtype)),
+                         requires_grad)
+    return _leaf(torch_ranges.logspace(start, end, steps, base, _np_dtype(dtype)), requires_grad)
+
+
+export("logspace", logspace, method=False)
 
 
 def eye(n, m=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):

@@ -24,6 +24,7 @@ from .._tensor import Tensor, _dim, as_int, check_elements
 from .shapes import broadcast_shapes
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
+from . import torch_math, torch_order
 from .apply import apply
 from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export
 from . import factories
@@ -55,7 +56,7 @@ def _reduce(loss, reduction):
     """A loss array reduced as `reduction` says."""
     if reduction == "none":
         return loss
-    return np.sum(loss) if reduction == "sum" else np.mean(loss)
+    return torch_order.sum(loss) if reduction == "sum" else torch_order.mean(loss)   # PyTorch's order
 
 
 def _numel(x) -> int:
@@ -77,6 +78,8 @@ def _softmax(self, dim):
     x = as_floating(self)
     if dim is None:
         return np.ones_like(x)
+    if x.dtype == np.float32:
+        return torch_math.softmax32(x, dim)
     e = np.exp(x - np.max(x, axis=dim, keepdims=True))
     return e / np.sum(e, axis=dim, keepdims=True)
 
@@ -578,6 +581,8 @@ def gelu(input, *, approximate="none"):
 
 
 def _silu(self):
+    if self.__class__ is np.ndarray and self.dtype == np.float32:
+        return torch_math.silu32(self)   # PyTorch's float32 formula
     x = np.asarray(self, dtype=np.float64)
     return x * _sigmoid(x)
 

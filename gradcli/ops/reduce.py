@@ -23,6 +23,7 @@ from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, _dims, as_int
 from .domains import SHAPES, _sample, cases
 from .costs import reduction
+from . import torch_order
 from .apply import apply
 from .registry import ARRAYS, defop, export
 
@@ -102,11 +103,11 @@ def _whole(fix=None, lo=-2.0, hi=2.0, **params):
 # -- sum, mean ---------------------------------------------------------------------
 
 def _sum_all(self):
-    return np.sum(self)
+    return torch_order.sum(self)
 
 
 def _sum_dim(self, dim, keepdim=False):
-    return np.sum(self, axis=_axes(dim, np.ndim(self)), keepdims=keepdim)
+    return torch_order.sum(self, _axes(dim, np.ndim(self)), keepdim)
 
 
 sum_all = defop(
@@ -135,15 +136,15 @@ def sum(input, dim=None, keepdim=False, dtype=None):
 
 
 export("sum", sum, array=lambda input, dim=None, keepdim=False: (
-    np.sum(input) if dim is None and not keepdim else _sum_dim(input, dim, keepdim)))
+    _sum_all(input) if dim is None and not keepdim else _sum_dim(input, dim, keepdim)))
 
 
 def _mean_all(self):
-    return np.mean(self)
+    return torch_order.mean(self)
 
 
 def _mean_dim(self, dim, keepdim=False):
-    return np.mean(self, axis=_axes(dim, np.ndim(self)), keepdims=keepdim)
+    return torch_order.mean(self, _axes(dim, np.ndim(self)), keepdim)
 
 
 mean_all = defop(
@@ -173,7 +174,7 @@ def mean(input, dim=None, keepdim=False, dtype=None):
 
 
 export("mean", mean, array=lambda input, dim=None, keepdim=False: (
-    np.mean(input) if dim is None and not keepdim else _mean_dim(input, dim, keepdim)))
+    _mean_all(input) if dim is None and not keepdim else _mean_dim(input, dim, keepdim)))
 
 
 # -- prod: exact with zeros, at every order ----------------------------------------
@@ -522,7 +523,8 @@ def _scan(fn):
         if x.dtype.kind != "f":
             x = x.astype(np.int64)   # an integer or bool scan is int64, as PyTorch's
         elif x.ndim and x.dtype != np.float64:
-            return fn(x.astype(np.float64), axis=dim).astype(x.dtype)   # PyTorch accumulates in double
+            # PyTorch accumulates in double (float16: in float)
+            return fn(x.astype(np.float32 if x.dtype == np.float16 else np.float64), axis=dim).astype(x.dtype)
         return fn(x, axis=dim) if x.ndim else x.copy()
     forward.__name__ = f"_{fn.__name__}"
     return forward
@@ -606,7 +608,7 @@ export("cumprod", _scan_function("cumprod", cumprod_op), array=cumprod_op.forwar
 # -- nansum: nan counts as zero -----------------------------------------------------------------
 
 def _nansum(self, dim=None, keepdim=False):
-    return np.nansum(self, axis=_axes(dim, np.ndim(self)), keepdims=keepdim)
+    return torch_order.nansum(self, _axes(dim, np.ndim(self)), keepdim)
 
 
 nansum_op = defop(

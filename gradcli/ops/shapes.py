@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
+from . import torch_order
 
 
 def broadcast_shapes(sa, sb) -> tuple:
@@ -33,8 +34,8 @@ def sum_to_shape(a: np.ndarray, shape) -> np.ndarray:
     )
     if not axes:
         out = a
-    elif a.dtype == np.float16:   # half sums accumulate in float, as PyTorch's CPU kernels do
-        out = a.sum(axis=axes, keepdims=True, dtype=np.float32).astype(np.float16)
+    elif a.dtype == np.float32 or a.dtype == np.float16:   # added in PyTorch's order (torch_order)
+        out = torch_order.sum(a, axes, keepdim=True)
     else:
         out = a.sum(axis=axes, keepdims=True)
     if lead:

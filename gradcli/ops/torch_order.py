@@ -1,0 +1,411 @@
+"""PyTorch's CPU order of float32 and float16 sums, emulated with numpy.
+
+PyTorch's float32 `sum` is not correctly rounded, and neither is numpy's: each adds
+in its own order, and the last bits of a printed `loss.item()` show the order. This
+module adds in PyTorch's order (ATen's `cascade_sum`, SumKernel.cpp, driven by
+TensorIterator), so that gradcli prints PyTorch's digits. The facts it rests on:
+
+* TensorIterator puts the reduced dims innermost (then the others by input stride),
+  merges dims that are contiguous with each other, and calls a 2-d loop per outer
+  index; results of successive calls for one output are added into it (`out += r`,
+  rounded to the output dtype each time).
+* The 2-d loop picks one of four kernels: a row contiguous along the reduced dim is
+  summed in vector registers (`LANES` floats, 4 registers interleaved), columns
+  contiguous across outputs are summed `LANES` or `4 * LANES` at a time, else one
+  element at a time with 4 interleaved partial sums.
+* Every partial sum is a cascade (`_cascade`): runs of `2 ** p` elements added in
+  order, runs of those sums added in order, 4 levels deep.
+* Float16 adds in float32 (a vector load adds neighbouring pairs first); where two
+  reduced dims cannot be merged, the whole sum is a float32 sum rounded once.
+* Above `GRAIN` elements the work is split between `THREADS` threads: a whole-tensor
+  sum in two halves added at the end; a sum into several outputs by output columns.
+
+The vector width and the thread count are those of the machine the recorded outputs
+come from (PyTorch 2.13 runs its sum kernel as AVX2 there, 8 floats, though the CPU has
+AVX512; 2 threads): PyTorch's own digits change with them, above 32,768 elements with
+the threads. Sequential sums go through `_seq`, which uses only numpy operations that
+add in order. tests/engine/test_torch_digits.py holds PyTorch's recorded results.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+LANES = 8           # floats in a vector register: sum is dispatched as AVX2 even on AVX512
+THREADS = 2         # at::get_num_threads() on the recording machine
+GRAIN = 32768       # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
+_ILP = 4            # row_sum's interleaved partial sums
+_LEVELS = 4         # multi_row_sum's cascade depth
+
+
+def _ceil_log2(n: int) -> int:
+    return 1 if n <= 2 else (n - 1).bit_length()
+
+
+def _seq(a, axis):
+    """The sum along `axis` added in order (what a C loop `acc += x[i]` gives).
+
+    numpy adds in order when the summed axis is not its inner loop: a reduction over an
+    axis with a faster one after it (one call), or, for large arrays, a loop of slice
+    additions; else its cumsum, always in order but slow."""
+    n = a.shape[axis]
+    if n == 0:
+        return np.zeros(a.shape[:axis] + a.shape[axis + 1:], a.dtype)
+    stride = abs(a.strides[axis])
+    if any(0 < abs(a.strides[i]) < stride and a.shape[i] > 1 for i in range(axis + 1, a.ndim)):
+        if n <= 32 and a.size >= 1 << 16:
+            index = [slice(None)] * a.ndim
+            index[axis] = 0
+            acc = a[tuple(index)].copy()
+            for i in range(1, n):
+                index[axis] = i
+                acc += a[tuple(index)]
+            return acc
+        return np.add.reduce(a, axis)
+    return a.cumsum(axis).take(-1, axis)
+
+
+def _plus(acc, more):
+    return more if acc is None else acc + more
+
+
+def _cascade(x):
+    """multi_row_sum: x (batch, size, lanes) summed over axis 1 in PyTorch's cascade order:
+    runs of `step` rows added in order, runs of those sums, 4 levels; then the rows after the
+    last full run, plus the unfinished runs of each level. (Adding an empty level's 0 changes
+    nothing but the sign of a zero, which `reduce_sum` settles at the end.)"""
+    b, size, lanes = x.shape
+    step = 1 << max(4, _ceil_log2(size) // _LEVELS)
+    full = size // step
+    acc = _seq(x[:, full * step:], 1) if size > full * step else None
+    if not full:
+        return acc
+    level = _seq(x[:, :full * step].reshape(b, full, step, lanes), 2)
+    for _ in range(_LEVELS - 2):
+        n = level.shape[1] // step
+        if level.shape[1] > n * step:
+            acc = _plus(acc, _seq(level[:, n * step:], 1))
+        if not n:
+            return acc
+        level = _seq(level[:, :n * step].reshape(b, n, step, lanes), 2)
+    return _plus(acc, _seq(level, 1))
+
+
+def _row_sum(x):
+    """row_sum: x (batch, size, lanes) over axis 1, the rows dealt to 4 interleaved cascades,
+    the leftover rows added to the first, then the other three added to it."""
+    b, size, lanes = x.shape
+    k = size // _ILP
+    if not k:
+        return _seq(x, 1)
+    parts = _cascade(x[:, :k * _ILP].reshape(b, k, _ILP * lanes)).reshape(b, _ILP, lanes)
+    return _seq(np.concatenate([parts[:, :1], x[:, k * _ILP:], parts[:, 1:]], 1), 1)
+
+
+def _inner(x, half):
+    """vectorized_inner_sum: x (batch, size0) contiguous along axis 1 -> (batch,)."""
+    b, n = x.shape
+    width = 2 * LANES if half else LANES
+    vecs = n // width
+    body = x[:, :vecs * width].reshape(b, vecs, width)
+    if half:   # a load of 2 * LANES halves adds neighbouring pairs into LANES floats
+        body = body[:, :, 0::2] + body[:, :, 1::2]
+    acc = _row_sum(body)                                      # (b, LANES)
+    return _seq(np.concatenate([x[:, vecs * width:], acc], 1), 1)
+
+
+def _short_row(x):
+    """_loop2d on one contiguous float32 row of fewer than 4 * 256 * LANES elements (at most
+    one cascade level fills up: runs of 16 vectors, added in order, then those sums): the
+    same additions as the general path, in as few numpy calls as possible."""
+    n = x.size
+    if n < LANES:   # scalar_outer_sum's row_sum: 4 interleaved partial sums
+        k = n // _ILP
+        if not k:
+            return x.cumsum()[-1]
+        parts = x[:k * _ILP].reshape(k, _ILP).cumsum(0)[-1]
+        return np.concatenate([parts[:1], x[k * _ILP:], parts[1:]]).cumsum()[-1]
+    vecs = n // LANES
+    rows = x[:vecs * LANES].reshape(vecs, LANES)
+    k = vecs // _ILP
+    if k:   # 4 interleaved vector sums, the leftover vectors added to the first
+        quads = rows[:k * _ILP].reshape(k, _ILP * LANES)
+        full = k // 16
+        parts = np.add.reduce(quads[full * 16:], 0) if k > full * 16 else None   # after the runs
+        if full:   # runs of 16 rows in order, then the runs' sums in order
+            runs = np.add.reduce(np.add.reduce(quads[:full * 16].reshape(full, 16, _ILP * LANES), 1), 0)
+            parts = runs if parts is None else parts + runs
+        parts = parts.reshape(_ILP, LANES)
+        rows = np.concatenate([parts[:1], rows[k * _ILP:], parts[1:]])
+    acc = np.add.reduce(rows, 0)
+    return np.concatenate([x[vecs * LANES:], acc]).cumsum()[-1]
+
+
+def _outer_vectorized(x):
+    """vectorized_outer_sum: x (batch, size0, size1), columns contiguous -> (batch, size1)."""
+    size1 = x.shape[2]
+    wide = size1 // (4 * LANES) * (4 * LANES)
+    out = []
+    if wide:
+        out.append(_cascade(x[:, :, :wide]))
+    if wide < size1:   # LANES at a time, then one at a time: the same order per column
+        out.append(_row_sum(x[:, :, wide:]))
+    return np.concatenate(out, 1) if len(out) > 1 else out[0]
+
+
+def _outer_scalar(x):
+    """scalar_outer_sum: 4 columns at a time in one cascade, the rest one by one."""
+    size1 = x.shape[2]
+    four = size1 // 4 * 4
+    out = []
+    if four:
+        out.append(_cascade(x[:, :, :four]))
+    if four < size1:
+        out.append(_row_sum(x[:, :, four:]))
+    return np.concatenate(out, 1) if len(out) > 1 else out[0]
+
+
+def _loop2d(x, st0, st1, half):
+    """One call of cascade_sum's 2-d loop: x (batch, size1, size0) reduced over its last axis,
+    size1 columns kept apart -> (batch, size1) float32 results (before they are stored)."""
+    b, size1, size0 = x.shape
+    x = x.astype(np.float32, copy=False)
+    if st0 == 1 and size0 >= (2 * LANES if half else LANES):
+        return _inner(x.reshape(b * size1, size0), half).reshape(b, size1)
+    cols = np.swapaxes(x, 1, 2)                               # (batch, size0, size1)
+    if st1 == 1 and size1 >= (2 * LANES if half else LANES):
+        return _outer_vectorized(cols)
+    if st0 < st1:
+        return _row_sum(x.reshape(b * size1, size0, 1)).reshape(b, size1)
+    return _outer_scalar(cols)
+
+
+# -- TensorIterator: the order of the dims, merged where contiguous ------------------------
+
+def _iteration(x, axes):
+    """TensorIterator's dims for reducing `x` over `axes`: [(size, input stride, reduced, numpy
+    axes)] innermost first, size-1 dims dropped, contiguous neighbours merged."""
+    item = x.itemsize
+    out_stride, s = {}, 1
+    for a in reversed(range(x.ndim)):   # the output: contiguous, 0 along reduced dims
+        out_stride[a] = 0 if a in axes else s
+        s *= 1 if a in axes else x.shape[a]
+    dims = [a for a in reversed(range(x.ndim)) if x.shape[a] != 1]
+
+    def swap(d0, d1):   # TensorIterator's should_swap (1: d1 goes inside d0)
+        o0, o1 = out_stride[d0], out_stride[d1]
+        if (o0 == 0) != (o1 == 0):
+            return 1 if o1 == 0 else -1
+        for s0, s1 in ((o0, o1), (x.strides[d0] // item, x.strides[d1] // item)):
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if x.shape[d0] > x.shape[d1]:
+                return 1
+        return 0
+
+    perm = list(dims)
+    for i in range(1, len(perm)):   # TensorIterator's insertion sort
+        j = i
+        for k in range(i - 1, -1, -1):
+            c = swap(perm[k], perm[j])
+            if c > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif c < 0:
+                break
+    merged = []
+    for a in perm:
+        size, stride = x.shape[a], x.strides[a] // item
+        if merged:
+            psize, pstride, pred, paxes = merged[-1]
+            if (a in axes) == pred and stride == psize * pstride and out_stride[a] == psize * out_stride[paxes[0]]:
+                merged[-1] = (psize * size, pstride, pred, paxes + [a])
+                continue
+        merged.append((size, stride, a in axes, [a]))
+    return merged
+
+
+def _arrange(x, dims):
+    """`x` as an array whose axes are the iteration dims, outermost first."""
+    order = [a for d in reversed(dims) for a in reversed(d[3])]
+    ones = [a for a in range(x.ndim) if a not in order]
+    return np.transpose(x, ones + order).reshape([d[0] for d in reversed(dims)])
+
+
+def _run(y, dims, half):
+    """Serial cascade_sum over `y` (arranged by `_arrange`) -> the sums per output, kept dims
+    outermost first; the loop calls for one output added into it in their order (each
+    addition rounded to the output dtype)."""
+    dtype = np.float16 if half else np.float32
+    if not dims or not dims[0][2]:   # no reduced dim left: out = 0 + x
+        return (y.astype(np.float32) + np.float32(0)).astype(dtype)
+    size0, st0 = dims[0][0], dims[0][1]
+    size1, st1 = (dims[1][0], dims[1][1]) if len(dims) > 1 else (1, 0)
+    res = _loop2d(y.reshape(-1, size1, size0), st0, st1, half)     # (calls, size1)
+    outer = list(reversed(dims[1:]))                                # outermost first
+    res = res.reshape([d[0] for d in outer])
+    kept = [i for i, d in enumerate(outer) if not d[2]]
+    red = [i for i, d in enumerate(outer) if d[2]]
+    if not red:
+        return res.astype(dtype)
+    res = np.transpose(res, kept + red).reshape([outer[i][0] for i in kept] + [-1])
+    return _accumulate(res, dtype)
+
+
+def _accumulate(res, dtype):
+    """out = 0; out += r for each r along the last axis, in `dtype` (a float16 output takes
+    each r rounded to half first)."""
+    res = res.astype(dtype, copy=False)
+    if dtype == np.float32:
+        return _seq(res, res.ndim - 1) + np.float32(0)
+    out = np.zeros(res.shape[:-1], np.float16)
+    for i in range(res.shape[-1]):
+        out = out + res[..., i]
+    return out
+
+
+def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
+    """`torch.sum(x, axes, keepdim)` of a float32 or float16 array, added in PyTorch's order;
+    `nan_as_zero`: nansum's (which reads nan as 0, and makes no float32 pass for float16)."""
+    half = x.dtype == np.float16
+    if x.ndim == len(axes) and x.flags.c_contiguous and 0 < x.size < GRAIN:   # a whole contiguous tensor
+        if nan_as_zero:
+            x = np.where(np.isnan(x), x.dtype.type(0), x)
+        if not half and x.size < _ILP * 256 * LANES:
+            res = _short_row(x.reshape(-1)) + x.dtype.type(0)
+        else:
+            res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
+        return res.reshape((1,) * x.ndim) if keepdim else res
+    axes = set(axes)
+    out_shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
+    if x.size == 0:
+        res = np.zeros(out_shape, x.dtype)
+    else:
+        dims = _iteration(x, axes)
+        if half and not nan_as_zero and len(dims) > 1 and dims[0][2] and dims[1][2]:
+            # PyTorch sums half in float then when two reduced dims stay apart (its
+            # should_use_acc_buffer, pytorch#83149)
+            return reduce_sum(x.astype(np.float32), axes, keepdim).astype(np.float16)
+        y = _arrange(x, dims)   # the values in iteration order (the strides stay in dims)
+        if nan_as_zero:
+            y = np.where(np.isnan(y), y.dtype.type(0), y)
+        res = _parallel(y, dims, half) if x.size >= GRAIN and THREADS > 1 else _run(y, dims, half)
+        kept = [a for d in reversed(dims) if not d[2] for a in reversed(d[3])]   # _run's order
+        # back to numpy's axis order (size-1 dims, dropped, come back)
+        res = np.asarray(res).reshape([x.shape[a] for a in kept])
+        res = np.transpose(res, np.argsort(kept)).reshape(out_shape)
+    res = res.astype(x.dtype, copy=False) + x.dtype.type(0)   # PyTorch's out = 0 + sum: never -0
+    return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in axes])
+
+
+def _parallel(y, dims, half):
+    """parallel_reduce of `y` (arranged by `_arrange`): a whole-tensor sum in THREADS ranges
+    added at the end; otherwise the outputs dealt out by columns of one kept dim (PyTorch's
+    find_split_dim)."""
+    dtype = np.float16 if half else np.float32
+    if all(d[2] for d in dims):   # two_pass_reduction: a buffer slot per thread
+        n = y.size
+        chunk = -(-n // min(THREADS, -(-n // GRAIN)))
+        buf = [_range_sum(y, dims, b, min(n, b + chunk), half) for b in range(0, n, chunk)]
+        buf = np.asarray(buf + [0] * (THREADS - len(buf)), dtype)
+        return _run(buf, [(THREADS, 1, True, [0])], half)
+    split = len(dims) - 1   # the outermost kept dim with a column per thread, else the largest
+    for i in range(len(dims) - 1, -1, -1):
+        if dims[i][2]:
+            break
+        if dims[i][0] >= THREADS:
+            split = i
+            break
+        if dims[i][0] > dims[split][0]:
+            split = i
+    cols = dims[split][0]
+    chunk = -(-cols // min(THREADS, cols))
+    round_to = 128 // y.itemsize if dims[split][1] == 1 else 1
+    axis = len(dims) - 1 - split
+    pieces = []
+    for b in range(0, cols, chunk):
+        e = min(cols, b + chunk)
+        b -= b % round_to
+        if e != cols:
+            e -= e % round_to
+        if b == e:
+            continue
+        sub_dims = list(dims)
+        sub_dims[split] = (e - b,) + tuple(dims[split][1:])
+        index = (slice(None),) * axis + (slice(b, e),)
+        pieces.append(_run(y[index], sub_dims, half))
+    kept = [d for d in reversed(dims) if not d[2]]
+    return np.concatenate(pieces, axis=kept.index(dims[split]))
+
+
+def _range_sum(y, dims, begin, end, half):
+    """One thread's part of a two-pass sum: the elements [begin, end) in iteration order, in
+    the loop calls serial_for_each makes (a partial row, whole rows within one dims[1] run, ...),
+    each call's results added into the thread's slot."""
+    size0, st0 = dims[0][0], dims[0][1]
+    size1, st1 = (dims[1][0], dims[1][1]) if len(dims) > 1 else (1, 0)
+    rows = y.reshape(-1, size0)
+    dtype = np.float16 if half else np.float32
+    results = []
+    i = begin
+    while i < end:
+        r, c = divmod(i, size0)
+        if c or end - i < size0:
+            m = min(size0 - c, end - i)
+            results.append(_loop2d(rows[r, c:c + m].reshape(1, 1, m), st0, st1, half)[0])
+            i += m
+        else:
+            k = min((end - i) // size0, size1 - r % size1)
+            results.append(_loop2d(rows[r:r + k].reshape(1, k, size0), st0, st1, half)[0])
+            i += k * size0
+    return _accumulate(np.concatenate(results)[None], dtype)[0]
+
+
+# -- the reductions as the ops call them ---------------------------------------------------
+
+_EMULATED = (np.dtype(np.float32), np.dtype(np.float16))
+
+
+def _all_axes(x, axes):
+    return tuple(range(x.ndim)) if axes is None else tuple(axes)
+
+
+def sum(x, axes=None, keepdim=False):
+    """`torch.sum`: float32 and float16 added in PyTorch's order, other dtypes by numpy."""
+    x = np.asarray(x)
+    if x.dtype not in _EMULATED:
+        return np.sum(x, axis=axes, keepdims=keepdim)
+    return reduce_sum(x, _all_axes(x, axes), keepdim)
+
+
+def mean(x, axes=None, keepdim=False):
+    """`torch.mean` on CPU: the sum divided by the count in the sum's dtype (float16: summed as
+    float32, divided, rounded once), as PyTorch's mean_out does."""
+    x = np.asarray(x)
+    if x.dtype not in _EMULATED:
+        return np.mean(x, axis=axes, keepdims=keepdim)
+    axes = _all_axes(x, axes)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    total = reduce_sum(x.astype(np.float32, copy=False), axes, keepdim)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (total / np.float32(n)).astype(x.dtype)
+
+
+def nansum(x, axes=None, keepdim=False):
+    """`torch.nansum`: the sum with nan read as 0 (PyTorch's nan-skipping loads)."""
+    x = np.asarray(x)
+    if x.dtype not in _EMULATED:
+        return np.nansum(x, axis=axes, keepdims=keepdim)
+    axes = _all_axes(x, axes)
+    return reduce_sum(x, axes, keepdim, nan_as_zero=True)
+
+
+def cumsum(x, axis):
+    """`torch.cumsum`: in order, accumulated in double for float32 (PyTorch's CPU acc_type) and
+    in float for float16, each partial sum rounded to the dtype."""
+    x = np.asarray(x)
+    acc = np.float32 if x.dtype == np.float16 else np.float64
+    return np.cumsum(x.astype(acc), axis=axis).astype(x.dtype)
