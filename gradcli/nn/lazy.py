@@ -190,7 +190,7 @@ class _LazyBatchNorm(_Lazy):
 
     def extra_repr(self):
         return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, " \
-               f"bias={self.has_bias}, track_running_stats={self.track_running_stats}"
+               f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
 
 
 class LazyBatchNorm1d(_LazyBatchNorm):

@@ -1168,7 +1168,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, " \
-               f"affine={self.affine}, bias={self.has_bias}, " \
+               f"affine={self.affine}, bias={self.bias is not None}, " \
                f"track_running_stats={self.track_running_stats}"
 
 

@@ -59,6 +59,11 @@ def _gru_step(x_w, h, c, w_hh, b_hh):
     return (h - new) * update + new, None
 
 
+def _transpose_inplace(x, dim0, dim1):
+    from ..ops.layers import transpose_result
+    return transpose_result(x, dim0, dim1)
+
+
 def _size(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
@@ -161,7 +166,7 @@ class RNNBase(Module):
             if not isinstance(hx, tuple) or len(hx) != 2:
                 raise ProgramTypeError("LSTM: hx must be a tuple (h_0, c_0)")
             h0, c0 = hx
-            _check_hidden(h0, expected)
+            _check_hidden(h0, expected, "hidden[0]")
             _check_hidden(c0, expected, "hidden[1]")
         else:
             h0, c0 = hx, None
@@ -172,7 +177,8 @@ class RNNBase(Module):
             h_n = squeeze(h_n, 1)
             c_n = squeeze(c_n, 1) if c_n is not None else None
         elif self.batch_first:
-            output = FUNCTIONS["transpose"](output, 0, 1)
+            # ATen ends LSTM with transpose (TransposeBackward0), RNN and GRU with transpose_ (1)
+            output = FUNCTIONS["transpose"](output, 0, 1) if is_lstm else _transpose_inplace(output, 0, 1)
         return (output, (h_n, c_n)) if is_lstm else (output, h_n)
 
     def _run(self, input, h0, c0, dirs):
