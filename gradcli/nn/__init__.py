@@ -9,8 +9,15 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d, LazyLinear  # noqa: F401
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
+from .spatial import *  # noqa: F401,F403
+from .spatial import __all__ as _spatial_all
+from .activation import PReLU  # noqa: F401
+from .parameters import ParameterDict, ParameterList  # noqa: F401
+from .transformer import *  # noqa: F401,F403
+from .transformer import __all__ as _transformer_all
 from . import namespaces  # noqa: F401
 
 _tail = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
-         "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+         "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+         *_spatial_all, "PReLU", "ParameterList", "ParameterDict", *_transformer_all]
 __all__ = list(_modules_all) + [name for name in _loss_all if name not in _modules_all] + _tail

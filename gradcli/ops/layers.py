@@ -593,11 +593,26 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return _channel_dropout("dropout2d", input, p, training, 2)
 
 
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Each (sample, channel) normalised over its own spatial values: batch_norm over a (1, N*C, ...)
+    view, viewed back (ViewBackward0), as PyTorch composes it."""
+    if not use_input_stats or running_mean is not None:
+        raise ProgramValueError("instance_norm with running statistics is not supported in gradcli")
+    shape = tuple(input.shape)
+    n, c = shape[0], shape[1]
+    x = TENSORS.reshape(input, (1, n * c) + shape[2:])
+    w = TENSORS.cat([weight] * n) if weight is not None else None
+    b = TENSORS.cat([bias] * n) if bias is not None else None
+    out = TENSORS.batch_norm(x, None, None, w, b, True, momentum, eps)
+    return TENSORS.view(out, shape)
+
+
 for _name, _function in [("conv_transpose1d", conv_transpose1d), ("conv_transpose2d", conv_transpose2d),
                          ("interpolate", interpolate), ("pad", pad), ("pixel_shuffle", pixel_shuffle),
                          ("pixel_unshuffle", pixel_unshuffle), ("prelu", prelu),
                          ("scaled_dot_product_attention", scaled_dot_product_attention),
                          ("max_pool1d", max_pool1d), ("avg_pool1d", avg_pool1d),
                          ("adaptive_avg_pool1d", adaptive_avg_pool1d), ("dropout1d", dropout1d),
-                         ("dropout2d", dropout2d)]:
+                         ("dropout2d", dropout2d), ("instance_norm", instance_norm)]:
     export(_name, _function, method=False, nn=True)
