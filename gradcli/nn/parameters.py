@@ -70,12 +70,9 @@ class ParameterList(Module):
     def forward(self, *args, **kwargs):
         raise ProgramError("ParameterList is not callable: use the Parameters it holds")
 
-    def __repr__(self):
-        lines = [f"    ({k}): Parameter containing: [{_dtype(p)} of size {_size(p)}]"
-                 for k, p in self._parameters.items()]
-        return "ParameterList(\n" + "\n".join(lines) + "\n)" if lines else "ParameterList()"
-
-    __str__ = __repr__
+    def extra_repr(self):
+        return "\n".join(f"  ({k}): Parameter containing: [{_dtype(p)} of size {_size(p)}]"
+                         for k, p in self._parameters.items())
 
 
 def _dtype(p) -> str:
@@ -133,9 +130,6 @@ class ParameterDict(Module):
     def forward(self, *args, **kwargs):
         raise ProgramError("ParameterDict is not callable: use the Parameters it holds")
 
-    def __repr__(self):
-        lines = [f"  ({k}): Parameter containing: [torch.{_TYPES.get(str(p._data.dtype), 'Tensor')} of size "
-                 f"{_size(p)}]" for k, p in self._parameters.items()]
-        return "ParameterDict(" + "\n".join(lines) + ")"
-
-    __str__ = __repr__
+    def extra_repr(self):
+        return "\n".join(f"  ({k}): Parameter containing: [torch.{_TYPES.get(str(p._data.dtype), 'Tensor')} "
+                         f"of size {_size(p)}]" for k, p in self._parameters.items())

@@ -275,24 +275,44 @@ def pad(input, pad, mode="constant", value=None):
     return TENSORS.squeeze(out, 0) if unbatched else out
 
 
-def _constant_pad(input, pad, value):
-    """A constant pad as a larger tensor filled with `value` and the input copied in (ConstantPadNdBackward0
-    in PyTorch; composed here)."""
-    x = _data(input)
+def _constant_pad_nd(self, pad, value):
     n = len(pad) // 2
-    out = input
-    for i in range(n):
-        dim = x.ndim - 1 - i
-        before, after = pad[2 * i], pad[2 * i + 1]
-        shape = list(_data(out).shape)
-        parts = []
-        if before:
-            parts.append(TENSORS.full(tuple(shape[:dim] + [before] + shape[dim + 1:]), value, dtype=input.dtype))
-        parts.append(out)
-        if after:
-            parts.append(TENSORS.full(tuple(shape[:dim] + [after] + shape[dim + 1:]), value, dtype=input.dtype))
-        out = TENSORS.cat(parts, dim) if len(parts) > 1 else out
-    return out
+    widths = [(0, 0)] * (np.ndim(self) - n) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(n))]
+    if self.dtype == object:
+        out = np.full(tuple(s + a + b for s, (a, b) in zip(self.shape, widths)), value, dtype=object)
+        out[tuple(slice(a, a + s) for s, (a, _) in zip(self.shape, widths))] = self
+        return out
+    return np.pad(self, widths, constant_values=value)
+
+
+def _crop(grad, pad):
+    n = len(pad) // 2
+    lead = np.ndim(grad) - n
+    index = (slice(None),) * lead + tuple(
+        slice(pad[2 * i], grad.shape[lead + (n - 1 - i)] - pad[2 * i + 1]) for i in reversed(range(n)))
+    return grad[index]
+
+
+constant_pad_op = defop(
+    "constant_pad_nd", "ConstantPadNdBackward0", _constant_pad_nd, public=False,
+    rules=(lambda F, g, pad: F.constant_pad_crop(g, pad),),
+    formulas=("grad with the padding cut off",), sympy=_symbolic(_constant_pad_nd),
+    domain=lambda rng: [((rng.uniform(-1, 1, (2, 3)),), {"pad": (1, 2), "value": 0.5}),
+                        ((rng.uniform(-1, 1, (1, 2, 3)),), {"pad": (0, 1, 2, 1), "value": 0.0})],
+)
+constant_pad_crop_op = defop(
+    "constant_pad_crop", "ConstantPadNdBackwardBackward0", _crop, public=False,
+    rules=(lambda F, g, pad: F.constant_pad_nd(g, pad, 0.0),),
+    formulas=("grad' padded with zeros",), sympy=_symbolic(_crop),
+    domain=lambda rng: [((rng.uniform(-1, 1, (2, 6)),), {"pad": (1, 2)})],
+)
+
+
+def _constant_pad(input, pad, value):
+    """A constant pad (ConstantPadNdBackward0); negative widths (cropping) are not supported."""
+    if any(p < 0 for p in pad):
+        raise ProgramValueError("F.pad with negative padding is not supported in gradcli")
+    return apply(constant_pad_op, (input,), {"pad": tuple(pad), "value": value})
 
 
 # -- pixel shuffle ------------------------------------------------------------------------------
@@ -511,9 +531,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         reps = q.shape[-3] // k.shape[-3]
         key = TENSORS.repeat_interleave(key, reps, -3) if hasattr(TENSORS, "repeat_interleave") else key
         value = TENSORS.repeat_interleave(value, reps, -3) if hasattr(TENSORS, "repeat_interleave") else value
-    if dropout_p and float(dropout_p) > 0:
-        scores = TENSORS.matmul(query, TENSORS.transpose(key, -2, -1)) * scale + Tensor._make(mask)
-        weights = TENSORS.dropout(TENSORS.softmax(scores, -1), float(dropout_p), True)
+    fused = q.ndim == 4 and _data(value).ndim == 4 and k.ndim == 4 and q.shape[-1] == k.shape[-1] == \
+        _data(value).shape[-1]
+    if not fused or (dropout_p and float(dropout_p) > 0):
+        # PyTorch's math path (_scaled_dot_product_attention_math): the fused CPU kernel takes 4-d
+        # inputs with one head size; each side is scaled by sqrt(scale)
+        root = math.sqrt(scale)
+        scores = TENSORS.matmul(query * root, TENSORS.transpose(key, -2, -1) * root)
+        if is_causal or attn_mask is not None:
+            scores = scores + Tensor._make(mask)
+        weights = TENSORS.softmax(scores, -1)
+        if dropout_p and float(dropout_p) > 0:
+            weights = TENSORS.dropout(weights, float(dropout_p), True)
         return TENSORS.matmul(weights, value)
     return apply(attention_op, (query, key, value), {"mask": mask, "scale": scale})
 
