@@ -15,9 +15,12 @@ from .activation import PReLU  # noqa: F401
 from .parameters import ParameterDict, ParameterList  # noqa: F401
 from .transformer import *  # noqa: F401,F403
 from .transformer import __all__ as _transformer_all
+from .criteria import *  # noqa: F401,F403
+from .criteria import __all__ as _criteria_all
 from . import namespaces  # noqa: F401
 
 _tail = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
          "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
-         *_spatial_all, "PReLU", "ParameterList", "ParameterDict", *_transformer_all]
+         *_spatial_all, "PReLU", "ParameterList", "ParameterDict", *_transformer_all,
+         *_criteria_all]
 __all__ = list(_modules_all) + [name for name in _loss_all if name not in _modules_all] + _tail

@@ -19,6 +19,7 @@ from . import indexed  # noqa: E402,F401  (index_select/index_add, all/any, torc
 from . import conv  # noqa: E402,F401  (conv, pooling, embedding, layer_norm, batch_norm)
 from . import losses  # noqa: E402,F401  (l1, smooth_l1, huber, bce_with_logits, kl_div)
 from . import layers  # noqa: E402,F401  (conv_transpose, interpolate, pad, prelu, attention, 1-d pools)
+from . import criteria  # noqa: E402,F401  (margin, ranking, embedding and likelihood losses)
 
 globals().update(FUNCTIONS)
 
