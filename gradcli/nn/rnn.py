@@ -77,7 +77,7 @@ class RNNBase(Module):
     """The layers' shared parameters, checks and loop over layers, directions and steps."""
 
     public = ("mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout",
-              "bidirectional", "proj_size")
+              "bidirectional", "proj_size", "all_weights", "flatten_parameters")
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
