@@ -193,6 +193,8 @@ def _make_modules() -> dict:
         "torch.nn": nn_ns,
         "torch.nn.functional": functional,
         "torch.nn.init": init_ns,
+        "torch.nn.utils": nn_ns.members["utils"],
+        "torch.nn.utils.rnn": nn_ns.members["utils"].members["rnn"],
         "torch.autograd": autograd_ns,
         "torch.autograd.functional": autograd_functional,
         "torch.autograd.graph": autograd_graph,

@@ -4,7 +4,7 @@ classes: `torch.nn.modules.rnn.LSTM`). Each maps a dotted path to its members; t
 language makes a namespace of each (`gradcli.lang.builtins`)."""
 from __future__ import annotations
 
-from . import rnn as _rnn, utils as _utils
+from . import packed as _packed, rnn as _rnn, utils as _utils
 
 # PyTorch's file under torch/nn/modules for each class gradcli has.
 _FILES = {
@@ -39,7 +39,9 @@ def dotted(nn_members: dict) -> dict:
     """Dotted path under torch.nn -> its members (those of `nn_members`, the torch.nn namespace's
     classes, that exist), parents before children."""
     out = {"utils": {name: getattr(_utils, name) for name in _utils.__all__},
-           "utils.rnn": {"pad_sequence": _rnn.pad_sequence}, "modules": {}}
+           "utils.rnn": {"pad_sequence": _rnn.pad_sequence,
+                         **{name: getattr(_packed, name) for name in _packed.__all__}},
+           "modules": {}}
     for file, names in _FILES.items():
         out[f"modules.{file}"] = {name: nn_members[name] for name in names if name in nn_members}
     return out

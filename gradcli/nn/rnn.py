@@ -139,6 +139,9 @@ class RNNBase(Module):
         return _rnn_step("tanh" if self.mode == "RNN_TANH" else "relu")
 
     def forward(self, input, hx=None):
+        from .packed import PackedSequence, run_packed
+        if isinstance(input, PackedSequence):
+            return run_packed(self, input, hx)
         if not isinstance(input, Tensor):
             raise ProgramTypeError(f"{self._get_name()}: expected a Tensor input, got {type(input).__name__}")
         is_lstm = self.mode == "LSTM"

@@ -315,6 +315,40 @@ def _constant_pad(input, pad, value):
     return apply(constant_pad_op, (input,), {"pad": tuple(pad), "value": value})
 
 
+# -- packing a padded batch (PackPaddedSequenceBackward0) ------------------------------------
+
+
+def _pack_rows(self, index):
+    """The rows `index` of `self` flattened over its first two dims (time, batch)."""
+    return self.reshape((-1,) + self.shape[2:])[index]
+
+
+def _unpack_rows(grad, index, input_size):
+    out = np.zeros((math.prod(input_size[:2]),) + tuple(input_size[2:]), dtype=grad.dtype)
+    out[index] = grad
+    return out.reshape(tuple(input_size))
+
+
+pack_rows_op = defop(
+    "pack_padded_sequence", "PackPaddedSequenceBackward0", _pack_rows, public=False,
+    rules=(lambda F, g, self_shape, index: F.unpack_rows(g, index, tuple(self_shape)),),
+    formulas=("grad put back at the packed steps, zeros elsewhere",), sympy=_symbolic(_pack_rows),
+    domain=lambda rng: [((rng.uniform(-1, 1, (3, 2, 2)),), {"index": np.array([0, 1, 2, 3, 4])})],
+)
+unpack_rows_op = defop(
+    "unpack_rows", "PackPaddedSequenceBackwardBackward0", _unpack_rows, public=False,
+    rules=(lambda F, g, index: F.pack_padded_sequence(g, index),),
+    formulas=("grad' at the packed steps",), sympy=_symbolic(_unpack_rows),
+    domain=lambda rng: [((rng.uniform(-1, 1, (5, 2)),), {"index": np.array([0, 1, 2, 3, 4]),
+                                                         "input_size": (3, 2, 2)})],
+)
+
+
+def pack_rows(input, index):
+    """The packed steps of a time-major padded batch, rows `index` of its (T * B, *) view."""
+    return apply(pack_rows_op, (input,), {"index": np.asarray(index, dtype=np.int64)})
+
+
 # -- pixel shuffle ------------------------------------------------------------------------------
 
 
