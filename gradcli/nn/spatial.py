@@ -18,7 +18,7 @@ from .modules import Dropout, Module
 __all__ = ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
            "AdaptiveMaxPool2d", "Dropout1d", "Dropout2d", "PixelShuffle", "PixelUnshuffle", "ReflectionPad1d",
            "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ZeroPad2d", "ConstantPad1d",
-           "ConstantPad2d", "Upsample", "InstanceNorm1d", "InstanceNorm2d"]
+           "ConstantPad2d", "Upsample", "InstanceNorm1d", "InstanceNorm2d", "EmbeddingBag"]
 
 
 def _f(name):
@@ -345,3 +345,47 @@ class InstanceNorm1d(_InstanceNorm):
 
 class InstanceNorm2d(_InstanceNorm):
     dims = 2
+
+
+class EmbeddingBag(Module):
+    """Sums, means or maxima of bags of embeddings; weight ~ N(0, 1)."""
+
+    public = ("num_embeddings", "embedding_dim", "max_norm", "norm_type", "scale_grad_by_freq", "mode",
+              "sparse", "include_last_offset", "padding_idx")
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                 mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None,
+                 device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
+        self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
+        if padding_idx is not None:
+            padding_idx = int(padding_idx) % self.num_embeddings
+        self.padding_idx = padding_idx
+        if _weight is None:
+            kw = {} if dtype is None else {"dtype": dtype}
+            self.weight = Parameter(FUNCTIONS["empty"](self.num_embeddings, self.embedding_dim, **kw))
+            init.normal_(self.weight)
+            if padding_idx is not None:
+                self.weight._data[padding_idx] = 0
+        else:
+            self.weight = Parameter(_weight)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return _f("embedding_bag")(input, self.weight, offsets, self.max_norm, self.norm_type,
+                                   self.scale_grad_by_freq, self.mode, self.sparse, per_sample_weights,
+                                   self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s

@@ -349,6 +349,99 @@ def pack_rows(input, index):
     return apply(pack_rows_op, (input,), {"index": np.asarray(index, dtype=np.int64)})
 
 
+# -- embedding_bag (EmbeddingBagBackward0) ----------------------------------------------------
+
+
+def _bag_sum(weight, bags):
+    """bags @ weight: bags is (num_bags, num_embeddings), the count (or weight) of each row in each
+    bag; or (num_bags, dim, num_embeddings), the row each bag takes in each column (mode max)."""
+    if np.ndim(bags) == 3:
+        return (bags * np.swapaxes(weight, 0, 1)[None]).sum(-1)
+    return np.matmul(bags, weight)
+
+
+def _bag_sum_backward(grad, bags):
+    if np.ndim(bags) == 3:
+        return np.swapaxes((bags * grad[:, :, None]).sum(0), 0, 1)
+    return np.matmul(np.swapaxes(bags, 0, 1), grad)
+
+
+def _bag_cases(rng):
+    bags = np.array([[1.0, 0, 2, 0], [0, 0.5, 0, 0.5], [0, 0, 0, 0]])
+    picks = np.zeros((2, 3, 4))
+    picks[0, [0, 1, 2], [1, 3, 3]] = 1.0
+    picks[1, [0, 1, 2], [0, 0, 2]] = 1.0
+    return [((rng.uniform(-1, 1, (4, 3)),), {"bags": bags}), ((rng.uniform(-1, 1, (4, 3)),), {"bags": picks})]
+
+
+embedding_bag_op = defop(
+    "embedding_bag_rows", "EmbeddingBagBackward0", _bag_sum, inputs=("weight",), public=False,
+    rules=(lambda F, g, bags: F.embedding_bag_backward(g, bags),),
+    formulas=("bags^T @ grad (each bag's gradient to its rows)",), sympy=_symbolic(_bag_sum),
+    domain=_bag_cases,
+)
+embedding_bag_backward_op = defop(
+    "embedding_bag_backward", "EmbeddingBagBackwardBackward0", _bag_sum_backward, public=False,
+    rules=(lambda F, g, bags: F.embedding_bag_rows(g, bags),),
+    formulas=("bags @ grad'",), sympy=_symbolic(_bag_sum_backward),
+    domain=lambda rng: [((rng.uniform(-1, 1, (b.shape[:-1])),), {"bags": b})
+                        for b in (case[1]["bags"] for case in _bag_cases(rng))],
+)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """The sum, mean or max of the embeddings in each bag: the rows of a 2-d `input`, or the
+    runs of a 1-d `input` that `offsets` start (EmbeddingBagBackward0 for sum and mean)."""
+    index = np.asarray(_data(input)).astype(np.int64)
+    w = _data(weight)
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise ProgramValueError("embedding_bag(): max_norm, scale_grad_by_freq and sparse are not supported")
+    if mode not in ("sum", "mean", "max"):
+        raise ProgramValueError("mode has to be one of sum, mean or max")
+    if index.ndim == 2:
+        if offsets is not None:
+            raise ProgramValueError(f"if input is 2D, then offsets has to be None, as input is treated is a "
+                                    f"mini-batch of fixed length sequences. However, found offsets of type "
+                                    f"{type(offsets).__name__}")
+        starts = np.arange(0, index.size, index.shape[1])
+        flat = index.reshape(-1)
+    elif index.ndim == 1:
+        if offsets is None:
+            raise ProgramValueError("offsets has to be a 1D Tensor but got None")
+        starts = np.asarray(_data(offsets)).astype(np.int64).reshape(-1)
+        flat = index
+    else:
+        raise ProgramValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {index.ndim}")
+    ends = list(starts[1:]) + [len(flat)]
+    if include_last_offset:
+        starts, ends = starts[:-1], ends[:-1]
+    psw = None if per_sample_weights is None else np.asarray(_data(per_sample_weights)).reshape(-1)
+    if psw is not None and mode != "sum":
+        raise ProgramValueError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                "on GitHub.")
+    keep = np.ones(len(flat), dtype=bool) if padding_idx is None else flat != int(padding_idx) % w.shape[0]
+    if mode == "max":
+        # the row each bag takes in each column, as a one-hot (bags, dim, rows) selection
+        picks = np.zeros((len(starts), w.shape[1], w.shape[0]), dtype=w.dtype)
+        for bag, (a, b) in enumerate(zip(starts, ends)):
+            members = flat[[i for i in range(a, b) if keep[i]]]
+            if len(members):
+                best = members[np.argmax(w[members], axis=0)]
+                picks[bag, np.arange(w.shape[1]), best] = 1.0
+        return apply(embedding_bag_op, (weight,), {"bags": picks})
+    bags = np.zeros((len(starts), w.shape[0]), dtype=w.dtype)
+    for bag, (a, b) in enumerate(zip(starts, ends)):
+        members = [i for i in range(a, b) if keep[i]]
+        for i in members:
+            bags[bag, flat[i]] += 1.0 if psw is None else psw[i]
+        if mode == "mean" and members:
+            bags[bag] /= len(members)
+    return apply(embedding_bag_op, (weight,), {"bags": bags})
+
+
 # -- pixel shuffle ------------------------------------------------------------------------------
 
 
@@ -677,5 +770,6 @@ for _name, _function in [("conv_transpose1d", conv_transpose1d), ("conv_transpos
                          ("scaled_dot_product_attention", scaled_dot_product_attention),
                          ("max_pool1d", max_pool1d), ("avg_pool1d", avg_pool1d),
                          ("adaptive_avg_pool1d", adaptive_avg_pool1d), ("dropout1d", dropout1d),
-                         ("dropout2d", dropout2d), ("instance_norm", instance_norm)]:
+                         ("dropout2d", dropout2d), ("instance_norm", instance_norm),
+                         ("embedding_bag", embedding_bag)]:
     export(_name, _function, method=False, nn=True)
