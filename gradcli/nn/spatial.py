@@ -72,11 +72,32 @@ class _ConvTransposeNd(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
+    def _output_padding(self, input, output_size) -> tuple:
+        """The output_padding that makes the output `output_size` (PyTorch's _output_padding)."""
+        if output_size is None:
+            return self.output_padding
+        n = self.n
+        sizes = [int(s) for s in output_size]
+        if len(sizes) == n + 2 or (len(sizes) == n + 1 and len(input.shape) == n + 1):
+            sizes = sizes[-n:]
+        if len(sizes) != n:
+            raise ProgramValueError(f"ConvTranspose{n}D: for {len(input.shape)}D input, output_size must have "
+                                    f"{n} or {n + 2} elements (got {len(sizes)})")
+        out = []
+        for d in range(n):
+            least = (input.shape[d - n] - 1) * self.stride[d] - 2 * self.padding[d] + \
+                self.dilation[d] * (self.kernel_size[d] - 1) + 1
+            if not least <= sizes[d] < least + self.stride[d]:
+                raise ProgramValueError(f"requested an output size of {sizes}, but valid sizes range from "
+                                        f"{least} to {least + self.stride[d] - 1} (for an input of "
+                                        f"{list(input.shape[-n:])})")
+            out.append(sizes[d] - least)
+        return tuple(out)
+
     def forward(self, input, output_size=None):
-        if output_size is not None:
-            raise ProgramValueError("output_size is not supported in gradcli: give output_padding")
         return _f(f"conv_transpose{self.n}d")(input, self.weight, self.bias, self.stride, self.padding,
-                                              self.output_padding, self.groups, self.dilation)
+                                              self._output_padding(input, output_size), self.groups,
+                                              self.dilation)
 
     def extra_repr(self):
         n = self.n
