@@ -130,6 +130,13 @@ def _tail_cases(rng, u, n, c, h, w):
     yield ("avg_pool1d", [u(n, c, h)], {}, lambda F, x: F.avg_pool1d(x, 3, stride=stride, padding=1))
     yield ("adaptive_avg_pool1d", [u(n, c, h)], {}, lambda F, x: F.adaptive_avg_pool1d(x, 3))
     yield ("instance_norm", [u(n, c, h, w), u(c), u(c)], {}, lambda F, x, wt, b: F.instance_norm(x, weight=wt, bias=b))
+    away = lambda *s: np.where(np.abs(u(*s)) < 0.05, 0.5, u(*s) * 4)  # noqa: E731  (off the kinks)
+    for fn in ("selu", "celu", "mish", "hardswish", "hardsigmoid", "relu6", "tanhshrink", "softsign"):
+        yield (fn, [away(n, c, 3)], {}, lambda F, x, fn=fn: getattr(F, fn)(x))
+    yield ("glu", [u(n, 4, 3)], {}, lambda F, x: F.glu(x, 1))
+    yield ("threshold", [away(n, 3)], {}, lambda F, x: F.threshold(x, 0.2, -3.0))
+    yield ("softmin", [u(n, 3)], {}, lambda F, x: F.softmin(x, 1))
+    yield ("cosine_similarity", [u(n, 3), u(n, 3)], {}, lambda F, a, b: F.cosine_similarity(a, b))
     sign = np.where(rng.uniform(-1, 1, (n, 3)) > 0, 1.0, -1.0)
     for red in ("mean", "sum", "none"):
         yield (f"margin_ranking_loss[{red}]", [u(n, 3), u(n, 3)], {},

@@ -11,7 +11,8 @@ from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d, Lazy
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from .spatial import *  # noqa: F401,F403
 from .spatial import __all__ as _spatial_all
-from .activation import PReLU  # noqa: F401
+from .activation import *  # noqa: F401,F403
+from .activation import __all__ as _activation_all
 from .parameters import ParameterDict, ParameterList  # noqa: F401
 from .transformer import *  # noqa: F401,F403
 from .transformer import __all__ as _transformer_all
@@ -21,6 +22,6 @@ from . import namespaces  # noqa: F401
 
 _tail = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
          "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
-         *_spatial_all, "PReLU", "ParameterList", "ParameterDict", *_transformer_all,
+         *_spatial_all, *_activation_all, "ParameterList", "ParameterDict", *_transformer_all,
          *_criteria_all]
 __all__ = list(_modules_all) + [name for name in _loss_all if name not in _modules_all] + _tail

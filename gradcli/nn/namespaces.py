@@ -10,7 +10,10 @@ from . import packed as _packed, rnn as _rnn, utils as _utils
 _FILES = {
     "module": ("Module",),
     "activation": ("ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softplus", "Softmax",
-                   "LogSoftmax", "PReLU", "MultiheadAttention"),
+                   "LogSoftmax", "PReLU", "MultiheadAttention", "ReLU6", "Hardtanh", "SELU", "CELU", "Mish",
+                   "Hardswish", "Hardsigmoid", "GLU", "Threshold", "Softmin", "Softsign", "LogSigmoid",
+                   "Tanhshrink"),
+    "distance": ("CosineSimilarity", "PairwiseDistance"),
     "container": ("Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"),
     "linear": ("Linear", "Bilinear", "Identity", "LazyLinear", "NonDynamicallyQuantizableLinear"),
     "conv": ("Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "LazyConv1d", "LazyConv2d"),

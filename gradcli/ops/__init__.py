@@ -20,6 +20,7 @@ from . import conv  # noqa: E402,F401  (conv, pooling, embedding, layer_norm, ba
 from . import losses  # noqa: E402,F401  (l1, smooth_l1, huber, bce_with_logits, kl_div)
 from . import layers  # noqa: E402,F401  (conv_transpose, interpolate, pad, prelu, attention, 1-d pools)
 from . import criteria  # noqa: E402,F401  (margin, ranking, embedding and likelihood losses)
+from . import activations  # noqa: E402,F401  (selu, celu, mish, hardswish, glu, threshold, ...)
 
 globals().update(FUNCTIONS)
 
