@@ -307,9 +307,9 @@ class RNNCellBase(Module):
             hx = FUNCTIONS["unsqueeze"](hx, 0)
         return input, hx, batched
 
-    def _cell(self, input, h, c):
-        x_w = _linear(input, self.weight_ih, self.bias_ih)
-        return self._step_fn(x_w, h, c, self.weight_hh, self.bias_hh)
+    def _cell(self, step, input, h, c):
+        """One step: the input projection, then `step` (the layers' step function)."""
+        return step(_linear(input, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
 
 
 class RNNCell(RNNCellBase):
@@ -325,8 +325,7 @@ class RNNCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         input, hx, batched = self._prepare(input, hx, "RNNCell")
-        self._step_fn = _rnn_step(self.nonlinearity)
-        h, _ = self._cell(input, hx, None)
+        h, _ = self._cell(_rnn_step(self.nonlinearity), input, hx, None)
         return h if batched else FUNCTIONS["squeeze"](h, 0)
 
 
@@ -341,8 +340,7 @@ class LSTMCell(RNNCellBase):
         input, h, batched = self._prepare(input, h0, "LSTMCell")
         c = FUNCTIONS["zeros"](*h.shape, dtype=input.dtype) if hx is None else \
             (hx[1] if batched else FUNCTIONS["unsqueeze"](hx[1], 0))
-        self._step_fn = _lstm_step
-        h, c = self._cell(input, h, c)
+        h, c = self._cell(_lstm_step, input, h, c)
         if not batched:
             return FUNCTIONS["squeeze"](h, 0), FUNCTIONS["squeeze"](c, 0)
         return h, c
@@ -356,8 +354,7 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         input, hx, batched = self._prepare(input, hx, "GRUCell")
-        self._step_fn = _gru_step
-        h, _ = self._cell(input, hx, None)
+        h, _ = self._cell(_gru_step, input, hx, None)
         return h if batched else FUNCTIONS["squeeze"](h, 0)
 
 

@@ -507,8 +507,13 @@ def _channel(weight, ndim):
 
 def _prelu(self, weight):
     w = _channel(weight, np.ndim(self))
-    return np.where(self > 0, self, w * self) if self.dtype != object else \
-        np.vectorize(lambda a, b: a if a > 0 else b, otypes=[object])(self, w * self)
+    return np.where(self > 0, self, w * self)
+
+
+def _prelu_sympy(sp, x, weight):
+    x, weight = _objects(x, weight)
+    w = np.broadcast_to(_channel(weight, x.ndim), x.shape)
+    return np.vectorize(lambda a, b: sp.Piecewise((a, a > 0), (b * a, True)), otypes=[object])(x, w)
 
 
 def _prelu_input_rule(F, g, self, weight):
@@ -537,7 +542,7 @@ prelu_op = defop(
     "prelu", "PreluKernelBackward0", _prelu, inputs=("self", "weight"), public=False,
     rules=(_prelu_input_rule, _prelu_weight_rule),
     formulas=("grad * where(self > 0, 1, weight)", "sum of grad * where(self > 0, 0, self) per channel"),
-    sympy=lambda sp, x, w: _prelu(*_objects(x, w)), domain=_prelu_cases,
+    sympy=_prelu_sympy, domain=_prelu_cases,
 )
 
 
