@@ -153,6 +153,9 @@ def _tail_cases(rng, u, n, c, h, w):
                lambda F, a, b, r=red: F.poisson_nll_loss(a, b, reduction=r))
         yield (f"gaussian_nll_loss[{red}]", [u(n, 3), u(n, 3), rng.uniform(0.1, 2, (n, 3))], {},
                lambda F, a, b, v, r=red: F.gaussian_nll_loss(a, b, v, full=True, reduction=r))
+        yield (f"multi_margin_loss[{red}]", [u(n, 3)], {},
+               lambda F, a, r=red: F.multi_margin_loss(a, _ix(F, np.arange(n) % 3), p=2, margin=0.6,
+                                                       weight=_t(F, np.array([1.0, 2.0, 0.5])), reduction=r))
         yield (f"multilabel_soft_margin_loss[{red}]", [u(n, 3), rng.uniform(0, 1, (n, 3))], {},
                lambda F, a, b, r=red: F.multilabel_soft_margin_loss(a, b, reduction=r))
 

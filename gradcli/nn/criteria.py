@@ -3,11 +3,12 @@ Gaussian negative log likelihoods. Each holds its options and calls its F functi
 (`gradcli.ops.criteria`) when called, as `loss.py`'s do."""
 from __future__ import annotations
 
+from ..errors import ProgramValueError
 from ..ops import NN_FUNCTIONS
 from .loss import _Loss
 
 __all__ = ["MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
-           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
+           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss"]
 
 
 class _Loss3(_Loss):
@@ -100,3 +101,15 @@ class MultiLabelSoftMarginLoss(_Loss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.weight = weight
+
+
+class MultiMarginLoss(_Loss):
+    """The multi-class hinge loss: sum over i != y of max(0, margin - x[y] + x[i]) ** p, over C."""
+
+    function, options = "multi_margin_loss", ("p", "margin", "weight")
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ProgramValueError("only p == 1 and p == 2 supported")
+        self.p, self.margin, self.weight = int(p), float(margin), weight

@@ -208,7 +208,98 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduced(loss, reduction)
 
 
-for _name, _function in [("margin_ranking_loss", margin_ranking_loss), ("hinge_embedding_loss", hinge_embedding_loss),
+def _const(F, array):
+    """A constant array in the rule's namespace (a Tensor under create_graph)."""
+    return Tensor._make(np.asarray(array)) if F is TENSORS else array
+
+
+def _margin_terms(F, self, onehot, p, margin, weight):
+    """Each class's max(0, margin - x[y] + x[i]) ** p (weighted by the target's class weight),
+    zero at the target; and its derivative in z = margin - x[y] + x[i]."""
+    off = _const(F, 1.0 - onehot)
+    x_y = F.sum(self * _const(F, onehot), (1,), True)
+    z = margin - x_y + self
+    zero = 0.0 * z
+    positive = z > 0
+    terms = F.where(positive, z ** p if p != 1 else z, zero) * off
+    slope = F.where(positive, p * z ** (p - 1) if p != 1 else 1.0 + zero, zero) * off
+    if weight is not None:
+        w_y = _const(F, np.sum(onehot * weight, axis=1, keepdims=True))
+        terms, slope = terms * w_y, slope * w_y
+    return terms, slope
+
+
+def _multi_margin(self, onehot, p=1, margin=1.0, weight=None, reduction="mean"):
+    terms, _ = _margin_terms(_NP, self, onehot, p, margin, weight)
+    return _reduce(np.sum(terms, axis=1) / self.shape[1], reduction)
+
+
+def _multi_margin_rule(F, g, self, onehot, p, margin, weight, reduction):
+    _, slope = _margin_terms(F, self, onehot, p, margin, weight)
+    n, classes = self.shape
+    scale = g / classes / (n if reduction == "mean" else 1)
+    if reduction == "none":
+        scale = F.reshape(scale, (n, 1))
+    return (slope - _const(F, onehot) * F.sum(slope, (1,), True)) * scale
+
+
+class _NP:
+    """numpy under the names a rule uses (the forward shares the rule's arithmetic)."""
+
+    sum = staticmethod(lambda x, dims, keepdim: np.sum(x, axis=dims, keepdims=keepdim))
+    where = staticmethod(np.where)
+
+
+def _multi_margin_cases(rng):
+    onehot = np.eye(4)[[1, 3, 0]]
+    return [((rng.uniform(-1, 1, (3, 4)),), {"onehot": onehot, "p": 1, "margin": 1.0, "weight": None,
+                                             "reduction": "mean"}),
+            ((rng.uniform(-1, 1, (3, 4)),), {"onehot": onehot, "p": 2, "margin": 0.5,
+                                             "weight": np.array([1.0, 2.0, 0.5, 1.5]), "reduction": "none"})]
+
+
+def _multi_margin_sympy(sp, x, onehot, p=1, margin=1.0, weight=None, reduction="mean"):
+    x = np.asarray(x, dtype=object)
+    x_y = (x * onehot).sum(axis=1, keepdims=True)
+    z = margin - x_y + x
+    terms = np.vectorize(lambda e, t: 0 if t else sp.Max(e, 0) ** p, otypes=[object])(z, onehot)
+    if weight is not None:
+        terms = terms * (onehot * weight).sum(axis=1, keepdims=True)
+    return _reduce_object(terms.sum(axis=1) / x.shape[1], reduction)
+
+
+multi_margin_loss_op = defop(
+    "multi_margin_loss", "MultiMarginLossBackward0", _multi_margin, public=False,
+    rules=(_multi_margin_rule,),
+    formulas=("grad * (p z^(p-1) [z > 0] at each other class, minus their sum at the target) / C, "
+              "z = margin - self[y] + self[i]",),
+    sympy=_multi_margin_sympy, domain=_multi_margin_cases,
+)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """sum over i != y of max(0, margin - x[y] + x[i]) ** p, over the classes (MultiMarginLossBackward0)."""
+    _check_reduction(reduction)
+    if int(p) not in (1, 2):
+        raise ProgramValueError("only p == 1 and p == 2 supported")
+    input = _t(input)
+    x = input._data
+    squeeze = x.ndim == 1
+    if squeeze:
+        input = TENSORS.unsqueeze(input, 0)
+    classes = input.shape[1]
+    t = np.asarray(target._data if isinstance(target, Tensor) else target, dtype=np.int64).reshape(-1)
+    if np.any((t < 0) | (t >= classes)):
+        raise ProgramValueError("target out of range")
+    onehot = np.eye(classes, dtype=input._data.dtype)[t]
+    w = None if weight is None else np.asarray(weight._data if isinstance(weight, Tensor) else weight)
+    out = apply(multi_margin_loss_op, (input,), {"onehot": onehot, "p": int(p), "margin": float(margin),
+                                                 "weight": w, "reduction": reduction})
+    return TENSORS.squeeze(out, 0) if squeeze and reduction == "none" else out
+
+
+for _name, _function in [("multi_margin_loss", multi_margin_loss), ("margin_ranking_loss", margin_ranking_loss), ("hinge_embedding_loss", hinge_embedding_loss),
                          ("soft_margin_loss", soft_margin_loss), ("cosine_embedding_loss", cosine_embedding_loss),
                          ("pairwise_distance", pairwise_distance), ("triplet_margin_loss", triplet_margin_loss),
                          ("poisson_nll_loss", poisson_nll_loss), ("gaussian_nll_loss", gaussian_nll_loss),

@@ -41,3 +41,7 @@ show(F.gaussian_nll_loss(a, b, torch.full((2,), 0.5), full=True))
 show(F.cosine_embedding_loss(a[0], b[0], torch.tensor(-1.0)))
 show(F.multilabel_soft_margin_loss(a, (y + 1) / 2, weight=torch.tensor([1.0, 2.0, 0.5])))
 print(F.pairwise_distance(a, b), F.pairwise_distance(a, b, p=1, keepdim=True))
+for reduction in ('mean', 'sum', 'none'):
+    show(nn.MultiMarginLoss(reduction=reduction)(a, torch.tensor([2, 0])))
+show(nn.MultiMarginLoss(p=2, margin=0.5, weight=torch.tensor([1.0, 3.0, 0.5]))(a, torch.tensor([1, 1])))
+print(nn.MultiMarginLoss(), F.multi_margin_loss(a[0], torch.tensor([2])))
