@@ -219,7 +219,7 @@ def _margin_terms(F, self, onehot, p, margin, weight):
     off = _const(F, 1.0 - onehot)
     x_y = F.sum(self * _const(F, onehot), (1,), True)
     z = margin - x_y + self
-    zero = 0.0 * z
+    zero = 0.0 * z + 0.0  # +0.0: no negative zeros where z < 0
     positive = z > 0
     terms = F.where(positive, z ** p if p != 1 else z, zero) * off
     slope = F.where(positive, p * z ** (p - 1) if p != 1 else 1.0 + zero, zero) * off
