@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
 from .._tensor import Tensor, bump_version
 from ..errors import ProgramValueError
 from ..ops.factories import Parameter

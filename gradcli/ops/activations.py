@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ProgramValueError, ShapeError
-from .._tensor import Tensor
+from .._tensor import as_int
 from .domains import unary, vectorize
 from .registry import TENSORS, apply, defop, export
 
@@ -177,7 +177,7 @@ def glu(input, dim=-1):
     shape = tuple(input.shape)
     if not shape:
         raise ShapeError("glu does not support scalars because halving size must be even")
-    d = dim % len(shape)
+    d = as_int(dim, "dim") % len(shape)
     if shape[d] % 2:
         raise ShapeError(f"Halving dimension must be even, but dimension {d} is size {shape[d]}")
     return apply(glu_op, (input,), {"dim": d})

@@ -628,8 +628,9 @@ def _attention_sympy(sp, q, k, v, mask, scale):
 def _attention_cases(rng):
     u = lambda *s: rng.uniform(-1, 1, s)  # noqa: E731
     causal = np.where(np.tril(np.ones((3, 3))) > 0, 0.0, -np.inf)
-    return [((u(2, 3, 4), u(2, 3, 4), u(2, 3, 2)), {"mask": 0.0, "scale": 0.5}),
-            ((u(1, 2, 3, 2), u(1, 2, 3, 2), u(1, 2, 3, 3)), {"mask": causal, "scale": 0.7})]
+    # small: the SymPy check expands every softmax symbolically
+    return [((u(1, 2, 2), u(1, 3, 2), u(1, 3, 1)), {"mask": 0.0, "scale": 0.5}),
+            ((u(1, 1, 3, 1), u(1, 1, 3, 1), u(1, 1, 3, 2)), {"mask": causal, "scale": 0.7})]
 
 
 attention_op = defop(
