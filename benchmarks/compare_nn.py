@@ -98,6 +98,66 @@ def cases(rng):
                lambda F, a, b, r=red: F.kl_div(a, b, reduction=r, log_target=True))
     yield ("kl_div[batchmean]", [u(batch, 3), rng.uniform(0.1, 1, (batch, 3))], {},
            lambda F, a, b: F.kl_div(a, b, reduction="batchmean"))
+    yield from _tail_cases(rng, u, n, c, h, w)
+
+
+def _tail_cases(rng, u, n, c, h, w):
+    """Issue 27's functions: transposed convolution, resampling, pads, attention, 1-d pools, losses."""
+    k = int(rng.integers(1, 4))
+    stride = int(rng.integers(1, 3))
+    yield ("conv_transpose2d", [u(n, c, h, w), u(c, 2, k, k + 1), u(2)], {},
+           lambda F, x, wt, b: F.conv_transpose2d(x, wt, b, stride=stride, padding=min(k - 1, 1),
+                                                  output_padding=stride - 1))
+    yield ("conv_transpose1d", [u(n, 2 * c, h), u(2 * c, 1, k), u(2)], {},
+           lambda F, x, wt, b: F.conv_transpose1d(x, wt, b, stride=stride, groups=2, dilation=2))
+    yield ("interpolate nearest", [u(n, c, h, w)], {}, lambda F, x: F.interpolate(x, scale_factor=1.7))
+    yield ("interpolate bilinear", [u(n, c, h, w)], {},
+           lambda F, x: F.interpolate(x, size=(h + 3, w - 2), mode="bilinear"))
+    yield ("interpolate bilinear corners", [u(n, c, h, w)], {},
+           lambda F, x: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True))
+    yield ("interpolate linear", [u(n, c, h)], {}, lambda F, x: F.interpolate(x, scale_factor=2.5, mode="linear"))
+    yield ("pad reflect", [u(n, c, h, w)], {}, lambda F, x: F.pad(x, (1, 2, 3, 0), mode="reflect"))
+    yield ("pad replicate", [u(n, c, h)], {}, lambda F, x: F.pad(x, (2, 1), mode="replicate"))
+    yield ("pad constant", [u(n, c, h, w)], {}, lambda F, x: F.pad(x, (1, 0, 2, 2), value=0.5))
+    yield ("pixel_shuffle", [u(n, 4 * c, h, w)], {}, lambda F, x: F.pixel_shuffle(x, 2))
+    yield ("prelu", [u(n, c, h, w), rng.uniform(0, 0.5, c)], {}, lambda F, x, a: F.prelu(x, a))
+    yield ("scaled_dot_product_attention", [u(n, 2, h, 4), u(n, 2, w, 4), u(n, 2, w, 4)], {},
+           lambda F, q, kk, v: F.scaled_dot_product_attention(q, kk, v))
+    yield ("scaled_dot_product_attention causal, math path", [u(n, h, 3), u(n, h, 3), u(n, h, 2)], {},
+           lambda F, q, kk, v: F.scaled_dot_product_attention(q, kk, v, is_causal=True, scale=0.4))
+    yield ("max_pool1d", [rng.permutation(n * c * h).reshape(n, c, h) * 0.01], {},
+           lambda F, x: F.max_pool1d(x, 2, stride=stride))
+    yield ("avg_pool1d", [u(n, c, h)], {}, lambda F, x: F.avg_pool1d(x, 3, stride=stride, padding=1))
+    yield ("adaptive_avg_pool1d", [u(n, c, h)], {}, lambda F, x: F.adaptive_avg_pool1d(x, 3))
+    yield ("instance_norm", [u(n, c, h, w), u(c), u(c)], {}, lambda F, x, wt, b: F.instance_norm(x, weight=wt, bias=b))
+    away = lambda *s: np.where(np.abs(u(*s)) < 0.05, 0.5, u(*s) * 4)  # noqa: E731  (off the kinks)
+    for fn in ("selu", "celu", "mish", "hardswish", "hardsigmoid", "relu6", "tanhshrink", "softsign"):
+        yield (fn, [away(n, c, 3)], {}, lambda F, x, fn=fn: getattr(F, fn)(x))
+    yield ("glu", [u(n, 4, 3)], {}, lambda F, x: F.glu(x, 1))
+    yield ("threshold", [away(n, 3)], {}, lambda F, x: F.threshold(x, 0.2, -3.0))
+    yield ("softmin", [u(n, 3)], {}, lambda F, x: F.softmin(x, 1))
+    yield ("cosine_similarity", [u(n, 3), u(n, 3)], {}, lambda F, a, b: F.cosine_similarity(a, b))
+    sign = np.where(rng.uniform(-1, 1, (n, 3)) > 0, 1.0, -1.0)
+    for red in ("mean", "sum", "none"):
+        yield (f"margin_ranking_loss[{red}]", [u(n, 3), u(n, 3)], {},
+               lambda F, a, b, r=red: F.margin_ranking_loss(a, b, _t(F, sign), margin=0.1, reduction=r))
+        yield (f"hinge_embedding_loss[{red}]", [u(n, 3)], {},
+               lambda F, a, r=red: F.hinge_embedding_loss(a, _t(F, sign), margin=0.7, reduction=r))
+        yield (f"soft_margin_loss[{red}]", [u(n, 3)], {},
+               lambda F, a, r=red: F.soft_margin_loss(a, _t(F, sign), reduction=r))
+        yield (f"cosine_embedding_loss[{red}]", [u(n, 3), u(n, 3)], {},
+               lambda F, a, b, r=red: F.cosine_embedding_loss(a, b, _t(F, sign[:, 0]), margin=-0.2, reduction=r))
+        yield (f"triplet_margin_loss[{red}]", [u(n, 3), u(n, 3), u(n, 3)], {},
+               lambda F, a, b, cc, r=red: F.triplet_margin_loss(a, b, cc, margin=2.0, swap=True, reduction=r))
+        yield (f"poisson_nll_loss[{red}]", [u(n, 3), rng.uniform(0, 3, (n, 3))], {},
+               lambda F, a, b, r=red: F.poisson_nll_loss(a, b, reduction=r))
+        yield (f"gaussian_nll_loss[{red}]", [u(n, 3), u(n, 3), rng.uniform(0.1, 2, (n, 3))], {},
+               lambda F, a, b, v, r=red: F.gaussian_nll_loss(a, b, v, full=True, reduction=r))
+        yield (f"multi_margin_loss[{red}]", [u(n, 3)], {},
+               lambda F, a, r=red: F.multi_margin_loss(a, _ix(F, np.arange(n) % 3), p=2, margin=0.6,
+                                                       weight=_t(F, np.array([1.0, 2.0, 0.5])), reduction=r))
+        yield (f"multilabel_soft_margin_loss[{red}]", [u(n, 3), rng.uniform(0, 1, (n, 3))], {},
+               lambda F, a, b, r=red: F.multilabel_soft_margin_loss(a, b, reduction=r))
 
 
 def _t(F, a):
@@ -216,16 +276,84 @@ def compare_optimizers(seed: int) -> tuple[int, list]:
     return total, failures
 
 
+# -- layers with PyTorch's weights ------------------------------------------------------------
+
+
+def layer_cases():
+    """(name, make(nn), input shapes, call(module, *inputs) -> a tensor): each layer of issue 27."""
+    first = lambda m, *xs: m(*xs)[0]  # noqa: E731
+    return [
+        ("RNN", lambda nn: nn.RNN(3, 4, num_layers=2, nonlinearity="relu"), [(5, 2, 3)], first),
+        ("LSTM", lambda nn: nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True), [(2, 5, 3)], first),
+        ("LSTM h_n", lambda nn: nn.LSTM(3, 4), [(5, 2, 3)], lambda m, x: m(x)[1][1]),
+        ("GRU", lambda nn: nn.GRU(3, 4, bidirectional=True), [(5, 2, 3)], first),
+        ("RNNCell", lambda nn: nn.RNNCell(3, 4), [(2, 3), (2, 4)], lambda m, x, hx: m(x, hx)),
+        ("LSTMCell", lambda nn: nn.LSTMCell(3, 4), [(2, 3)], lambda m, x: m(x)[1]),
+        ("GRUCell", lambda nn: nn.GRUCell(3, 4), [(2, 3), (2, 4)], lambda m, x, hx: m(x, hx)),
+        ("ConvTranspose2d", lambda nn: nn.ConvTranspose2d(2, 3, 3, stride=2, output_padding=1), [(1, 2, 4, 4)],
+         lambda m, x: m(x)),
+        ("PReLU", lambda nn: nn.PReLU(2), [(3, 2, 4)], lambda m, x: m(x)),
+        ("InstanceNorm2d", lambda nn: nn.InstanceNorm2d(2, affine=True), [(2, 2, 3, 3)], lambda m, x: m(x)),
+        ("MultiheadAttention", lambda nn: nn.MultiheadAttention(4, 2), [(3, 2, 4), (5, 2, 4)],
+         lambda m, q, kv: m(q, kv, kv)[0]),
+        ("MultiheadAttention weights", lambda nn: nn.MultiheadAttention(4, 2, batch_first=True), [(2, 3, 4)],
+         lambda m, x: m(x, x, x)[1]),
+        ("TransformerEncoderLayer", lambda nn: nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0), [(3, 2, 4)],
+         lambda m, x: m(x)),
+        ("Transformer", lambda nn: nn.Transformer(4, 2, 1, 1, 6, dropout=0.0, norm_first=True),
+         [(3, 2, 4), (2, 2, 4)], lambda m, s, t: m(s, t)),
+    ]
+
+
+def compare_layers(seed: int) -> tuple[int, list]:
+    """Each layer built in both, gradcli's given PyTorch's parameters by name; the output, every
+    input's and every parameter's gradient must agree."""
+    import gradcli.nn as gnn
+    total, failures = 0, []
+    rng = np.random.default_rng(seed)
+    for name, make, shapes, call in layer_cases():
+        total += 1
+        theirs, mine = make(torch.nn), make(gnn)
+        names_t = [k for k, _ in theirs.named_parameters()]
+        names_g = [k for k, _ in mine.named_parameters()]
+        if names_t != names_g:
+            failures.append(f"{name}: parameter names differ: {names_g} vs {names_t}")
+            continue
+        for (_, p), (_, q) in zip(theirs.named_parameters(), mine.named_parameters()):
+            q._data = p.detach().numpy().copy()
+        arrays = [rng.uniform(-1, 1, s) for s in shapes]
+        weights = None
+        outs = []
+        for lib, module in ((torch, theirs), (gradcli, mine)):
+            xs = [lib.tensor(a.copy(), requires_grad=True) for a in arrays]
+            out = call(module, *xs)
+            weights = np.random.default_rng(seed).uniform(-1, 1, tuple(out.shape)) if weights is None else weights
+            (out * lib.tensor(weights)).sum().backward()
+            outs.append([out.detach().numpy()] + [x.grad.numpy() for x in xs]
+                        + [p.grad.numpy() if p.grad is not None else None for p in module.parameters()])
+        bad = [i for i, (a, b) in enumerate(zip(outs[1], outs[0]))
+               if (a is None) != (b is None) or (a is not None and not close(a, b))]
+        if bad:
+            failures.append(f"{name}: outputs/gradients {bad} differ")
+    return total, failures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--part", choices=("ops", "optim", "all"), default="all")
+    parser.add_argument("--part", choices=("ops", "layers", "optim", "all"), default="all")
     args = parser.parse_args()
     failed = 0
     if args.part in ("ops", "all"):
         total, failures = compare_ops(args.seed, args.rounds)
         print(f"ops and losses: {total - len(failures)}/{total} cases agree (forward and backward, 1e-10)")
+        for f in failures:
+            print("  FAIL", f)
+        failed += len(failures)
+    if args.part in ("layers", "all"):
+        total, failures = compare_layers(args.seed)
+        print(f"layers: {total - len(failures)}/{total} agree (output, input and parameter gradients, 1e-10)")
         for f in failures:
             print("  FAIL", f)
         failed += len(failures)

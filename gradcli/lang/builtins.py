@@ -121,6 +121,12 @@ def _make_modules() -> dict:
     for name in nn.__all__:
         nn_members.setdefault(name, getattr(nn, name))
     nn_ns = Namespace("torch.nn", _wrap(nn_members))
+    for path, members in nn.namespaces.dotted(nn_ns.members).items():  # nn.utils, nn.modules.rnn...
+        *parents, leaf = path.split(".")
+        owner = nn_ns
+        for part in parents:
+            owner = owner.members[part]
+        owner.members[leaf] = Namespace(f"torch.nn.{path}", _wrap(members))
     optim_members = {name: getattr(optim, name) for name in optim.__all__}
     schedulers = optim.lr_scheduler
     lr_scheduler_ns = Namespace("torch.optim.lr_scheduler", _wrap(
@@ -158,6 +164,8 @@ def _make_modules() -> dict:
         "torch.nn": nn_ns,
         "torch.nn.functional": functional,
         "torch.nn.init": init_ns,
+        "torch.nn.utils": nn_ns.members["utils"],
+        "torch.nn.utils.rnn": nn_ns.members["utils"].members["rnn"],
         "torch.autograd": autograd_ns,
         "torch.autograd.functional": autograd_functional,
         "torch.autograd.graph": autograd_graph,

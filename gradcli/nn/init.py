@@ -17,7 +17,7 @@ from ..ops import factories
 
 __all__ = ["calculate_gain", "constant_", "zeros_", "ones_", "eye_", "normal_", "uniform_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
-           "trunc_normal_", "dirac_"]
+           "trunc_normal_", "dirac_", "orthogonal_"]
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "sigmoid")
@@ -148,6 +148,25 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix: Q of the QR of a normal matrix, signs fixed by R's diagonal
+    (PyTorch's recipe; dimensions after the first are flattened)."""
+    if len(tensor.shape) < 2:
+        raise ProgramValueError("Only tensors with 2 or more dimensions are supported")
+    if 0 in tensor.shape:
+        return tensor
+    rows = tensor.shape[0]
+    cols = int(np.prod(tensor.shape)) // rows
+    flat = _rng(generator).normal(0.0, 1.0, (rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, q.reshape(tensor.shape) * float(gain))
 
 
 FUNCTIONS = {name: globals()[name] for name in __all__}

@@ -125,12 +125,17 @@ log_softmax_op = defop(
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """exp(input) / exp(input).sum(dim, keepdim=True), computed stably (SoftmaxBackward0)."""
+    """exp(input) / exp(input).sum(dim, keepdim=True), computed stably (SoftmaxBackward0); with
+    `dtype`, the input is converted first (ToCopyBackward0), as PyTorch does."""
+    if dtype is not None:
+        input = input.to(dtype)
     return apply(softmax_op, (input,), {"dim": _softmax_dim(dim, len(_shape(input)))})
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """input - logsumexp(input, dim, keepdim=True) (LogSoftmaxBackward0)."""
+    """input - logsumexp(input, dim, keepdim=True) (LogSoftmaxBackward0); `dtype` converts first."""
+    if dtype is not None:
+        input = input.to(dtype)
     return apply(log_softmax_op, (input,), {"dim": _softmax_dim(dim, len(_shape(input)))})
 
 
@@ -485,7 +490,8 @@ def _cross_entropy_probabilities(logp, target, w_b, reduction, label_smoothing, 
     if reduction == "sum":
         return total
     size = math.prod(_shape(logp))
-    return total / float(size // classes) if size else total * float("nan")
+    # ATen divides by the count as a number: div.Scalar, DivBackward1
+    return TENSORS.div_scalar(total, float(size // classes)) if size else total * float("nan")
 
 
 export("cross_entropy", cross_entropy, method=False, nn=True)

@@ -80,15 +80,15 @@ CASES = {
     "math. without an import": (
         ["eval", "-e", "x = 1.0\ny = math.sin(x)"], 3,
         "unknown name 'math'", (2, 5), "math.", ["import math", "torch.sin"]),
-    "nn.LSTM": (
-        ["eval", "-e", "x = 1.0\ny = nn.LSTM(2, 3)"], 3,
-        "has no attribute 'LSTM'", (2, 8), "LSTM", ["not supported", "torch.nn.functional"]),
-    "nn.Hardtanh": (
-        ["eval", "-e", "x = 1.0\ny = torch.nn.Hardtanh()(x)"], 3,
-        "has no attribute 'Hardtanh'", (2, 14), "Hardtanh", ["not supported", "F.hardtanh"]),
-    "nn.TripletMarginLoss": (
-        ["eval", "-e", "x = 1.0\nf = nn.TripletMarginLoss()"], 3,
-        "has no attribute 'TripletMarginLoss'", (2, 8), "Triplet", ["not supported"]),
+    "nn.Conv3d": (
+        ["eval", "-e", "x = 1.0\ny = nn.Conv3d(2, 3, 1)"], 3,
+        "has no attribute 'Conv3d'", (2, 8), "Conv3d", ["not supported", "torch.nn.functional"]),
+    "nn.Softshrink": (
+        ["eval", "-e", "x = 1.0\ny = torch.nn.Softshrink()(x)"], 3,
+        "has no attribute 'Softshrink'", (2, 14), "Softshrink", ["not supported"]),
+    "nn.CTCLoss": (
+        ["eval", "-e", "x = 1.0\nf = nn.CTCLoss()"], 3,
+        "has no attribute 'CTCLoss'", (2, 8), "CTC", ["not supported"]),
     "input()": (
         ["eval", "-e", "x = 1.0\ny = input(x)"], 3,
         "unknown name 'input'", (2, 5), "input", ["--set NAME=VALUE"]),

@@ -35,7 +35,7 @@ class LayerNorm(Module):
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, " \
-               f"elementwise_affine={self.elementwise_affine}, bias={self.has_bias}"
+               f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
 
 
 class _BatchNorm(Module):
@@ -90,7 +90,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, " \
-               f"affine={self.affine}, bias={self.has_bias}, " \
+               f"affine={self.affine}, bias={self.bias is not None}, " \
                f"track_running_stats={self.track_running_stats}"
 
 
