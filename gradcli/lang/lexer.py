@@ -1,4 +1,4 @@
-"""The tokenizer: source text to a list of tokens with 1-based positions.
+"""The tokenizer: source text to parallel arrays of token kinds, values and offsets.
 
 It follows Python's rules for the subset gradcli speaks: INDENT/DEDENT from
 leading whitespace (tabs to multiples of 8, and a tab/space mix that only
@@ -11,6 +11,9 @@ and end with `__` are refused here, before anything could look them up.
 
 One regular expression matches every token with the blanks before it, and
 `finditer` walks the whole input in C (twice as fast as `match` per token).
+A token is an entry in each of the lexer's arrays, not an object: a Token and
+a Span per token were half of the 10,400 instructions a token cost; the parser
+makes Spans only for the tokens that become syntax-tree nodes.
 """
 from __future__ import annotations
 
@@ -69,13 +72,13 @@ _ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f":
 _ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\r\n|[\s\S])?")
 
 
-_new = tuple.__new__  # builds a Span without Span.__new__'s Python frame (lexing is hot)
+_new = tuple.__new__  # builds a Span without Span.__new__'s Python frame
 
 
 class Token:
-    """One token: `kind` is NAME, NUMBER, STRING, FSTRING, NEWLINE, INDENT, DEDENT, EOF,
-    or the keyword / operator text itself; `span` is its position (made once, here, and
-    shared by the nodes built from it); `start`/`end` are offsets into the source."""
+    """One token, as `tokenize` lists them (the parser reads the lexer's arrays instead):
+    `kind` is NAME, NUMBER, STRING, FSTRING, NEWLINE, INDENT, DEDENT, EOF, or the keyword /
+    operator text itself; `span` is its position; `start`/`end` are offsets into the source."""
 
     __slots__ = ("kind", "value", "span", "start", "end")
 
@@ -128,8 +131,12 @@ def line_starts(source: str) -> list:
 
 
 class Lexer:
-    """Tokenizes `source[start:stop]`; `bracket_mode` lexes as if inside brackets
-    (used for f-string expressions: no NEWLINE, INDENT or DEDENT)."""
+    """Tokenizes `source[start:stop]` into parallel arrays, one entry per token: `kinds`
+    (as `Token.kind`), `values`, `starts` and `ends` (offsets) and `lines` (1-based); a
+    token's column is its offset less its line's start. No object is made per token: the
+    parser makes a Span only for a token that becomes a syntax-tree node (`span`).
+    `bracket_mode` lexes as if inside brackets (used for f-string expressions: no NEWLINE,
+    INDENT or DEDENT)."""
 
     def __init__(self, source: str, start: int = 0, stop: int | None = None,
                  bracket_mode: bool = False, starts: list | None = None, budget: int | None = None):
@@ -140,8 +147,13 @@ class Lexer:
         self.starts = starts if starts is not None else line_starts(source)
         self.line = bisect_right(self.starts, start)
         self.line_start = self.starts[self.line - 1]
-        self.tokens: list[Token] = []
-        self.brackets: list[Token] = []
+        self.kinds: list = []
+        self.values: list = []
+        self.offsets: list = []  # where each token starts
+        self.ends: list = []
+        self.lines: list = []
+        self.multiline: set = set()  # the tokens (strings) that end on a later line: no end column
+        self.brackets: list = []  # indices of the open brackets
         self.indents = [(0, 0)]  # (width with tabs to 8, width with tabs as 1)
         # tokens this lexer may still make (MAX_TOKENS for a program)
         self.budget = MAX_TOKENS if budget is None else budget
@@ -156,13 +168,27 @@ class Lexer:
         line, col = self.position(offset)
         return Span(line, col, col + length)
 
+    def span(self, i: int) -> Span:
+        """The span of token `i`."""
+        line = self.lines[i]
+        start = self.offsets[i]
+        col = start - self.starts[line - 1] + 1
+        if i in self.multiline:
+            return _new(Span, (line, col, None))
+        return _new(Span, (line, col, col + self.ends[i] - start))
+
+    def token(self, i: int) -> Token:
+        return Token(self.kinds[i], self.values[i], self.span(i), self.offsets[i], self.ends[i])
+
     def error(self, message: str, offset: int, length: int = 1, hint: str | None = None):
         return ParseError(message, self.span_at(offset, length), hint)
 
     def _add(self, kind, value, start, end):
-        col = start - self.line_start + 1
-        self.tokens.append(Token(kind, value, _new(Span, (self.line, col, col + end - start)),
-                                 start, end))
+        self.kinds.append(kind)
+        self.values.append(value)
+        self.offsets.append(start)
+        self.ends.append(end)
+        self.lines.append(self.line)
 
     def _next_line(self, offset: int):
         self.line += 1
@@ -171,10 +197,17 @@ class Lexer:
     # --- main loop -----------------------------------------------------
 
     def tokenize(self) -> list[Token]:
+        """The tokens as objects (for tests and tools; the parser reads the arrays)."""
+        self.lex()
+        return [self.token(i) for i in range(len(self.kinds))]
+
+    def lex(self) -> "Lexer":
+        """Fill the arrays, ending with EOF; returns self."""
         # The hot kinds (names, operators, brackets, numbers, newlines) are handled
         # inline with the position in locals; the others sync it through self.
-        source, stop, tokens, brackets = self.source, self.stop, self.tokens, self.brackets
-        append, keywords, new_token = tokens.append, KEYWORDS, Token
+        source, stop, brackets = self.source, self.stop, self.brackets
+        kinds, values, offsets, ends, lines = self.kinds, self.values, self.offsets, self.ends, self.lines
+        keywords = KEYWORDS
         line, line_start = self.line, self.line_start
         at_line_start = not self.bracket_mode
         match = None
@@ -193,51 +226,58 @@ class Lexer:
                 if kind != "end" and kind != "continuation":
                     self.line, self.line_start = line, line_start
                     self._indent(match.start(), start)
-            col = start - line_start + 1
             if kind == "name":
                 text = source[start:end]
                 if text[0] == "_" and text[:2] == "__" and text[-2:] == "__" \
-                        and not _constructor_name(text, tokens):
+                        and not _constructor_name(text, kinds):
                     raise self.error(f"names that start and end with '__' are not allowed: '{text}'",
                                      start, end - start)
-                append(new_token(text if text in keywords else "NAME", text,
-                                 _new(Span, (line, col, col + end - start)), start, end))
+                kinds.append(text if text in keywords else "NAME")
+                values.append(text)
             elif kind == "op":
                 text = source[start:end]
-                token = new_token(text, text, _new(Span, (line, col, col + end - start)), start, end)
                 if text in _BRACKETS:
                     if text in _OPEN:
-                        brackets.append(token)
-                    elif brackets and brackets[-1].kind == _CLOSE[text]:
+                        brackets.append(len(kinds))
+                    elif brackets and kinds[brackets[-1]] == _CLOSE[text]:
                         brackets.pop()
                     else:
                         raise self._unmatched(text, start, line)
-                append(token)
+                kinds.append(text)
+                values.append(text)
             elif kind == "float" or kind == "int":
-                value = self._number(source[start:end], kind, start, end)
-                append(new_token("NUMBER", value, _new(Span, (line, col, col + end - start)),
-                                 start, end))
+                values.append(self._number(source[start:end], kind, start, end))
+                kinds.append("NUMBER")
             elif kind == "newline":
                 if not brackets and not self.bracket_mode:
-                    if tokens and tokens[-1].kind != "NEWLINE":
-                        append(new_token("NEWLINE", None, _new(Span, (line, col, col + end - start)),
-                                         start, end))
+                    if kinds and kinds[-1] != "NEWLINE":
+                        kinds.append("NEWLINE")
+                        values.append(None)
+                        offsets.append(start)
+                        ends.append(end)
+                        lines.append(line)
                     at_line_start = True
                 line += 1
                 line_start = end
+                continue
             elif kind == "comment":
-                pass
+                continue
             elif kind == "end":
                 break
             else:
                 self.line, self.line_start = line, line_start
                 self._other(match, kind, start, end)
                 line, line_start = self.line, self.line_start
+                continue
+            offsets.append(start)
+            ends.append(end)
+            lines.append(line)
         else:
             raise self.too_many_tokens(match.start() if match is not None else self.start)
         self.line, self.line_start = line, line_start
-        self._charge(stop, len(self.tokens))
-        return self._finish()
+        self._charge(stop, len(kinds))
+        self._finish()
+        return self
 
     def too_many_tokens(self, offset: int) -> LimitError:
         return _tokencount.too_many_tokens(self.span_at(offset), MAX_TOKENS)
@@ -264,18 +304,17 @@ class Lexer:
         else:
             self._bad_character(start)
 
-    def _finish(self) -> list[Token]:
+    def _finish(self) -> None:
         if self.brackets:
             opener = self.brackets[-1]
-            raise ParseError(f"'{opener.kind}' was never closed", opener.span)
+            raise ParseError(f"'{self.kinds[opener]}' was never closed", self.span(opener))
         end = self.stop
         if not self.bracket_mode:
-            if self.tokens and self.tokens[-1].kind not in ("NEWLINE", "INDENT", "DEDENT"):
+            if self.kinds and self.kinds[-1] not in ("NEWLINE", "INDENT", "DEDENT"):
                 self._add("NEWLINE", None, end, end)
             for _ in self.indents[1:]:
                 self._add("DEDENT", None, end, end)
         self._add("EOF", None, end, end)
-        return self.tokens
 
     def _bad_character(self, pos: int):
         char = self.source[pos]
@@ -353,9 +392,10 @@ class Lexer:
         if not self.brackets:
             return self.error(f"unmatched '{text}'", start)
         opener = self.brackets[-1]
-        where = f" on line {opener.line}" if opener.line != line else ""
+        opener_line = self.lines[opener]
+        where = f" on line {opener_line}" if opener_line != line else ""
         return self.error(f"closing parenthesis '{text}' does not match opening "
-                          f"parenthesis '{opener.kind}'{where}", start)
+                          f"parenthesis '{self.kinds[opener]}'{where}", start)
 
     def _string(self, text: str, start: int, end: int):
         prefix = _PREFIX_RE.match(text).group().lower()
@@ -371,13 +411,13 @@ class Lexer:
         else:
             value = self._unescape(self.source[body_start:body_end], raw, body_start)
             kind = "STRING"
-        col = start - self.line_start + 1
         if "\n" in text or "\r" in text:
-            self.tokens.append(Token(kind, value, Span(self.line, col), start, end))
+            self.multiline.add(len(self.kinds))
+            self._add(kind, value, start, end)
             self.line = bisect_right(self.starts, end - 1)
             self.line_start = self.starts[self.line - 1]
         else:
-            self.tokens.append(Token(kind, value, Span(self.line, col, col + end - start), start, end))
+            self._add(kind, value, start, end)
 
     def _unescape(self, text: str, raw: bool, offset: int) -> str:
         if raw or "\\" not in text:
@@ -515,14 +555,19 @@ class Lexer:
 
 
 def tokenize(source: str) -> list[Token]:
-    """Tokens of a whole program, ending with EOF."""
+    """Tokens of a whole program, ending with EOF, as objects."""
     return Lexer(source).tokenize()
 
 
-def _constructor_name(text: str, tokens: list) -> bool:
+def lex(source: str) -> Lexer:
+    """The token arrays of a whole program, ending with EOF."""
+    return Lexer(source).lex()
+
+
+def _constructor_name(text: str, kinds: list) -> bool:
     """`__init__` right after `def` (a Module class's constructor) or after `).` (as in
     `super().__init__()`): the one dunder a program writes; the parser checks the rest."""
-    if text != "__init__" or not tokens:
+    if text != "__init__" or not kinds:
         return False
-    last = tokens[-1].kind
-    return last == "def" or last == "." and len(tokens) > 1 and tokens[-2].kind == ")"
+    last = kinds[-1]
+    return last == "def" or last == "." and len(kinds) > 1 and kinds[-2] == ")"
