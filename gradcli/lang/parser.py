@@ -17,6 +17,7 @@ from gradcli.lang import nodes as n
 from gradcli.lang.expressions import (AUGMENTED, PREC_COMPARE, UNSUPPORTED_STATEMENTS,
                                       ExpressionParser, describe)
 from gradcli.lang.lexer import Lexer
+from gradcli.lang.limits import MAX_TOKENS
 from gradcli.lang.tokencount import refuse_too_many_tokens
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
@@ -361,7 +362,7 @@ def parse(source: str) -> n.Module:
 
 def parse_expression(source: str) -> n.Node:
     """Parse a single expression (no statements), as inside brackets."""
-    parser = Parser(Lexer(source, bracket_mode=True).lex(), source)
+    parser = Parser(Lexer(source, bracket_mode=True).lex(), source, budget=[MAX_TOKENS])
     node = parser.testlist()
     if parser.kind != "EOF":
         raise parser.unexpected(parser.i)
