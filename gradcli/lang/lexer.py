@@ -21,6 +21,7 @@ import re
 import sys
 from bisect import bisect_right
 from itertools import islice
+from operator import methodcaller
 
 from gradcli.errors import LimitError, ParseError, Span
 from gradcli.lang import tokencount as _tokencount
@@ -63,6 +64,23 @@ _TOKEN_RE = re.compile(
     r"|(?P<continuation>\\(?:\r\n|\r|\n))"
     r"|(?P<end>\Z)"
     r"|(?P<bad>[\s\S]))")
+# The same alternatives without their names: (blanks, token) pairs, which `findall`
+# lists in C without a match object per token (a third of lexing's time). What kind a
+# token is follows from its text (`_KIND_OF`, then its first character); the rare kinds
+# ("other": strings, bad characters, names that start past ASCII) ask _TOKEN_RE itself.
+_PAIR_RE = re.compile(r"([ \t\f]*)(" + re.sub(r"\(\?P<\w+>", "(?:", _TOKEN_RE.pattern[len(r"[ \t\f]*(?:"):-1])
+                      + ")")
+_OPERATOR_TEXTS = ("**= //= >>= <<= ... -> ** // == != <= >= += -= *= /= @= %= &= |= ^= := << >> "
+                   "- + * / % @ < > = ( ) [ ] { } , : ; ~ & | ^ .").split()
+_KIND_OF = {**{text: text for text in _OPERATOR_TEXTS}, **{word: word for word in KEYWORDS},
+            "\n": "newline", "\r\n": "newline", "\r": "newline", "": "end",
+            "\\\n": "continuation", "\\\r\n": "continuation", "\\\r": "continuation"}
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_NUMBER_START = frozenset("0123456789.")
+_QUOTES = frozenset("'\"")
+_INT_PREFIXES = ("x", "X", "o", "O", "b", "B")  # the second character of 0x1e, an int
+_groups = methodcaller("groups")
+_OFF_HOT_PATH = frozenset({"newline", "comment", "end", "continuation", "other"})
 _PREFIX_RE = re.compile(_PREFIX)
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")": "(", "]": "[", "}": "{"}
@@ -207,14 +225,32 @@ class Lexer:
         # inline with the position in locals; the others sync it through self.
         source, stop, brackets = self.source, self.stop, self.brackets
         kinds, values, offsets, ends, lines = self.kinds, self.values, self.offsets, self.ends, self.lines
-        keywords = KEYWORDS
+        kind_of, name_start, number_start = _KIND_OF, _NAME_START, _NUMBER_START
         line, line_start = self.line, self.line_start
         at_line_start = not self.bracket_mode
-        match = None
+        limit = max(self.budget, 0) + 1  # matches to read at most: each token, comment, blank line
+        if stop - self.start < limit:  # each match but the last takes a character: all fit
+            pairs = _PAIR_RE.findall(source, self.start, stop)
+        else:  # one at a time, never more than the limit
+            pairs = map(_groups, _PAIR_RE.finditer(source, self.start, stop))
+        pos = before = self.start  # where the current match (its blanks) begins
         # Every match is a token, a comment or a blank line; `end` always comes last.
-        for match in islice(_TOKEN_RE.finditer(source, self.start, stop), max(self.budget, 0) + 1):
-            kind = match.lastgroup
-            start, end = match.span(kind)
+        for blanks, text in islice(pairs, limit):
+            before = pos
+            start = pos + len(blanks)
+            end = pos = start + len(text)
+            kind = kind_of.get(text)
+            if kind is None:
+                first = text[0]
+                if first in name_start and text[-1] not in _QUOTES \
+                        and (len(text) > 1 or source[end:end + 1] not in _QUOTES):
+                    kind = "NAME"  # (a name is never followed by a quote: `x'a'` is `bad` x)
+                elif first in number_start:
+                    kind = "NUMBER"
+                elif first == "#":
+                    kind = "comment"
+                else:
+                    kind = "other"
             if at_line_start and not brackets:
                 if kind == "newline":  # a blank or comment-only line: no NEWLINE, no INDENT
                     line += 1
@@ -225,55 +261,51 @@ class Lexer:
                 at_line_start = False
                 if kind != "end" and kind != "continuation":
                     self.line, self.line_start = line, line_start
-                    self._indent(match.start(), start)
-            if kind == "name":
-                text = source[start:end]
+                    self._indent(before, start)
+            if kind == "NAME":
                 if text[0] == "_" and text[:2] == "__" and text[-2:] == "__" \
                         and not _constructor_name(text, kinds):
                     raise self.error(f"names that start and end with '__' are not allowed: '{text}'",
                                      start, end - start)
-                kinds.append(text if text in keywords else "NAME")
+                kinds.append(kind)
                 values.append(text)
-            elif kind == "op":
-                text = source[start:end]
-                if text in _BRACKETS:
-                    if text in _OPEN:
+            elif kind == "NUMBER":
+                values.append(self._number(text, start, end))
+                kinds.append(kind)
+            elif kind in _OFF_HOT_PATH:
+                if kind == "newline":
+                    if not brackets and not self.bracket_mode:
+                        if kinds and kinds[-1] != "NEWLINE":
+                            kinds.append("NEWLINE")
+                            values.append(None)
+                            offsets.append(start)
+                            ends.append(end)
+                            lines.append(line)
+                        at_line_start = True
+                    line += 1
+                    line_start = end
+                elif kind == "end":
+                    break
+                elif kind != "comment":
+                    self.line, self.line_start = line, line_start
+                    self._other(kind, before, start, end)
+                    line, line_start = self.line, self.line_start
+                continue
+            else:  # an operator or a keyword
+                if kind in _BRACKETS:
+                    if kind in _OPEN:
                         brackets.append(len(kinds))
-                    elif brackets and kinds[brackets[-1]] == _CLOSE[text]:
+                    elif brackets and kinds[brackets[-1]] == _CLOSE[kind]:
                         brackets.pop()
                     else:
-                        raise self._unmatched(text, start, line)
-                kinds.append(text)
+                        raise self._unmatched(kind, start, line)
+                kinds.append(kind)
                 values.append(text)
-            elif kind == "float" or kind == "int":
-                values.append(self._number(source[start:end], kind, start, end))
-                kinds.append("NUMBER")
-            elif kind == "newline":
-                if not brackets and not self.bracket_mode:
-                    if kinds and kinds[-1] != "NEWLINE":
-                        kinds.append("NEWLINE")
-                        values.append(None)
-                        offsets.append(start)
-                        ends.append(end)
-                        lines.append(line)
-                    at_line_start = True
-                line += 1
-                line_start = end
-                continue
-            elif kind == "comment":
-                continue
-            elif kind == "end":
-                break
-            else:
-                self.line, self.line_start = line, line_start
-                self._other(match, kind, start, end)
-                line, line_start = self.line, self.line_start
-                continue
             offsets.append(start)
             ends.append(end)
             lines.append(line)
         else:
-            raise self.too_many_tokens(match.start() if match is not None else self.start)
+            raise self.too_many_tokens(before)
         self.line, self.line_start = line, line_start
         self._charge(stop, len(kinds))
         self._finish()
@@ -288,16 +320,22 @@ class Lexer:
         if self.budget < 0:
             raise self.too_many_tokens(offset)
 
-    def _other(self, match, kind: str, start: int, end: int):
-        """The token kinds off the hot path."""
-        if kind == "string":
-            self._string(match.group(kind), start, end)
+    def _other(self, kind: str, before: int, start: int, end: int):
+        """The token kinds off the hot path: continuations, and the "other" ones, which
+        _TOKEN_RE's groups name (strings, names that start past ASCII, bad characters)."""
+        if kind == "other":
+            kind = _TOKEN_RE.match(self.source, before, self.stop).lastgroup
+        if kind == "name":
+            text = self.source[start:end]
+            self._add(text if text in KEYWORDS else "NAME", text, start, end)
+        elif kind == "string":
+            self._string(self.source[start:end], start, end)
         elif kind == "continuation":
             self._next_line(end)
             if end >= self.stop:
                 raise self.error("unexpected EOF after line continuation character", start)
         elif kind == "badstring":
-            triple = match.group(kind)[-3:] in ("'''", '"""')
+            triple = self.source[start:end][-3:] in ("\'\'\'", '"""')
             what = "triple-quoted string literal" if triple else "string literal"
             last = bisect_right(self.starts, self.stop - 1) if triple else self.line
             raise self.error(f"unterminated {what} (detected at line {last})", start, end - start)
@@ -358,7 +396,7 @@ class Lexer:
 
     # --- tokens ----------------------------------------------------------
 
-    def _number(self, text, kind, start, end):
+    def _number(self, text, start, end):
         """The value of the number literal `text` (an int past MAX_INT_BITS becomes a float)."""
         if end < self.stop and (self.source[end].isalnum() or self.source[end] == "_"):
             follow = end
@@ -368,7 +406,7 @@ class Lexer:
             name = self.source[end:follow]
             hint = f"to multiply, write {text} * {name}" if name.isidentifier() else None
             raise self.error("invalid decimal literal", start, end - start + 1, hint=hint)
-        if kind == "float":
+        if ("." in text or "e" in text or "E" in text) and text[1:2] not in _INT_PREFIXES:
             value = float(text)
         else:
             if len(text) > MAX_INT_DIGITS:
