@@ -35,6 +35,7 @@ UNSUPPORTED_STATEMENTS = frozenset({"global", "nonlocal", "del", "yield", "async
 _CONSTANTS = {"True": True, "False": False, "None": None, "...": Ellipsis}
 
 _new = tuple.__new__  # a Span without Span.__new__'s Python frame (made for most nodes)
+_node = object.__new__  # a node without its __init__'s frame; the hot paths then set every slot
 
 
 class ExpressionParser:
@@ -306,60 +307,91 @@ class ExpressionParser:
     def arith(self) -> n.Node:
         """`+ - * / // % @`: terms joined by `+ -`, each term factors joined by the others.
         One loop reads both levels (the sum so far and the term being read), so a chain of
-        10^5 terms costs neither stack nor a call per term; both are left-deep BinOps."""
-        kinds, offsets, ends, lines, starts = self.kinds, self.offsets, self.ends, self.lines, self.starts
-        total = None  # the terms read so far, and the `+`/`-` operator that adds the next
-        total_op = total_span = None
-        term = self.operand()
-        # An operator token is never EOF, so the loop steps over it without advance().
+        10^5 terms costs neither stack nor a call per term; both are left-deep BinOps.
+        A plain name or number is read here, and its node and the operators' made without
+        their `__init__` (the same slots set: a third of making a node)."""
+        kinds, values, offsets, ends, lines, starts = \
+            self.kinds, self.values, self.offsets, self.ends, self.lines, self.starts
+        Name, Num, BinOp, new = n.Name, n.Num, n.BinOp, _node
+        total = total_op = total_span = None  # the sum so far, and the `+`/`-` that adds the term
+        term = term_op = term_span = None  # the term so far, and the operator that takes the next
+        i = self.i
         while True:
-            i = self.i
-            kind = self.kind
-            if kind in _TERM_OPERATORS or kind == "+" or kind == "-":
+            kind = kinds[i]
+            if (kind == "NAME" or kind == "NUMBER") and kinds[i + 1] not in _TRAILERS:
+                if kind == "NAME":
+                    operand = new(Name)
+                    operand.id = values[i]
+                else:
+                    operand = new(Num)
+                    operand.value = values[i]
                 line = lines[i]
                 start = offsets[i]
                 col = start - starts[line - 1] + 1
-                span = _new(Span, (line, col, col + ends[i] - start))
-                self.i = i + 1
-                self.kind = kinds[i + 1]
-                if kind != "+" and kind != "-":
-                    term = n.BinOp(term, kind, self.operand(), span)
-                    continue
-                total = term if total_op is None else n.BinOp(total, total_op, term, total_span)
+                operand.span = _new(Span, (line, col, col + ends[i] - start))
+                i += 1
+                kind = kinds[i]
+            else:
+                self.i = i
+                self.kind = kind
+                operand = self.operand()
+                i = self.i
+                kind = self.kind
+            if term_op is None:
+                term = operand
+            else:
+                node = new(BinOp)
+                node.left = term
+                node.op = term_op
+                node.right = operand
+                node.span = term_span
+                term = node
+            # An operator token is never EOF: the loop steps over it without advance().
+            if kind in _TERM_OPERATORS:
+                term_op = kind
+            elif kind == "+" or kind == "-":
+                if total_op is None:
+                    total = term
+                else:
+                    node = new(BinOp)
+                    node.left = total
+                    node.op = total_op
+                    node.right = term
+                    node.span = total_span
+                    total = node
                 total_op = kind
-                total_span = span
-                term = self.operand()
-                continue
-            return term if total_op is None else n.BinOp(total, total_op, term, total_span)
+                term_op = None
+            else:
+                self.i = i
+                self.kind = kind
+                if total_op is None:
+                    return term
+                return n.BinOp(total, total_op, term, total_span)
+            line = lines[i]
+            start = offsets[i]
+            col = start - starts[line - 1] + 1
+            if term_op is None:
+                total_span = _new(Span, (line, col, col + ends[i] - start))
+            else:
+                term_span = _new(Span, (line, col, col + ends[i] - start))
+            i += 1
 
     def operand(self) -> n.Node:
-        """An operand of `arith`: a plain name or number, or `f(a)` with a plain name or
-        number as its one argument (the common cases, read here without the descent), or
-        a factor."""
+        """An operand of `arith` that is not a plain name or number: `f(a)` with a plain
+        name or number as its one argument (read here without the descent), or a factor."""
         i = self.i
-        kind = self.kind
-        if kind == "NAME" or kind == "NUMBER":
-            kinds = self.kinds
-            following = kinds[i + 1]
-            if following not in _TRAILERS:
-                self.i = i + 1
-                self.kind = following
-                line = self.lines[i]
-                start = self.offsets[i]
-                col = start - self.starts[line - 1] + 1
-                if kind == "NAME":
-                    return n.Name(self.values[i], _new(Span, (line, col, col + self.ends[i] - start)))
-                return n.Num(self.values[i], _new(Span, (line, col, col + self.ends[i] - start)))
-            if following == "(" and kind == "NAME" and kinds[i + 2] in _PLAIN and kinds[i + 3] == ")" \
-                    and kinds[i + 4] not in _TRAILERS and self.depth + 1 < MAX_NESTING:
-                return self._plain_call(i)
+        kinds = self.kinds
+        if self.kind == "NAME" and kinds[i + 1] == "(" and kinds[i + 2] in _PLAIN \
+                and kinds[i + 3] == ")" and kinds[i + 4] not in _TRAILERS and self.depth + 1 < MAX_NESTING:
+            return self._plain_call(i)
+        if self.kind == "NAME" or self.kind == "NUMBER":
             return self.power()
         return self.factor()
 
     def _plain_call(self, i: int) -> n.Call:
         """`f(a)`, `f` a name and `a` a plain name or number, from token `i` (`f`): what
         `power` reads for it, without the descent."""
-        lines, offsets, ends, starts = self.lines, self.offsets, self.ends, self.starts
+        lines, offsets, ends, starts, values = self.lines, self.offsets, self.ends, self.starts, self.values
         line = lines[i]
         start = offsets[i]
         col = start - starts[line - 1] + 1
@@ -368,12 +400,24 @@ class ExpressionParser:
         line = lines[a]
         start = offsets[a]
         col = start - starts[line - 1] + 1
-        arg_span = _new(Span, (line, col, col + ends[a] - start))
-        arg = n.Name(self.values[a], arg_span) if self.kinds[a] == "NAME" \
-            else n.Num(self.values[a], arg_span)
+        if self.kinds[a] == "NAME":
+            arg = _node(n.Name)
+            arg.id = values[a]
+        else:
+            arg = _node(n.Num)
+            arg.value = values[a]
+        arg.span = _new(Span, (line, col, col + ends[a] - start))
+        func = _node(n.Name)
+        func.id = values[i]
+        func.span = span
+        call = _node(n.Call)
+        call.func = func
+        call.args = [arg]
+        call.keywords = []
+        call.span = span
         self.i = i + 4
         self.kind = self.kinds[i + 4]
-        return n.Call(n.Name(self.values[i], span), [arg], [], span)
+        return call
 
     def _comparison_operator(self) -> tuple | None:
         token = self.i
