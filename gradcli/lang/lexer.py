@@ -227,7 +227,10 @@ class Lexer:
         # inline with the position in locals; the others sync it through self.
         source, stop, brackets = self.source, self.stop, self.brackets
         kinds, values, offsets, ends, lines = self.kinds, self.values, self.offsets, self.ends, self.lines
-        kind_of, name_start, number_start = _KIND_OF, _NAME_START, _NUMBER_START
+        # the kinds by text, and the names of two characters or more once seen (a one-letter
+        # name is classified each time: before a quote it is a bad character)
+        kind_of, name_start, number_start = dict(_KIND_OF), _NAME_START, _NUMBER_START
+        numbers: dict = {}  # the value of each number literal by its text, once read
         line, line_start = self.line, self.line_start
         at_line_start = not self.bracket_mode
         limit = max(self.budget, 0) + 1  # matches to read at most: each token, comment, blank line
@@ -247,6 +250,8 @@ class Lexer:
                 if first in name_start and text[-1] not in _QUOTES \
                         and (len(text) > 1 or source[end:end + 1] not in _QUOTES):
                     kind = "NAME"  # (a name is never followed by a quote: `x'a'` is `bad` x)
+                    if len(text) > 1:
+                        kind_of[text] = kind
                 elif first in number_start:
                     kind = "NUMBER"
                 elif first == "#":
@@ -272,7 +277,10 @@ class Lexer:
                 kinds.append(kind)
                 values.append(text)
             elif kind == "NUMBER":
-                values.append(self._number(text, start, end))
+                value = numbers.get(text)
+                if value is None or end < stop and (source[end].isalnum() or source[end] == "_"):
+                    value = numbers[text] = self._number(text, start, end)
+                values.append(value)
                 kinds.append(kind)
             elif kind in _OFF_HOT_PATH:
                 if kind == "newline":
