@@ -15,10 +15,14 @@ Workloads (the library's default GC thresholds):
   d2       five d2y/dx2 through 1,000 ops (higher_order.py)
   hessian  five Hessians of 100-variable Rosenbrock (higher_order.py)
   terms    2x10^4 terms parsed, run and differentiated (parse.py's program)
+  compile  the same 2x10^4 terms only parsed (`compile_program`: lexing and parsing)
+  lex      the same 2x10^4 terms only lexed (`lexer.lex` where it exists, else `tokenize`)
+  source   only the making of that program's text (to subtract from the three above)
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import re
 import shutil
@@ -27,7 +31,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-WORKLOADS = ("chain", "wide", "d2", "hessian", "terms")
+WORKLOADS = ("chain", "wide", "d2", "hessian", "terms", "compile", "lex", "source")
 
 
 def workload(name: str) -> None:
@@ -54,6 +58,16 @@ def workload(name: str) -> None:
             higher_order.hessian_gradcli()
     elif name == "terms":
         compile_program(parse.source(20_000), "terms.py").run().output.backward()
+    elif name == "compile":
+        compile_program(parse.source(20_000), "terms.py")
+    elif name == "lex":
+        from gradcli.lang import lexer
+
+        src = parse.source(20_000)
+        gc.disable()  # as compile_program lexes
+        (lexer.lex if hasattr(lexer, "lex") else lexer.tokenize)(src)
+    elif name == "source":
+        parse.source(20_000)
     elif name != "imports":
         raise SystemExit(f"unknown workload {name!r}")
 

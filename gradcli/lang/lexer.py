@@ -1,4 +1,4 @@
-"""The tokenizer: source text to a list of tokens with 1-based positions.
+"""The tokenizer: source text to parallel arrays of token kinds, values and offsets.
 
 It follows Python's rules for the subset gradcli speaks: INDENT/DEDENT from
 leading whitespace (tabs to multiples of 8, and a tab/space mix that only
@@ -11,6 +11,9 @@ and end with `__` are refused here, before anything could look them up.
 
 One regular expression matches every token with the blanks before it, and
 `finditer` walks the whole input in C (twice as fast as `match` per token).
+A token is an entry in each of the lexer's arrays, not an object: a Token and
+a Span per token were half of the 10,400 instructions a token cost; the parser
+makes Spans only for the tokens that become syntax-tree nodes.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import re
 import sys
 from bisect import bisect_right
 from itertools import islice
+from operator import methodcaller
 
 from gradcli.errors import LimitError, ParseError, Span
 from gradcli.lang import tokencount as _tokencount
@@ -33,18 +37,20 @@ KEYWORDS = frozenset("""
 # literal or a string of 5 x 10^6 escapes took 2.5 GB. The patterns are unambiguous, so a
 # possessive repeat (Python 3.11+) matches the same text and keeps none.
 _P = "+" if sys.version_info >= (3, 11) else ""
-_DIGITS = rf"[0-9](?:_?[0-9])*{_P}"
+_DIGITS = rf"[0-9]+(?:_[0-9]+)*{_P}"  # (digits in one repeat: 8% of the matching time)
 _PREFIX = r"(?:[rR][fFbB]?|[fFbB][rR]?|[uU])?"
 # String bodies as Python's own tokenize module writes them.
 _SQ3 = rf"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*{_P}'''"
 _DQ3 = rf'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*{_P}"""'
 _SQ1 = rf"(?!''')'[^'\\\r\n]*(?:\\(?:\r\n|[\s\S])[^'\\\r\n]*)*{_P}'"
 _DQ1 = rf'(?!""")"[^"\\\r\n]*(?:\\(?:\r\n|[\s\S])[^"\\\r\n]*)*{_P}"'
-_OPERATORS = (r"\*\*=|//=|>>=|<<=|\.\.\.|->|\*\*|//|==|!=|<=|>=|\+=|-=|\*=|/=|@=|%=|&=|\|=|\^=|:="
-              r"|<<|>>|[-+*/%@<>=()\[\]{},:;~&|^]|\.(?![0-9])")
+# The longest operator at a position; a few classes rather than 25 alternatives tried in turn.
+_OPERATORS = (r"(?:\*\*|//|>>|<<)=?|\.\.\.|->|:=|[-+*/%@<>=!&|^]="
+              r"|[-+*/%@<>=()\[\]{},:;~&|^]|\.(?![0-9])")
 _FLOAT = (rf"(?:{_DIGITS}\.(?:{_DIGITS})?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
           rf"|{_DIGITS}[eE][+-]?{_DIGITS}")
-_INT = rf"0[xX](?:_?[0-9a-fA-F])+{_P}|0[oO](?:_?[0-7])+{_P}|0[bB](?:_?[01])+{_P}|{_DIGITS}"
+_INT = (rf"0[xX]_?[0-9a-fA-F]+(?:_[0-9a-fA-F]+)*{_P}|0[oO]_?[0-7]+(?:_[0-7]+)*{_P}"
+        rf"|0[bB]_?[01]+(?:_[01]+)*{_P}|{_DIGITS}")
 # One token with the blanks before it. Every character of the input is matched
 # by some group (`bad` last), so `finditer` never skips any.
 _TOKEN_RE = re.compile(
@@ -60,6 +66,23 @@ _TOKEN_RE = re.compile(
     r"|(?P<continuation>\\(?:\r\n|\r|\n))"
     r"|(?P<end>\Z)"
     r"|(?P<bad>[\s\S]))")
+# The same alternatives without their names: (blanks, token) pairs, which `findall`
+# lists in C without a match object per token (a third of lexing's time). What kind a
+# token is follows from its text (`_KIND_OF`, then its first character); the rare kinds
+# ("other": strings, bad characters, names that start past ASCII) ask _TOKEN_RE itself.
+_PAIR_RE = re.compile(r"([ \t\f]*)(" + re.sub(r"\(\?P<\w+>", "(?:", _TOKEN_RE.pattern[len(r"[ \t\f]*(?:"):-1])
+                      + ")")
+_OPERATOR_TEXTS = ("**= //= >>= <<= ... -> ** // == != <= >= += -= *= /= @= %= &= |= ^= := << >> "
+                   "- + * / % @ < > = ( ) [ ] { } , : ; ~ & | ^ .").split()
+_KIND_OF = {**{text: text for text in _OPERATOR_TEXTS}, **{word: word for word in KEYWORDS},
+            "\n": "newline", "\r\n": "newline", "\r": "newline", "": "end",
+            "\\\n": "continuation", "\\\r\n": "continuation", "\\\r": "continuation"}
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_NUMBER_START = frozenset("0123456789.")
+_QUOTES = frozenset("'\"")
+_INT_PREFIXES = ("x", "X", "o", "O", "b", "B")  # the second character of 0x1e, an int
+_groups = methodcaller("groups")
+_OFF_HOT_PATH = frozenset({"newline", "comment", "end", "continuation", "other"})
 _PREFIX_RE = re.compile(_PREFIX)
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")": "(", "]": "[", "}": "{"}
@@ -69,13 +92,13 @@ _ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f":
 _ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\r\n|[\s\S])?")
 
 
-_new = tuple.__new__  # builds a Span without Span.__new__'s Python frame (lexing is hot)
+_new = tuple.__new__  # builds a Span without Span.__new__'s Python frame
 
 
 class Token:
-    """One token: `kind` is NAME, NUMBER, STRING, FSTRING, NEWLINE, INDENT, DEDENT, EOF,
-    or the keyword / operator text itself; `span` is its position (made once, here, and
-    shared by the nodes built from it); `start`/`end` are offsets into the source."""
+    """One token, as `tokenize` lists them (the parser reads the lexer's arrays instead):
+    `kind` is NAME, NUMBER, STRING, FSTRING, NEWLINE, INDENT, DEDENT, EOF, or the keyword /
+    operator text itself; `span` is its position; `start`/`end` are offsets into the source."""
 
     __slots__ = ("kind", "value", "span", "start", "end")
 
@@ -128,8 +151,12 @@ def line_starts(source: str) -> list:
 
 
 class Lexer:
-    """Tokenizes `source[start:stop]`; `bracket_mode` lexes as if inside brackets
-    (used for f-string expressions: no NEWLINE, INDENT or DEDENT)."""
+    """Tokenizes `source[start:stop]` into parallel arrays, one entry per token: `kinds`
+    (as `Token.kind`), `values`, `starts` and `ends` (offsets) and `lines` (1-based); a
+    token's column is its offset less its line's start. No object is made per token: the
+    parser makes a Span only for a token that becomes a syntax-tree node (`span`).
+    `bracket_mode` lexes as if inside brackets (used for f-string expressions: no NEWLINE,
+    INDENT or DEDENT)."""
 
     def __init__(self, source: str, start: int = 0, stop: int | None = None,
                  bracket_mode: bool = False, starts: list | None = None, budget: int | None = None):
@@ -140,8 +167,13 @@ class Lexer:
         self.starts = starts if starts is not None else line_starts(source)
         self.line = bisect_right(self.starts, start)
         self.line_start = self.starts[self.line - 1]
-        self.tokens: list[Token] = []
-        self.brackets: list[Token] = []
+        self.kinds: list = []
+        self.values: list = []
+        self.offsets: list = []  # where each token starts
+        self.ends: list = []
+        self.lines: list = []
+        self.multiline: set = set()  # the tokens (strings) that end on a later line: no end column
+        self.brackets: list = []  # indices of the open brackets
         self.indents = [(0, 0)]  # (width with tabs to 8, width with tabs as 1)
         # tokens this lexer may still make (MAX_TOKENS for a program)
         self.budget = MAX_TOKENS if budget is None else budget
@@ -156,13 +188,27 @@ class Lexer:
         line, col = self.position(offset)
         return Span(line, col, col + length)
 
+    def span(self, i: int) -> Span:
+        """The span of token `i`."""
+        line = self.lines[i]
+        start = self.offsets[i]
+        col = start - self.starts[line - 1] + 1
+        if i in self.multiline:
+            return _new(Span, (line, col, None))
+        return _new(Span, (line, col, col + self.ends[i] - start))
+
+    def token(self, i: int) -> Token:
+        return Token(self.kinds[i], self.values[i], self.span(i), self.offsets[i], self.ends[i])
+
     def error(self, message: str, offset: int, length: int = 1, hint: str | None = None):
         return ParseError(message, self.span_at(offset, length), hint)
 
     def _add(self, kind, value, start, end):
-        col = start - self.line_start + 1
-        self.tokens.append(Token(kind, value, _new(Span, (self.line, col, col + end - start)),
-                                 start, end))
+        self.kinds.append(kind)
+        self.values.append(value)
+        self.offsets.append(start)
+        self.ends.append(end)
+        self.lines.append(self.line)
 
     def _next_line(self, offset: int):
         self.line += 1
@@ -171,17 +217,47 @@ class Lexer:
     # --- main loop -----------------------------------------------------
 
     def tokenize(self) -> list[Token]:
+        """The tokens as objects (for tests and tools; the parser reads the arrays)."""
+        self.lex()
+        return [self.token(i) for i in range(len(self.kinds))]
+
+    def lex(self) -> "Lexer":
+        """Fill the arrays, ending with EOF; returns self."""
         # The hot kinds (names, operators, brackets, numbers, newlines) are handled
         # inline with the position in locals; the others sync it through self.
-        source, stop, tokens, brackets = self.source, self.stop, self.tokens, self.brackets
-        append, keywords, new_token = tokens.append, KEYWORDS, Token
+        source, stop, brackets = self.source, self.stop, self.brackets
+        kinds, values, offsets, ends, lines = self.kinds, self.values, self.offsets, self.ends, self.lines
+        # the kinds by text, and the names of two characters or more once seen (a one-letter
+        # name is classified each time: before a quote it is a bad character)
+        kind_of, name_start, number_start = dict(_KIND_OF), _NAME_START, _NUMBER_START
+        numbers: dict = {}  # the value of each number literal by its text, once read
         line, line_start = self.line, self.line_start
         at_line_start = not self.bracket_mode
-        match = None
+        limit = max(self.budget, 0) + 1  # matches to read at most: each token, comment, blank line
+        if stop - self.start < limit:  # each match but the last takes a character: all fit
+            pairs = _PAIR_RE.findall(source, self.start, stop)
+        else:  # one at a time, never more than the limit
+            pairs = map(_groups, _PAIR_RE.finditer(source, self.start, stop))
+        pos = before = self.start  # where the current match (its blanks) begins
         # Every match is a token, a comment or a blank line; `end` always comes last.
-        for match in islice(_TOKEN_RE.finditer(source, self.start, stop), max(self.budget, 0) + 1):
-            kind = match.lastgroup
-            start, end = match.span(kind)
+        for blanks, text in islice(pairs, limit):
+            before = pos
+            start = pos + len(blanks)
+            end = pos = start + len(text)
+            kind = kind_of.get(text)
+            if kind is None:
+                first = text[0]
+                if first in name_start and text[-1] not in _QUOTES \
+                        and (len(text) > 1 or source[end:end + 1] not in _QUOTES):
+                    kind = "NAME"  # (a name is never followed by a quote: `x'a'` is `bad` x)
+                    if len(text) > 1:
+                        kind_of[text] = kind
+                elif first in number_start:
+                    kind = "NUMBER"
+                elif first == "#":
+                    kind = "comment"
+                else:
+                    kind = "other"
             if at_line_start and not brackets:
                 if kind == "newline":  # a blank or comment-only line: no NEWLINE, no INDENT
                     line += 1
@@ -192,52 +268,58 @@ class Lexer:
                 at_line_start = False
                 if kind != "end" and kind != "continuation":
                     self.line, self.line_start = line, line_start
-                    self._indent(match.start(), start)
-            col = start - line_start + 1
-            if kind == "name":
-                text = source[start:end]
+                    self._indent(before, start)
+            if kind == "NAME":
                 if text[0] == "_" and text[:2] == "__" and text[-2:] == "__" \
-                        and not _constructor_name(text, tokens):
+                        and not _constructor_name(text, kinds):
                     raise self.error(f"names that start and end with '__' are not allowed: '{text}'",
                                      start, end - start)
-                append(new_token(text if text in keywords else "NAME", text,
-                                 _new(Span, (line, col, col + end - start)), start, end))
-            elif kind == "op":
-                text = source[start:end]
-                token = new_token(text, text, _new(Span, (line, col, col + end - start)), start, end)
-                if text in _BRACKETS:
-                    if text in _OPEN:
-                        brackets.append(token)
-                    elif brackets and brackets[-1].kind == _CLOSE[text]:
+                kinds.append(kind)
+                values.append(text)
+            elif kind == "NUMBER":
+                value = numbers.get(text)
+                if value is None or end < stop and (source[end].isalnum() or source[end] == "_"):
+                    value = numbers[text] = self._number(text, start, end)
+                values.append(value)
+                kinds.append(kind)
+            elif kind in _OFF_HOT_PATH:
+                if kind == "newline":
+                    if not brackets and not self.bracket_mode:
+                        if kinds and kinds[-1] != "NEWLINE":
+                            kinds.append("NEWLINE")
+                            values.append(None)
+                            offsets.append(start)
+                            ends.append(end)
+                            lines.append(line)
+                        at_line_start = True
+                    line += 1
+                    line_start = end
+                elif kind == "end":
+                    break
+                elif kind != "comment":
+                    self.line, self.line_start = line, line_start
+                    self._other(kind, before, start, end)
+                    line, line_start = self.line, self.line_start
+                continue
+            else:  # an operator or a keyword
+                if kind in _BRACKETS:
+                    if kind in _OPEN:
+                        brackets.append(len(kinds))
+                    elif brackets and kinds[brackets[-1]] == _CLOSE[kind]:
                         brackets.pop()
                     else:
-                        raise self._unmatched(text, start, line)
-                append(token)
-            elif kind == "float" or kind == "int":
-                value = self._number(source[start:end], kind, start, end)
-                append(new_token("NUMBER", value, _new(Span, (line, col, col + end - start)),
-                                 start, end))
-            elif kind == "newline":
-                if not brackets and not self.bracket_mode:
-                    if tokens and tokens[-1].kind != "NEWLINE":
-                        append(new_token("NEWLINE", None, _new(Span, (line, col, col + end - start)),
-                                         start, end))
-                    at_line_start = True
-                line += 1
-                line_start = end
-            elif kind == "comment":
-                pass
-            elif kind == "end":
-                break
-            else:
-                self.line, self.line_start = line, line_start
-                self._other(match, kind, start, end)
-                line, line_start = self.line, self.line_start
+                        raise self._unmatched(kind, start, line)
+                kinds.append(kind)
+                values.append(text)
+            offsets.append(start)
+            ends.append(end)
+            lines.append(line)
         else:
-            raise self.too_many_tokens(match.start() if match is not None else self.start)
+            raise self.too_many_tokens(before)
         self.line, self.line_start = line, line_start
-        self._charge(stop, len(self.tokens))
-        return self._finish()
+        self._charge(stop, len(kinds))
+        self._finish()
+        return self
 
     def too_many_tokens(self, offset: int) -> LimitError:
         return _tokencount.too_many_tokens(self.span_at(offset), MAX_TOKENS)
@@ -248,34 +330,39 @@ class Lexer:
         if self.budget < 0:
             raise self.too_many_tokens(offset)
 
-    def _other(self, match, kind: str, start: int, end: int):
-        """The token kinds off the hot path."""
-        if kind == "string":
-            self._string(match.group(kind), start, end)
+    def _other(self, kind: str, before: int, start: int, end: int):
+        """The token kinds off the hot path: continuations, and the "other" ones, which
+        _TOKEN_RE's groups name (strings, names that start past ASCII, bad characters)."""
+        if kind == "other":
+            kind = _TOKEN_RE.match(self.source, before, self.stop).lastgroup
+        if kind == "name":
+            text = self.source[start:end]
+            self._add(text if text in KEYWORDS else "NAME", text, start, end)
+        elif kind == "string":
+            self._string(self.source[start:end], start, end)
         elif kind == "continuation":
             self._next_line(end)
             if end >= self.stop:
                 raise self.error("unexpected EOF after line continuation character", start)
         elif kind == "badstring":
-            triple = match.group(kind)[-3:] in ("'''", '"""')
+            triple = self.source[start:end][-3:] in ("\'\'\'", '"""')
             what = "triple-quoted string literal" if triple else "string literal"
             last = bisect_right(self.starts, self.stop - 1) if triple else self.line
             raise self.error(f"unterminated {what} (detected at line {last})", start, end - start)
         else:
             self._bad_character(start)
 
-    def _finish(self) -> list[Token]:
+    def _finish(self) -> None:
         if self.brackets:
             opener = self.brackets[-1]
-            raise ParseError(f"'{opener.kind}' was never closed", opener.span)
+            raise ParseError(f"'{self.kinds[opener]}' was never closed", self.span(opener))
         end = self.stop
         if not self.bracket_mode:
-            if self.tokens and self.tokens[-1].kind not in ("NEWLINE", "INDENT", "DEDENT"):
+            if self.kinds and self.kinds[-1] not in ("NEWLINE", "INDENT", "DEDENT"):
                 self._add("NEWLINE", None, end, end)
             for _ in self.indents[1:]:
                 self._add("DEDENT", None, end, end)
         self._add("EOF", None, end, end)
-        return self.tokens
 
     def _bad_character(self, pos: int):
         char = self.source[pos]
@@ -319,7 +406,7 @@ class Lexer:
 
     # --- tokens ----------------------------------------------------------
 
-    def _number(self, text, kind, start, end):
+    def _number(self, text, start, end):
         """The value of the number literal `text` (an int past MAX_INT_BITS becomes a float)."""
         if end < self.stop and (self.source[end].isalnum() or self.source[end] == "_"):
             follow = end
@@ -329,7 +416,7 @@ class Lexer:
             name = self.source[end:follow]
             hint = f"to multiply, write {text} * {name}" if name.isidentifier() else None
             raise self.error("invalid decimal literal", start, end - start + 1, hint=hint)
-        if kind == "float":
+        if ("." in text or "e" in text or "E" in text) and text[1:2] not in _INT_PREFIXES:
             value = float(text)
         else:
             if len(text) > MAX_INT_DIGITS:
@@ -353,9 +440,10 @@ class Lexer:
         if not self.brackets:
             return self.error(f"unmatched '{text}'", start)
         opener = self.brackets[-1]
-        where = f" on line {opener.line}" if opener.line != line else ""
+        opener_line = self.lines[opener]
+        where = f" on line {opener_line}" if opener_line != line else ""
         return self.error(f"closing parenthesis '{text}' does not match opening "
-                          f"parenthesis '{opener.kind}'{where}", start)
+                          f"parenthesis '{self.kinds[opener]}'{where}", start)
 
     def _string(self, text: str, start: int, end: int):
         prefix = _PREFIX_RE.match(text).group().lower()
@@ -371,13 +459,13 @@ class Lexer:
         else:
             value = self._unescape(self.source[body_start:body_end], raw, body_start)
             kind = "STRING"
-        col = start - self.line_start + 1
         if "\n" in text or "\r" in text:
-            self.tokens.append(Token(kind, value, Span(self.line, col), start, end))
+            self.multiline.add(len(self.kinds))
+            self._add(kind, value, start, end)
             self.line = bisect_right(self.starts, end - 1)
             self.line_start = self.starts[self.line - 1]
         else:
-            self.tokens.append(Token(kind, value, Span(self.line, col, col + end - start), start, end))
+            self._add(kind, value, start, end)
 
     def _unescape(self, text: str, raw: bool, offset: int) -> str:
         if raw or "\\" not in text:
@@ -515,14 +603,19 @@ class Lexer:
 
 
 def tokenize(source: str) -> list[Token]:
-    """Tokens of a whole program, ending with EOF."""
+    """Tokens of a whole program, ending with EOF, as objects."""
     return Lexer(source).tokenize()
 
 
-def _constructor_name(text: str, tokens: list) -> bool:
+def lex(source: str) -> Lexer:
+    """The token arrays of a whole program, ending with EOF."""
+    return Lexer(source).lex()
+
+
+def _constructor_name(text: str, kinds: list) -> bool:
     """`__init__` right after `def` (a Module class's constructor) or after `).` (as in
     `super().__init__()`): the one dunder a program writes; the parser checks the rest."""
-    if text != "__init__" or not tokens:
+    if text != "__init__" or not kinds:
         return False
-    last = tokens[-1].kind
-    return last == "def" or last == "." and len(tokens) > 1 and tokens[-2].kind == ")"
+    last = kinds[-1]
+    return last == "def" or last == "." and len(kinds) > 1 and kinds[-2] == ")"
