@@ -6,6 +6,7 @@ writing (never in CI); the messages are PyTorch's.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +28,30 @@ def fails(source: str, error=GradcliError, match: str | None = None):
     with pytest.raises(error, match=match) as info:
         compile_program(source).run(stdout=lambda line: None, script=True)
     return info.value
+
+
+# programs more than one test runs
+EXP = """
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        r = x.exp()
+        ctx.save_for_backward(r)
+        return r
+    @staticmethod
+    def backward(ctx, g):
+        r, = ctx.saved_tensors
+        return g * r
+"""
+
+
+def square_function(decorator: str = "") -> str:
+    """A program's Sq (x * x, saving x) and its x = 3; `decorator` is stacked on its backward."""
+    stacked = f"    {decorator}\n" if decorator else ""
+    return ("class Sq(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            "        ctx.save_for_backward(x)\n        return x * x\n    @staticmethod\n" + stacked +
+            "    def backward(ctx, g):\n        x, = ctx.saved_tensors\n        return 2 * x * g\n"
+            "x = torch.tensor(3.0, requires_grad=True)\n")
 
 
 ORDERS = """
@@ -82,18 +107,7 @@ class F(torch.autograd.Function):
         return g * 3 * x ** 2
 """, "F.apply", 2.0, "[12.0, 12.0, 6.0]"),
     # a saved output: e^x at 0.5, every order e^0.5
-    ("""
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        r = x.exp()
-        ctx.save_for_backward(r)
-        return r
-    @staticmethod
-    def backward(ctx, g):
-        r, = ctx.saved_tensors
-        return g * r
-""", "F.apply", 0.5, "[1.648721, 1.648721, 1.648721]"),
+    (EXP, "Exp.apply", 0.5, "[1.648721, 1.648721, 1.648721]"),
     # a saved intermediate returned as an output (the tutorial's trick): x^3 again
     ("""
 class F(torch.autograd.Function):
@@ -295,20 +309,7 @@ Needs.apply(torch.tensor(1.0, requires_grad=True), torch.tensor(2.0), 3.0)
 """) == ["needs (True, False, False)"]
 
 
-ONCE = """
-from torch.autograd.function import once_differentiable
-class Sq(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, g):
-        x, = ctx.saved_tensors
-        return 2 * x * g
-x = torch.tensor(3.0, requires_grad=True)
-"""
+ONCE = "\nfrom torch.autograd.function import once_differentiable\n" + square_function("@once_differentiable")
 
 
 def test_once_differentiable_first_order_works():
@@ -505,18 +506,7 @@ y.sum().backward()
 
 
 def test_saved_tensors_hooks_apply_to_a_custom_function():
-    assert printed("""
-class Sq(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-    @staticmethod
-    def backward(ctx, g):
-        x, = ctx.saved_tensors
-        return 2 * x * g
-x = torch.tensor(3.0, requires_grad=True)
-with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 10, lambda p: p):
+    assert printed(square_function() + """with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 10, lambda p: p):
     y = Sq.apply(x)
 y.backward()
 print(x.grad)
@@ -641,6 +631,9 @@ def test_jacobian_strict_refuses_an_input_the_output_does_not_use():
           AutogradError, match="^Output 0 of the user-provided function does not require gradients.")
 
 
+# the seed e13's backward and inputs, its forward written PyTorch 2's way (setup_context apart)
+_E13_BACKWARD = (Path(__file__).resolve().parents[2] / "samples" / "e13_wrong_backward.py").read_text() \
+    .split("    @staticmethod\n    def backward", 1)[1]
 SETUP_CONTEXT_FUNC = '''
 class Func(torch.autograd.Function):
     @staticmethod
@@ -651,13 +644,7 @@ class Func(torch.autograd.Function):
         x, y = inputs
         ctx.save_for_backward(torch.exp(x), torch.exp(y))
     @staticmethod
-    def backward(ctx, grad_output):
-        expx, expy = ctx.saved_tensors
-        return grad_output * (3 + expx), grad_output * ({dy} + expy)
-x = torch.tensor([1., 2.], requires_grad=True)
-y = torch.tensor([3., 4.], requires_grad=True)
-z = Func.apply(x, y).sum()
-'''
+    def backward''' + _E13_BACKWARD.replace("(3 + expy)", "({dy} + expy)")
 
 
 @pytest.mark.parametrize("dy, exit_code", [(2, 0), (3, 1)])
@@ -752,18 +739,7 @@ print(y.grad, x.grad)
 
 
 def test_a_saved_output_changed_in_place_is_pytorchs_version_error():
-    fails("""
-class Exp(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        r = x.exp()
-        ctx.save_for_backward(r)
-        return r
-    @staticmethod
-    def backward(ctx, g):
-        r, = ctx.saved_tensors
-        return g * r
-x = torch.tensor([1.0, 2.0], requires_grad=True)
+    fails(EXP + """x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = Exp.apply(x)
 y.mul_(2)
 y.sum().backward()
