@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from _common import fmt_s, gc_mode, has_torch, process_env, report, summary
+from _common import chain_forward, fmt_s, gc_mode, has_torch, process_env, report, summary
 
 C, D = 1.0001, 0.0001
 BIG, SMALL = 1_000_000, 100_000
@@ -67,13 +67,7 @@ def child(kind: str, n: int, mode: str) -> dict:
                     saved.append(u)
                     y = np.sin(u)
         else:
-            sin = lib.sin
-            y = x
-            for k in kinds:
-                if k == 0:
-                    y = y * C + D
-                else:
-                    y = sin(y * C)
+            y = chain_forward(x, kinds, lib.sin, C, D)
         t1 = time.perf_counter()
         after_forward = current_rss()
         if lib is None:

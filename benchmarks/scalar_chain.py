@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from _common import best, compare, fmt_s, fmt_x, import_torch, repeats, report, summary
+from _common import best, chain_forward, compare, fmt_s, fmt_x, import_torch, repeats, report, summary
 
 N_OPS = 100_000          # primitive ops in the chain
 N_WIDE = 10_000          # fan-out of the wide DAG
@@ -44,15 +44,8 @@ def _dtype(name="float64") -> dict:
 def chain_gradcli(dtype="float64"):
     import gradcli
 
-    sin = gradcli.sin
     x = gradcli.tensor(0.5, requires_grad=True, **_dtype(dtype))
-    y = x
-    for kind in steps():
-        if kind == 0:
-            y = y * C + D
-        else:
-            y = sin(y * C)
-    y.backward()
+    chain_forward(x, steps(), gradcli.sin, C, D).backward()
     return x.grad.item()
 
 
@@ -82,14 +75,7 @@ def chain_numpy():
 def chain_torch(torch):
     def run():
         x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
-        y = x
-        sin = torch.sin
-        for kind in steps():
-            if kind == 0:
-                y = y * C + D
-            else:
-                y = sin(y * C)
-        y.backward()
+        chain_forward(x, steps(), torch.sin, C, D).backward()
         return x.grad.item()
     return run
 

@@ -148,15 +148,19 @@ export("tensor", tensor, method=False)
 # -- filled tensors -------------------------------------------------------------------
 
 
+def _named(factory, name: str, doc: str):
+    """`factory` named `name` (as PyTorch's function is) with its docstring."""
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = doc
+    return factory
+
+
 def _filled(name, value):
     def factory(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
                 pin_memory=False, memory_format=None):
-        shape = _size(size, name)
-        data = np.full(shape, value, dtype=_np_dtype(dtype))
+        data = np.full(_size(size, name), value, dtype=_np_dtype(dtype))
         return _leaf(data, requires_grad)
-    factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"A new leaf of the given size filled with {value:g}."
-    return factory
+    return _named(factory, name, f"A new leaf of the given size filled with {value:g}.")
 
 
 zeros = export("zeros", _filled("zeros", 0.0), method=False)
@@ -188,9 +192,7 @@ def _like(name, fill):
         data = _like_input(name, input)._data
         return _leaf(np.full(data.shape, fill, dtype=data.dtype if dtype is None else _np_dtype(dtype)),
                      requires_grad)
-    factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"A new leaf of `input`'s shape filled with {fill:g}."
-    return factory
+    return _named(factory, name, f"A new leaf of `input`'s shape filled with {fill:g}.")
 
 
 zeros_like = export("zeros_like", _like("zeros_like", 0.0), method=False)
