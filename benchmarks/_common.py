@@ -267,3 +267,30 @@ def dense_data(batch: int, width: int, layers: int):
         params.append(rng.standard_normal((width, width)) / np.sqrt(width))
         params.append(rng.standard_normal(width) * 0.1)
     return x, t, params
+
+
+def chain_numpy_forward(y, kinds, c, d):
+    """The chain's floor forward, by hand on numpy 0-d arrays: the result and what the
+    backward needs (`y * c` before each sin, None for the other steps)."""
+    import numpy as np
+
+    saved = []
+    for kind in kinds:
+        if kind == 0:
+            y = y * c + d
+            saved.append(None)
+        else:
+            u = y * c
+            saved.append(u)
+            y = np.sin(u)
+    return y, saved
+
+
+def chain_numpy_backward(saved, c) -> float:
+    """The chain's floor backward: the chain rule by hand over what the forward saved."""
+    import numpy as np
+
+    g = np.asarray(1.0)
+    for u in reversed(saved):
+        g = g * c if u is None else g * np.cos(u) * c
+    return float(g)
