@@ -247,14 +247,19 @@ def arange(start, end=None, step=1, out=None, dtype=None, layout=None, device=No
 export("arange", arange, method=False)
 
 
+def _check_steps(steps: int) -> None:
+    """linspace's and logspace's steps, once their arguments are read: PyTorch's error if negative."""
+    if steps < 0:
+        raise ProgramValueError("number of steps must be non-negative")
+    check_elements(steps)
+
+
 def linspace(start, end, steps, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """`steps` points from start to end inclusive, evenly spaced."""
     start = _number(start, "start")
     end = _number(end, "end")
     steps = as_int(steps, "steps")
-    if steps < 0:
-        raise ProgramValueError("number of steps must be non-negative")
-    check_elements(steps)
+    _check_steps(steps)
     if steps < 2:
         return _leaf(np.array([start] * steps, dtype=_np_dtype(dtype)), requires_grad)
     # PyTorch's formula, rounded as its kernel rounds: the first half counts up from
@@ -272,9 +277,7 @@ def logspace(start, end, steps, base=10.0, out=None, dtype=None, layout=None, de
     end = _number(end, "end")
     steps = as_int(steps, "steps")
     base = _number(base, "base")
-    if steps < 0:
-        raise ProgramValueError("number of steps must be non-negative")
-    check_elements(steps)
+    _check_steps(steps)
     if steps < 2:
         with np.errstate(over="ignore", invalid="ignore"):
             return _leaf(np.array([base ** start if steps else 0.0] * steps, dtype=_np_dtype(dtype)),
