@@ -30,28 +30,24 @@ def fails(source: str, error=GradcliError, match: str | None = None):
     return info.value
 
 
-# programs more than one test runs
-EXP = """
-class Exp(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        r = x.exp()
-        ctx.save_for_backward(r)
-        return r
-    @staticmethod
-    def backward(ctx, g):
-        r, = ctx.saved_tensors
-        return g * r
-"""
+def custom_function(name: str, forward: str, backward: str, grads: str = "g", decorator: str = "") -> str:
+    """A program defining the custom Function `name` of one input x: `forward` and `backward`
+    are their bodies, statements separated by "; "; `decorator` is stacked on the backward."""
+    body = "\n        ".join
+    stacked = f"    {decorator}\n" if decorator else ""
+    return (f"\nclass {name}(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            f"        {body(forward.split('; '))}\n    @staticmethod\n{stacked}"
+            f"    def backward(ctx, {grads}):\n        {body(backward.split('; '))}\n")
+
+
+EXP = custom_function("Exp", "r = x.exp(); ctx.save_for_backward(r); return r", "r, = ctx.saved_tensors; return g * r")
 
 
 def square_function(decorator: str = "") -> str:
     """A program's Sq (x * x, saving x) and its x = 3; `decorator` is stacked on its backward."""
-    stacked = f"    {decorator}\n" if decorator else ""
-    return ("class Sq(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
-            "        ctx.save_for_backward(x)\n        return x * x\n    @staticmethod\n" + stacked +
-            "    def backward(ctx, g):\n        x, = ctx.saved_tensors\n        return 2 * x * g\n"
-            "x = torch.tensor(3.0, requires_grad=True)\n")
+    return custom_function("Sq", "ctx.save_for_backward(x); return x * x",
+                           "x, = ctx.saved_tensors; return 2 * x * g", decorator=decorator)[1:] + \
+        "x = torch.tensor(3.0, requires_grad=True)\n"
 
 
 ORDERS = """
@@ -95,46 +91,19 @@ print(torch.autograd.grad(g, x))
 
 @pytest.mark.parametrize("function, call, x0, expected", [
     # a saved input: x^3 at 2 -> 3x^2, 6x, 6
-    ("""
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-    @staticmethod
-    def backward(ctx, g):
-        x, = ctx.saved_tensors
-        return g * 3 * x ** 2
-""", "F.apply", 2.0, "[12.0, 12.0, 6.0]"),
+    (custom_function("F", "ctx.save_for_backward(x); return x ** 3", "x, = ctx.saved_tensors; return g * 3 * x ** 2"),
+     "F.apply", 2.0, "[12.0, 12.0, 6.0]"),
     # a saved output: e^x at 0.5, every order e^0.5
     (EXP, "Exp.apply", 0.5, "[1.648721, 1.648721, 1.648721]"),
     # a saved intermediate returned as an output (the tutorial's trick): x^3 again
-    ("""
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        sq = x * x
-        ctx.save_for_backward(x, sq)
-        return sq * x, sq
-    @staticmethod
-    def backward(ctx, g, gsq):
-        x, sq = ctx.saved_tensors
-        return g * 3 * sq + gsq * 2 * x
-""", "lambda x: F.apply(x)[0]", 2.0, "[12.0, 12.0, 6.0]"),
+    (custom_function("F", "sq = x * x; ctx.save_for_backward(x, sq); return sq * x, sq",
+                     "x, sq = ctx.saved_tensors; return g * 3 * sq + gsq * 2 * x", grads="g, gsq"),
+     "lambda x: F.apply(x)[0]", 2.0, "[12.0, 12.0, 6.0]"),
     # a saved intermediate kept only in ctx: a constant to a double backward, as in
     # PyTorch (x * C(x), C' = 3 sq with sq = 4 frozen): 32, 24, then no graph left
-    ("""
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        sq = x * x
-        ctx.save_for_backward(sq)
-        return sq * x
-    @staticmethod
-    def backward(ctx, g):
-        sq, = ctx.saved_tensors
-        return g * 3 * sq
-""", "lambda x: F.apply(x) * x", 2.0, "[32.0, 24.0]"),
+    (custom_function("F", "sq = x * x; ctx.save_for_backward(sq); return sq * x",
+                     "sq, = ctx.saved_tensors; return g * 3 * sq"),
+     "lambda x: F.apply(x) * x", 2.0, "[32.0, 24.0]"),
 ], ids=["input", "output", "intermediate-as-output", "intermediate-in-ctx"])
 def test_saved_values_at_orders_one_two_three(function, call, x0, expected):
     assert printed(ORDERS + function + f"orders({call}, {x0})\n") == [expected]
