@@ -85,3 +85,18 @@ def test_a_recorded_result_is_made_as_tensor_make_makes_it():
         assert hasattr(out, slot) == hasattr(made, slot), slot
         if hasattr(made, slot):
             assert getattr(out, slot) is getattr(made, slot) or getattr(out, slot) == getattr(made, slot), slot
+
+
+def test_a_new_tensor_is_made_as_tensor_make_makes_it():
+    # Tensor.__init__ sets its fields from _tensor._FRESH, _make by hand: the same slots, alike
+    from gradcli._tensor import Tensor
+
+    for requires_grad in (False, True):
+        new = Tensor([1.0, 2.0], requires_grad=requires_grad)
+        made = Tensor._make(new._data, None, requires_grad)
+        for slot in Tensor.__slots__:
+            if slot == "__weakref__":
+                continue
+            assert hasattr(new, slot) == hasattr(made, slot), slot
+            if hasattr(made, slot):
+                assert getattr(new, slot) is getattr(made, slot) or getattr(new, slot) == getattr(made, slot), slot
