@@ -30,13 +30,18 @@ def fails(source: str, error=GradcliError, match: str | None = None):
     return info.value
 
 
-def custom_function(name: str, forward: str, backward: str, grads: str = "g", decorator: str = "") -> str:
-    """A program defining the custom Function `name` of one input x: `forward` and `backward`
-    are their bodies, statements separated by "; "; `decorator` is stacked on the backward."""
+def custom_function(name: str, forward: str, backward: str, grads: str = "g", decorator: str = "",
+                    inputs: str = "x", setup_context: str | None = None) -> str:
+    """A program defining the custom Function `name` of `inputs`: `forward`, `backward` (and
+    `setup_context`, PyTorch 2's form, with a forward without ctx) are their bodies, statements
+    separated by "; "; `decorator` is stacked on the backward."""
     body = "\n        ".join
     stacked = f"    {decorator}\n" if decorator else ""
-    return (f"\nclass {name}(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
-            f"        {body(forward.split('; '))}\n    @staticmethod\n{stacked}"
+    setup = "" if setup_context is None else (
+        f"    @staticmethod\n    def setup_context(ctx, inputs, output):\n        {body(setup_context.split('; '))}\n")
+    ctx = "ctx, " if setup_context is None else ""
+    return (f"\nclass {name}(torch.autograd.Function):\n    @staticmethod\n    def forward({ctx}{inputs}):\n"
+            f"        {body(forward.split('; '))}\n{setup}    @staticmethod\n{stacked}"
             f"    def backward(ctx, {grads}):\n        {body(backward.split('; '))}\n")
 
 
@@ -174,22 +179,13 @@ def test_gradgradcheck_passes_on_the_double_backward_tutorials_functions(fn):
 # --- 2. Function as PyTorch 2 writes it ---------------------------------------
 
 def test_setup_context_beside_a_forward_without_ctx():
-    lines = printed("""
-class MulConstant(torch.autograd.Function):
-    @staticmethod
-    def forward(tensor, constant):
-        return tensor * constant
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        tensor, constant = inputs
-        ctx.constant = constant
-        ctx.save_for_backward(output)
-    @staticmethod
-    def backward(ctx, grad_output):
-        out, = ctx.saved_tensors
-        print(out.grad_fn)
-        return grad_output * ctx.constant, None
-x = torch.tensor([1.0, 2.0], requires_grad=True)
+    # PyTorch's MulConstant (tests/engine/autograd_api/extending_autograd.py), saving its output
+    lines = printed(custom_function(
+        "MulConstant", "return tensor * constant",
+        "out, = ctx.saved_tensors; print(out.grad_fn); return grad_output * ctx.constant, None",
+        grads="grad_output", inputs="tensor, constant",
+        setup_context="tensor, constant = inputs; ctx.constant = constant; ctx.save_for_backward(output)")
+        + """x = torch.tensor([1.0, 2.0], requires_grad=True)
 MulConstant.apply(x, 5.0).sum().backward()
 print(x.grad)
 """)
