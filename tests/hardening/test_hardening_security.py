@@ -16,7 +16,9 @@ from hardening_helpers import LOCATION, assert_clean_error, invoke
 GRAD_FN = "x = tensor(1., requires_grad=True)\ny = x * 2\n"
 
 # (id, program, line:col of the error, a fragment of the message). The program's first
-# line is `print('started')`, so an error on line 1 would be the marker's own.
+# line is `print('started')`, so an error on line 1 would be the marker's own. One row a
+# case, on purpose: `duplicates` pairs rows of this table by their shape, and there is no
+# logic in them to write once.
 ATTEMPTS = [
     ("dunder_attribute", "x = tensor(1.)\ny = x.__class__", "3:7", "names that start and end with '__'"),
     ("dunder_chain", "y = ().__class__.__bases__[0].__subclasses__()", "2:8", "'__'"),
