@@ -241,3 +241,56 @@ def _json_default(o):
 
 def which(name: str) -> str | None:
     return shutil.which(name)
+
+
+def chain_forward(y, kinds, sin, c, d):
+    """The chain benchmarks' forward (scalar_chain, deep_chain) on gradcli's or PyTorch's
+    tensors: `y * c + d` for a step of kind 0, `sin(y * c)` for kind 1."""
+    for kind in kinds:
+        if kind == 0:
+            y = y * c + d
+        else:
+            y = sin(y * c)
+    return y
+
+
+def dense_data(batch: int, width: int, layers: int):
+    """Input, target and `layers` dense layers' weights and biases (float64, seed 0): the
+    data of the mlp and nn_linear benchmarks, as [W1, b1, W2, b2, ...]."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((batch, width))
+    t = rng.standard_normal((batch, width))
+    params = []
+    for _ in range(layers):
+        params.append(rng.standard_normal((width, width)) / np.sqrt(width))
+        params.append(rng.standard_normal(width) * 0.1)
+    return x, t, params
+
+
+def chain_numpy_forward(y, kinds, c, d):
+    """The chain's floor forward, by hand on numpy 0-d arrays: the result and what the
+    backward needs (`y * c` before each sin, None for the other steps)."""
+    import numpy as np
+
+    saved = []
+    for kind in kinds:
+        if kind == 0:
+            y = y * c + d
+            saved.append(None)
+        else:
+            u = y * c
+            saved.append(u)
+            y = np.sin(u)
+    return y, saved
+
+
+def chain_numpy_backward(saved, c) -> float:
+    """The chain's floor backward: the chain rule by hand over what the forward saved."""
+    import numpy as np
+
+    g = np.asarray(1.0)
+    for u in reversed(saved):
+        g = g * c if u is None else g * np.cos(u) * c
+    return float(g)

@@ -34,31 +34,26 @@ def data(dtype):
     return x, w, b
 
 
+def conv_step(conv2d, ts):
+    """A run of gradcli's or PyTorch's conv2d: the two write it alike."""
+    def run():
+        for t in ts:
+            t.grad = None
+        conv2d(*ts, padding=1).sum().backward()
+        return [t.grad.numpy() for t in ts]
+    return run
+
+
 def gradcli_step(x, w, b):
     import gradcli
     from gradcli.ops import NN_FUNCTIONS
 
     conv2d = NN_FUNCTIONS["conv2d"]
-    ts = [gradcli.tensor(a.copy(), requires_grad=True) for a in (x, w, b)]
-
-    def run():
-        for t in ts:
-            t.grad = None
-        conv2d(*ts, padding=1).sum().backward()
-        return [t.grad.numpy() for t in ts]
-    return run
+    return conv_step(conv2d, [gradcli.tensor(a.copy(), requires_grad=True) for a in (x, w, b)])
 
 
 def torch_step(torch, x, w, b):
-    ts = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
-    conv2d = torch.nn.functional.conv2d
-
-    def run():
-        for t in ts:
-            t.grad = None
-        conv2d(*ts, padding=1).sum().backward()
-        return [t.grad.numpy() for t in ts]
-    return run
+    return conv_step(torch.nn.functional.conv2d, [torch.tensor(a, requires_grad=True) for a in (x, w, b)])
 
 
 def main() -> None:

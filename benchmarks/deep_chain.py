@@ -20,7 +20,8 @@ import subprocess
 import sys
 import time
 
-from _common import fmt_s, gc_mode, has_torch, process_env, report, summary
+from _common import (chain_forward, chain_numpy_backward, chain_numpy_forward, fmt_s, gc_mode, has_torch,
+                     process_env, report, summary)
 
 C, D = 1.0001, 0.0001
 BIG, SMALL = 1_000_000, 100_000
@@ -56,31 +57,14 @@ def child(kind: str, n: int, mode: str) -> dict:
         base = current_rss()
         t0 = time.perf_counter()
         if lib is None:
-            c, d = np.asarray(C), np.asarray(D)
-            y, saved = x, []
-            for k in kinds:
-                if k == 0:
-                    y = y * c + d
-                    saved.append(None)
-                else:
-                    u = y * c
-                    saved.append(u)
-                    y = np.sin(u)
+            c = np.asarray(C)
+            y, saved = chain_numpy_forward(x, kinds, c, np.asarray(D))
         else:
-            sin = lib.sin
-            y = x
-            for k in kinds:
-                if k == 0:
-                    y = y * C + D
-                else:
-                    y = sin(y * C)
+            y = chain_forward(x, kinds, lib.sin, C, D)
         t1 = time.perf_counter()
         after_forward = current_rss()
         if lib is None:
-            g = np.asarray(1.0)
-            for u in reversed(saved):
-                g = g * c if u is None else g * np.cos(u) * c
-            grad = float(g)
+            grad = chain_numpy_backward(saved, c)
         else:
             y.backward()
             grad = x.grad.item()

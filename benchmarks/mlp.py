@@ -15,22 +15,11 @@ import sys
 
 import numpy as np
 
-from _common import compare, fmt_s, fmt_x, import_torch, median, repeats, report, summary
+from _common import compare, dense_data, fmt_s, fmt_x, import_torch, median, repeats, report, summary
 
 BATCH, WIDTH = 256, 1024
 REPEAT = repeats(9)
 TARGET = 1.15
-
-
-def data():
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((BATCH, WIDTH))
-    t = rng.standard_normal((BATCH, WIDTH))
-    params = []
-    for _ in range(3):
-        params.append(rng.standard_normal((WIDTH, WIDTH)) / np.sqrt(WIDTH))
-        params.append(rng.standard_normal(WIDTH) * 0.1)
-    return x, t, params
 
 
 def numpy_step(x, t, params):
@@ -57,47 +46,36 @@ def numpy_step(x, t, params):
     return run
 
 
+def tensor_step(relu, xs, ts, ps):
+    """A run of the network on gradcli's or PyTorch's tensors: the two write it alike."""
+    def run():
+        for p in ps:
+            p.grad = None
+        W1, b1, W2, b2, W3, b3 = ps
+        h1 = relu(xs @ W1 + b1)
+        h2 = relu(h1 @ W2 + b2)
+        diff = h2 @ W3 + b3 - ts
+        loss = (diff * diff).mean()
+        loss.backward()
+        return loss.item(), [p.grad.numpy() for p in ps]
+    return run
+
+
 def gradcli_step(x, t, params):
     import gradcli
 
-    xs, ts = gradcli.tensor(x), gradcli.tensor(t)
-    ps = [gradcli.tensor(p.copy(), requires_grad=True) for p in params]
-    relu = gradcli.relu
-
-    def run():
-        for p in ps:
-            p.grad = None
-        W1, b1, W2, b2, W3, b3 = ps
-        h1 = relu(xs @ W1 + b1)
-        h2 = relu(h1 @ W2 + b2)
-        diff = h2 @ W3 + b3 - ts
-        loss = (diff * diff).mean()
-        loss.backward()
-        return loss.item(), [p.grad.numpy() for p in ps]
-    return run
+    return tensor_step(gradcli.relu, gradcli.tensor(x), gradcli.tensor(t),
+                       [gradcli.tensor(p.copy(), requires_grad=True) for p in params])
 
 
 def torch_step(torch, x, t, params):
-    xs, ts = torch.from_numpy(x), torch.from_numpy(t)
-    ps = [torch.tensor(p, requires_grad=True) for p in params]
-    relu = torch.relu
-
-    def run():
-        for p in ps:
-            p.grad = None
-        W1, b1, W2, b2, W3, b3 = ps
-        h1 = relu(xs @ W1 + b1)
-        h2 = relu(h1 @ W2 + b2)
-        diff = h2 @ W3 + b3 - ts
-        loss = (diff * diff).mean()
-        loss.backward()
-        return loss.item(), [p.grad.numpy() for p in ps]
-    return run
+    return tensor_step(torch.relu, torch.from_numpy(x), torch.from_numpy(t),
+                       [torch.tensor(p, requires_grad=True) for p in params])
 
 
 def main() -> None:
     torch = import_torch()
-    x, t, params = data()
+    x, t, params = dense_data(BATCH, WIDTH, 3)
     sides = {"numpy by hand (floor)": numpy_step(x, t, params),
              "gradcli": gradcli_step(x, t, params)}
     if torch is not None:

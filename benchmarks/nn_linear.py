@@ -12,20 +12,11 @@ import sys
 
 import numpy as np
 
-from _common import compare, fmt_s, fmt_x, import_torch, median, repeats, report, summary
+from _common import compare, dense_data, fmt_s, fmt_x, import_torch, median, repeats, report, summary
 
 BATCH, WIDTH = 256, 1024
 REPEAT = repeats(9)
 TARGET = 1.15
-
-
-def data():
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((BATCH, WIDTH))
-    t = rng.standard_normal((BATCH, WIDTH))
-    w = rng.standard_normal((WIDTH, WIDTH)) / np.sqrt(WIDTH)
-    b = rng.standard_normal(WIDTH) * 0.1
-    return x, t, w, b
 
 
 def numpy_step(x, t, w, b):
@@ -38,6 +29,17 @@ def numpy_step(x, t, w, b):
     return run
 
 
+def layer_step(layer, xs, ts):
+    """A run of gradcli's or PyTorch's nn.Linear: the two write it alike."""
+    def run():
+        layer.zero_grad()
+        diff = layer(xs) - ts
+        loss = (diff * diff).mean()
+        loss.backward()
+        return loss.item(), [layer.weight.grad.numpy(), layer.bias.grad.numpy()]
+    return run
+
+
 def gradcli_step(x, t, w, b):
     import gradcli
     from gradcli import nn
@@ -45,15 +47,7 @@ def gradcli_step(x, t, w, b):
     layer = nn.Linear(WIDTH, WIDTH).double()
     layer.weight._data = w.copy()
     layer.bias._data = b.copy()
-    xs, ts = gradcli.tensor(x), gradcli.tensor(t)
-
-    def run():
-        layer.zero_grad()
-        diff = layer(xs) - ts
-        loss = (diff * diff).mean()
-        loss.backward()
-        return loss.item(), [layer.weight.grad.numpy(), layer.bias.grad.numpy()]
-    return run
+    return layer_step(layer, gradcli.tensor(x), gradcli.tensor(t))
 
 
 def torch_step(torch, x, t, w, b):
@@ -61,20 +55,12 @@ def torch_step(torch, x, t, w, b):
     with torch.no_grad():
         layer.weight.copy_(torch.from_numpy(w))
         layer.bias.copy_(torch.from_numpy(b))
-    xs, ts = torch.from_numpy(x), torch.from_numpy(t)
-
-    def run():
-        layer.zero_grad()
-        diff = layer(xs) - ts
-        loss = (diff * diff).mean()
-        loss.backward()
-        return loss.item(), [layer.weight.grad.numpy(), layer.bias.grad.numpy()]
-    return run
+    return layer_step(layer, torch.from_numpy(x), torch.from_numpy(t))
 
 
 def main() -> None:
     torch = import_torch()
-    x, t, w, b = data()
+    x, t, (w, b) = dense_data(BATCH, WIDTH, 1)
     floor_name = "numpy by hand (floor)"
     sides = {floor_name: numpy_step(x, t, w, b), "gradcli": gradcli_step(x, t, w, b)}
     if torch is not None:

@@ -19,7 +19,8 @@ import sys
 
 import numpy as np
 
-from _common import best, compare, fmt_s, fmt_x, import_torch, repeats, report, summary
+from _common import (best, chain_forward, chain_numpy_backward, chain_numpy_forward, compare,
+                     fmt_s, fmt_x, import_torch, repeats, report, summary)
 
 N_OPS = 100_000          # primitive ops in the chain
 N_WIDE = 10_000          # fan-out of the wide DAG
@@ -44,52 +45,22 @@ def _dtype(name="float64") -> dict:
 def chain_gradcli(dtype="float64"):
     import gradcli
 
-    sin = gradcli.sin
     x = gradcli.tensor(0.5, requires_grad=True, **_dtype(dtype))
-    y = x
-    for kind in steps():
-        if kind == 0:
-            y = y * C + D
-        else:
-            y = sin(y * C)
-    y.backward()
+    chain_forward(x, steps(), gradcli.sin, C, D).backward()
     return x.grad.item()
 
 
 def chain_numpy():
     """The floor: the same arithmetic by hand on 0-d arrays, then the chain rule by hand."""
     c = np.asarray(C)
-    d = np.asarray(D)
-    y = np.asarray(0.5)
-    saved = []
-    for kind in steps():
-        if kind == 0:
-            y = y * c + d
-            saved.append(None)
-        else:
-            u = y * c
-            saved.append(u)
-            y = np.sin(u)
-    g = np.asarray(1.0)
-    for u in reversed(saved):
-        if u is None:
-            g = g * c
-        else:
-            g = g * np.cos(u) * c
-    return float(g)
+    _, saved = chain_numpy_forward(np.asarray(0.5), steps(), c, np.asarray(D))
+    return chain_numpy_backward(saved, c)
 
 
 def chain_torch(torch):
     def run():
         x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
-        y = x
-        sin = torch.sin
-        for kind in steps():
-            if kind == 0:
-                y = y * C + D
-            else:
-                y = sin(y * C)
-        y.backward()
+        chain_forward(x, steps(), torch.sin, C, D).backward()
         return x.grad.item()
     return run
 

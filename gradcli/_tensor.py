@@ -163,6 +163,12 @@ def bump_version(t) -> None:
     MODIFICATIONS[0] += 1
 
 
+# the state of a new tensor besides its data and requires_grad: Tensor.__init__ sets these
+_FRESH = (("_grad", None), ("grad_fn", None), ("_output_nr", 0), ("_counter", NEVER_MODIFIED),
+          ("_hooks", None), ("_accumulator", None), ("_retains_grad", False), ("_base", None),
+          ("_views", None))
+
+
 class Tensor:
     """A tensor that records the operations applied to it.
 
@@ -188,21 +194,15 @@ class Tensor:
         else:
             arr = np.array(data, dtype=_dtypes.get_default_dtype().np)
         self._data = arr
-        self._grad = None
-        self.grad_fn = None
         self.requires_grad = bool(requires_grad)
-        self._output_nr = 0
-        self._counter = NEVER_MODIFIED
-        self._hooks = None
-        self._accumulator = None
-        self._retains_grad = False
-        self._base = None
-        self._views = None
+        for name, value in _FRESH:
+            setattr(self, name, value)
 
     @classmethod
     def _make(cls, data: ndarray, grad_fn=None, requires_grad: bool = False,
               output_nr: int = 0, version=None) -> "Tensor":
-        """Wrap an array without copying (the engine's constructor)."""
+        """Wrap an array without copying (the engine's constructor; it sets each field by hand,
+        not from _FRESH, as ops/apply.py does inline: the hot path)."""
         t = cls.__new__(cls)
         t._data = data
         t._grad = None

@@ -295,20 +295,25 @@ def result_type(a, b) -> dtype:
 
 # -- finfo / iinfo -----------------------------------------------------------------
 
+def _numpy_info(d: "dtype", floating: bool):
+    """numpy's finfo or iinfo of `d`; PyTorch's error where `d` is not of that kind."""
+    mine, other = ("finfo", "iinfo") if floating else ("iinfo", "finfo")
+    if d.is_floating_point != floating or d is bool_:
+        kind = "a floating point" if floating else "an integer"
+        raise ProgramTypeError(f"torch.{mine}() requires {kind} input type. Use torch.{other} to handle "
+                               f"'torch.{mine}'")
+    return np.finfo(d.np) if floating else np.iinfo(d.np)
+
+
 class finfo:
     """`torch.finfo(dtype)`: eps, max, min, tiny (and resolution, bits) of a floating dtype."""
 
     def __init__(self, type=None):
         d = get_default_dtype() if type is None else resolve(type)
-        if not d.is_floating_point:
-            raise ProgramTypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to "
-                                   "handle 'torch.finfo'")
-        info = np.finfo(d.np)
-        self.dtype = d.name
-        self.bits = info.bits
+        info = _numpy_info(d, floating=True)
+        self.dtype, self.bits = d.name, info.bits
         self.eps = float(info.eps)
-        self.max = float(info.max)
-        self.min = float(info.min)
+        self.max, self.min = float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.tiny)
         self.resolution = float(info.resolution)
 
@@ -322,14 +327,9 @@ class iinfo:
 
     def __init__(self, type):
         d = resolve(type)
-        if d.is_floating_point or d is bool_:
-            raise ProgramTypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
-                                   "'torch.iinfo'")
-        info = np.iinfo(d.np)
-        self.dtype = d.name
-        self.bits = info.bits
-        self.max = int(info.max)
-        self.min = int(info.min)
+        info = _numpy_info(d, floating=False)
+        self.dtype, self.bits = d.name, info.bits
+        self.max, self.min = int(info.max), int(info.min)
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

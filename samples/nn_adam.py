@@ -27,6 +27,7 @@ x = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.5, -0.5], [
 y = torch.tensor([0, 1, 1, 0, 1, 0])
 loss_fn = nn.CrossEntropyLoss()
 opt = torch.optim.Adam(model.parameters(), lr=0.05)
+# PyTorch's training loop, written out as in nn_sequential.py: each sample stands alone
 for step in range(8):
     opt.zero_grad()
     loss = loss_fn(model(x), y)

@@ -16,3 +16,25 @@ numpy.seterr(all="ignore")
 def _float64_default():
     with dtypes.default_dtype(dtypes.float64):
         yield
+
+
+def _match_graph(nodes, node_id, pattern):
+    """Assert that the graph JSON's node `node_id` has the pattern's name, variable and inputs, recursively."""
+    node = nodes[node_id]
+    assert node["name"] == pattern["name"]
+    if "variable" in pattern:
+        assert node.get("variable") == pattern["variable"]
+    if "next" in pattern:
+        assert len(node["next"]) == len(pattern["next"])
+        for (sub, index), (got_id, got_index) in zip(pattern["next"], node["next"]):
+            assert got_index == index
+            if sub is None:
+                assert got_id is None
+            else:
+                _match_graph(nodes, got_id, sub)
+
+
+@pytest.fixture
+def match_graph():
+    """The seed graph patterns' matcher, shared by the seed cases and `gradcli graph`'s tests."""
+    return _match_graph

@@ -227,39 +227,31 @@ def vectorizable(program, wrt: list, of) -> bool:
 
 
 def _elementwise(node, assigned, constants, n) -> bool:
-    stack = [node]
-    while stack:
-        node = stack.pop()
+    from ..lang.program import all_accepted
+
+    def children(node):
         cls = node.__class__
         if cls is n.Num:
-            continue
+            return ()
         if cls is n.Name:
-            if node.id not in assigned and node.id not in constants:
-                return False
-        elif cls is n.BinOp and node.op in ARITHMETIC:
-            stack += [node.left, node.right]
-        elif cls is n.UnaryOp and node.op in ("-", "+"):
-            stack.append(node.operand)
-        elif cls is n.Call and not node.keywords and all(a.__class__ is not n.Starred for a in node.args):
+            return () if node.id in assigned or node.id in constants else None
+        if cls is n.BinOp and node.op in ARITHMETIC:
+            return (node.left, node.right)
+        if cls is n.UnaryOp and node.op in ("-", "+"):
+            return (node.operand,)
+        if cls is n.Call and not node.keywords and all(a.__class__ is not n.Starred for a in node.args):
             func = node.func
             if func.__class__ is n.Name and func.id in ELEMENTWISE and func.id not in assigned \
                     and len(node.args) == 1:
-                stack.append(node.args[0])
-            elif func.__class__ is n.Attribute and func.attr in ELEMENTWISE:
+                return (node.args[0],)
+            if func.__class__ is n.Attribute and func.attr in ELEMENTWISE:
                 base = func.value
                 if base.__class__ is n.Name and base.id == "torch" and "torch" not in assigned:
-                    if len(node.args) != 1:
-                        return False
-                    stack.append(node.args[0])
-                elif not node.args:  # a method: x.tanh()
-                    stack.append(base)
-                else:
-                    return False
-            else:
-                return False
-        else:
-            return False
-    return True
+                    return (node.args[0],) if len(node.args) == 1 else None
+                if not node.args:  # a method: x.tanh()
+                    return (base,)
+        return None
+    return all_accepted(node, children)
 
 
 def _silent(line: str) -> None:

@@ -128,7 +128,7 @@ def hessian_cmd(opts: Common, wrt: Wrt = None):
 def run_cmd(opts: Common, detect_anomaly: DetectAnomaly = False):
     """Run the program as a PyTorch script: what it prints goes to standard output.
 
-    Example: gradcli run samples/training.py
+    Example: gradcli run samples/s07_training.py
     """
     from ..autograd import anomaly
 

@@ -155,26 +155,33 @@ def find_inputs(module: n.Module) -> tuple:
     return sites, list(names)
 
 
-def is_literal(node: n.Node, constants: frozenset) -> bool:
-    """A number, a non-empty (nested) list literal, or a constant expression of them."""
+def all_accepted(node: n.Node, children: Callable) -> bool:
+    """Whether every node reached from `node` is accepted, walked without recursion (a deep
+    expression does not reach Python's limit): `children(node)` gives the nodes to check next
+    (none for an accepted leaf), or None where `node` is refused."""
     stack = [node]
     while stack:
-        node = stack.pop()
-        cls = node.__class__
-        if cls is n.Num:
-            continue
-        if cls is n.UnaryOp and node.op in ("-", "+"):
-            stack.append(node.operand)
-        elif cls is n.BinOp:
-            stack.append(node.left)
-            stack.append(node.right)
-        elif cls is n.ListExpr and node.elts:
-            stack.extend(node.elts)
-        elif cls is n.Name and node.id in constants:
-            continue
-        else:
+        more = children(stack.pop())
+        if more is None:
             return False
+        stack.extend(more)
     return True
+
+
+def is_literal(node: n.Node, constants: frozenset) -> bool:
+    """A number, a non-empty (nested) list literal, or a constant expression of them."""
+    def children(node):
+        cls = node.__class__
+        if cls is n.Num or (cls is n.Name and node.id in constants):
+            return ()
+        if cls is n.UnaryOp and node.op in ("-", "+"):
+            return (node.operand,)
+        if cls is n.BinOp:
+            return (node.left, node.right)
+        if cls is n.ListExpr and node.elts:
+            return node.elts
+        return None
+    return all_accepted(node, children)
 
 
 def _is_tensor_call(node: n.Node, constants: frozenset) -> bool:

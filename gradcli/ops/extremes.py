@@ -104,6 +104,14 @@ def _dim_case(shape, argfn, dim, keepdim=False):
     return build
 
 
+def _dim_sympy(extreme: str):
+    """The sympy reference of max(dim)/min(dim) and amax/amin: sympy's Max or Min of each
+    reduced slice."""
+    def reference(sp, x, dim=(), keepdim=False, indices=None):
+        return _reduce_objects(x, dim, keepdim, lambda xs: getattr(sp, extreme)(*xs))
+    return reference
+
+
 def _dim_cases(argfn):
     return cases(_dim_case((2, 3), argfn, 1), _dim_case((2, 3), argfn, 0, True),
                  _dim_case((3,), argfn, -1), _dim_case((), argfn, 0))
@@ -127,18 +135,14 @@ max_dim = defop(
     "max_dim", "MaxBackward0", _extreme_dim("max", np.argmax), public=False, cost=reduction,
     rules=(_to_index,),
     formulas=("grad at indices along dim, 0 elsewhere",),
-    sympy=lambda sp, x, dim, keepdim=False, indices=None: _reduce_objects(
-        x, dim, keepdim, lambda xs: sp.Max(*xs)),
-    domain=_dim_cases(np.argmax),
+    sympy=_dim_sympy("Max"), domain=_dim_cases(np.argmax),
 )
 
 min_dim = defop(
     "min_dim", "MinBackward0", _extreme_dim("min", np.argmin), public=False, cost=reduction,
     rules=(_to_index,),
     formulas=("grad at indices along dim, 0 elsewhere",),
-    sympy=lambda sp, x, dim, keepdim=False, indices=None: _reduce_objects(
-        x, dim, keepdim, lambda xs: sp.Min(*xs)),
-    domain=_dim_cases(np.argmin),
+    sympy=_dim_sympy("Min"), domain=_dim_cases(np.argmin),
 )
 
 
@@ -243,16 +247,14 @@ amax_op = defop(
     "amax", "AmaxBackward0", _extreme_over("amax", np.max), public=False, cost=reduction,
     rules=(_amax_grad,),
     formulas=("grad / count * (self == result) over dim (ties split evenly)",),
-    sympy=lambda sp, x, dim=(), keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Max(*xs)),
-    domain=_amax_cases,
+    sympy=_dim_sympy("Max"), domain=_amax_cases,
 )
 
 amin_op = defop(
     "amin", "AminBackward0", _extreme_over("amin", np.min), public=False, cost=reduction,
     rules=(_amax_grad,),
     formulas=("grad / count * (self == result) over dim (ties split evenly)",),
-    sympy=lambda sp, x, dim=(), keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Min(*xs)),
-    domain=_amax_cases,
+    sympy=_dim_sympy("Min"), domain=_amax_cases,
 )
 
 

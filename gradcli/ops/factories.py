@@ -148,15 +148,19 @@ export("tensor", tensor, method=False)
 # -- filled tensors -------------------------------------------------------------------
 
 
+def _named(factory, name: str, doc: str):
+    """`factory` named `name` (as PyTorch's function is) with its docstring."""
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = doc
+    return factory
+
+
 def _filled(name, value):
     def factory(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
                 pin_memory=False, memory_format=None):
-        shape = _size(size, name)
-        data = np.full(shape, value, dtype=_np_dtype(dtype))
+        data = np.full(_size(size, name), value, dtype=_np_dtype(dtype))
         return _leaf(data, requires_grad)
-    factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"A new leaf of the given size filled with {value:g}."
-    return factory
+    return _named(factory, name, f"A new leaf of the given size filled with {value:g}.")
 
 
 zeros = export("zeros", _filled("zeros", 0.0), method=False)
@@ -188,9 +192,7 @@ def _like(name, fill):
         data = _like_input(name, input)._data
         return _leaf(np.full(data.shape, fill, dtype=data.dtype if dtype is None else _np_dtype(dtype)),
                      requires_grad)
-    factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = f"A new leaf of `input`'s shape filled with {fill:g}."
-    return factory
+    return _named(factory, name, f"A new leaf of `input`'s shape filled with {fill:g}.")
 
 
 zeros_like = export("zeros_like", _like("zeros_like", 0.0), method=False)
@@ -245,14 +247,19 @@ def arange(start, end=None, step=1, out=None, dtype=None, layout=None, device=No
 export("arange", arange, method=False)
 
 
+def _check_steps(steps: int) -> None:
+    """linspace's and logspace's steps, once their arguments are read: PyTorch's error if negative."""
+    if steps < 0:
+        raise ProgramValueError("number of steps must be non-negative")
+    check_elements(steps)
+
+
 def linspace(start, end, steps, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """`steps` points from start to end inclusive, evenly spaced."""
     start = _number(start, "start")
     end = _number(end, "end")
     steps = as_int(steps, "steps")
-    if steps < 0:
-        raise ProgramValueError("number of steps must be non-negative")
-    check_elements(steps)
+    _check_steps(steps)
     if steps < 2:
         return _leaf(np.array([start] * steps, dtype=_np_dtype(dtype)), requires_grad)
     # PyTorch's formula, rounded as its kernel rounds: the first half counts up from
@@ -270,9 +277,7 @@ def logspace(start, end, steps, base=10.0, out=None, dtype=None, layout=None, de
     end = _number(end, "end")
     steps = as_int(steps, "steps")
     base = _number(base, "base")
-    if steps < 0:
-        raise ProgramValueError("number of steps must be non-negative")
-    check_elements(steps)
+    _check_steps(steps)
     if steps < 2:
         with np.errstate(over="ignore", invalid="ignore"):
             return _leaf(np.array([base ** start if steps else 0.0] * steps, dtype=_np_dtype(dtype)),

@@ -239,14 +239,17 @@ class _ListOp:
         return op
 
 
-def _tensor_list(name, tensors) -> tuple:
-    """The `tensors` argument of cat/stack: a list or tuple of Tensors, with PyTorch's TypeErrors."""
+def _tensor_list(name, tensors, empty_error, empty_message) -> tuple:
+    """The `tensors` argument of cat/stack: a non-empty list or tuple of Tensors, with PyTorch's
+    TypeErrors, and `empty_error(empty_message)` (each op's own) where it is empty."""
     if not isinstance(tensors, (list, tuple)):
         raise ProgramTypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                                f"not {type(tensors).__name__}")
     for k, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise ProgramTypeError(f"expected Tensor as element {k} in argument 0, but got {type(t).__name__}")
+    if not tensors:
+        raise empty_error(empty_message)
     return tuple(tensors)
 
 
@@ -281,9 +284,7 @@ cat_ops = _ListOp(
 
 def cat(tensors, dim=0):
     """Tensors joined along an existing dim (CatBackward0, one edge per tensor)."""
-    tensors = _tensor_list("cat", tensors)
-    if not tensors:
-        raise ProgramValueError("torch.cat(): expected a non-empty list of Tensors")
+    tensors = _tensor_list("cat", tensors, ProgramValueError, "torch.cat(): expected a non-empty list of Tensors")
     first = tensors[0]._data.shape
     for k, t in enumerate(tensors):
         if not t._data.ndim:
@@ -334,9 +335,7 @@ stack_ops = _ListOp(
 
 def stack(tensors, dim=0):
     """Tensors of one shape joined along a new dim (StackBackward0, one edge per tensor)."""
-    tensors = _tensor_list("stack", tensors)
-    if not tensors:
-        raise ShapeError("stack expects a non-empty TensorList")
+    tensors = _tensor_list("stack", tensors, ShapeError, "stack expects a non-empty TensorList")
     first = tensors[0]._data.shape
     for k, t in enumerate(tensors):
         if t._data.shape != first:

@@ -1,32 +1,16 @@
 """`gradcli gradcheck FILE ...` through Typer's CliRunner: exit codes, the JSON of SPEC 5
 (parsed), the human report, kinks, budgets, several files, --fast and --order 2."""
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from gradcli.cli.app import app
 
-CUSTOM = '''
-class Func(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, y):
-        expx = torch.exp(x)
-        expy = torch.exp(y)
-        ctx.save_for_backward(expx, expy)
-        return 3 * x + 2 * y + expx + expy
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        expx, expy = ctx.saved_tensors
-        return grad_output * (3 + expx), grad_output * ({dy} + expy)
-
-x = torch.tensor([1., 2.], requires_grad=True)
-y = torch.tensor([3., 4.], requires_grad=True)
-z = Func.apply(x, y){tail}
-'''
-RIGHT = CUSTOM.format(dy=2, tail="")           # the seed e12
-WRONG = CUSTOM.format(dy=3, tail=".sum()")     # the seed e13: d/dy is off by one
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+RIGHT = (SAMPLES / "e12_custom_function.py").read_text()   # the seed e12
+WRONG = (SAMPLES / "e13_wrong_backward.py").read_text()    # the seed e13: d/dy is off by one
 
 
 def invoke(*args, input=None):

@@ -163,7 +163,7 @@ LINES = [
     ["hessian", "samples/rosenbrock.txt", "--json"],
     ["jacobian", "-e", "x = [2., 3.]; y = x * x", "--wrt=x"],
     ["eval", "samples/quickstart.txt", "--set", "x=5", "--set", "y=-1"],
-    ["run", "samples/training.py", "--json"],
+    ["run", "samples/s07_training.py", "--json"],
     ["ops", "mul", "sin"],
     ["backward", "-e", "x = 2.0; y = x.foo()"],                 # a user error: exit 4
     ["backward", "-e", "y = torch.zeros(10**9)", "--json"],    # a limit: exit 3

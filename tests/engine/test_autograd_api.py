@@ -6,6 +6,7 @@ writing (never in CI); the messages are PyTorch's.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +28,31 @@ def fails(source: str, error=GradcliError, match: str | None = None):
     with pytest.raises(error, match=match) as info:
         compile_program(source).run(stdout=lambda line: None, script=True)
     return info.value
+
+
+def custom_function(name: str, forward: str, backward: str, grads: str = "g", decorator: str = "",
+                    inputs: str = "x", setup_context: str | None = None) -> str:
+    """A program defining the custom Function `name` of `inputs`: `forward`, `backward` (and
+    `setup_context`, PyTorch 2's form, with a forward without ctx) are their bodies, statements
+    separated by "; "; `decorator` is stacked on the backward."""
+    body = "\n        ".join
+    stacked = f"    {decorator}\n" if decorator else ""
+    setup = "" if setup_context is None else (
+        f"    @staticmethod\n    def setup_context(ctx, inputs, output):\n        {body(setup_context.split('; '))}\n")
+    ctx = "ctx, " if setup_context is None else ""
+    return (f"\nclass {name}(torch.autograd.Function):\n    @staticmethod\n    def forward({ctx}{inputs}):\n"
+            f"        {body(forward.split('; '))}\n{setup}    @staticmethod\n{stacked}"
+            f"    def backward(ctx, {grads}):\n        {body(backward.split('; '))}\n")
+
+
+EXP = custom_function("Exp", "r = x.exp(); ctx.save_for_backward(r); return r", "r, = ctx.saved_tensors; return g * r")
+
+
+def square_function(decorator: str = "") -> str:
+    """A program's Sq (x * x, saving x) and its x = 3; `decorator` is stacked on its backward."""
+    return custom_function("Sq", "ctx.save_for_backward(x); return x * x",
+                           "x, = ctx.saved_tensors; return 2 * x * g", decorator=decorator)[1:] + \
+        "x = torch.tensor(3.0, requires_grad=True)\n"
 
 
 ORDERS = """
@@ -70,57 +96,19 @@ print(torch.autograd.grad(g, x))
 
 @pytest.mark.parametrize("function, call, x0, expected", [
     # a saved input: x^3 at 2 -> 3x^2, 6x, 6
-    ("""
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-    @staticmethod
-    def backward(ctx, g):
-        x, = ctx.saved_tensors
-        return g * 3 * x ** 2
-""", "F.apply", 2.0, "[12.0, 12.0, 6.0]"),
+    (custom_function("F", "ctx.save_for_backward(x); return x ** 3", "x, = ctx.saved_tensors; return g * 3 * x ** 2"),
+     "F.apply", 2.0, "[12.0, 12.0, 6.0]"),
     # a saved output: e^x at 0.5, every order e^0.5
-    ("""
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        r = x.exp()
-        ctx.save_for_backward(r)
-        return r
-    @staticmethod
-    def backward(ctx, g):
-        r, = ctx.saved_tensors
-        return g * r
-""", "F.apply", 0.5, "[1.648721, 1.648721, 1.648721]"),
+    (EXP, "Exp.apply", 0.5, "[1.648721, 1.648721, 1.648721]"),
     # a saved intermediate returned as an output (the tutorial's trick): x^3 again
-    ("""
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        sq = x * x
-        ctx.save_for_backward(x, sq)
-        return sq * x, sq
-    @staticmethod
-    def backward(ctx, g, gsq):
-        x, sq = ctx.saved_tensors
-        return g * 3 * sq + gsq * 2 * x
-""", "lambda x: F.apply(x)[0]", 2.0, "[12.0, 12.0, 6.0]"),
+    (custom_function("F", "sq = x * x; ctx.save_for_backward(x, sq); return sq * x, sq",
+                     "x, sq = ctx.saved_tensors; return g * 3 * sq + gsq * 2 * x", grads="g, gsq"),
+     "lambda x: F.apply(x)[0]", 2.0, "[12.0, 12.0, 6.0]"),
     # a saved intermediate kept only in ctx: a constant to a double backward, as in
     # PyTorch (x * C(x), C' = 3 sq with sq = 4 frozen): 32, 24, then no graph left
-    ("""
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        sq = x * x
-        ctx.save_for_backward(sq)
-        return sq * x
-    @staticmethod
-    def backward(ctx, g):
-        sq, = ctx.saved_tensors
-        return g * 3 * sq
-""", "lambda x: F.apply(x) * x", 2.0, "[32.0, 24.0]"),
+    (custom_function("F", "sq = x * x; ctx.save_for_backward(sq); return sq * x",
+                     "sq, = ctx.saved_tensors; return g * 3 * sq"),
+     "lambda x: F.apply(x) * x", 2.0, "[32.0, 24.0]"),
 ], ids=["input", "output", "intermediate-as-output", "intermediate-in-ctx"])
 def test_saved_values_at_orders_one_two_three(function, call, x0, expected):
     assert printed(ORDERS + function + f"orders({call}, {x0})\n") == [expected]
@@ -191,22 +179,13 @@ def test_gradgradcheck_passes_on_the_double_backward_tutorials_functions(fn):
 # --- 2. Function as PyTorch 2 writes it ---------------------------------------
 
 def test_setup_context_beside_a_forward_without_ctx():
-    lines = printed("""
-class MulConstant(torch.autograd.Function):
-    @staticmethod
-    def forward(tensor, constant):
-        return tensor * constant
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        tensor, constant = inputs
-        ctx.constant = constant
-        ctx.save_for_backward(output)
-    @staticmethod
-    def backward(ctx, grad_output):
-        out, = ctx.saved_tensors
-        print(out.grad_fn)
-        return grad_output * ctx.constant, None
-x = torch.tensor([1.0, 2.0], requires_grad=True)
+    # PyTorch's MulConstant (tests/engine/autograd_api/extending_autograd.py), saving its output
+    lines = printed(custom_function(
+        "MulConstant", "return tensor * constant",
+        "out, = ctx.saved_tensors; print(out.grad_fn); return grad_output * ctx.constant, None",
+        grads="grad_output", inputs="tensor, constant",
+        setup_context="tensor, constant = inputs; ctx.constant = constant; ctx.save_for_backward(output)")
+        + """x = torch.tensor([1.0, 2.0], requires_grad=True)
 MulConstant.apply(x, 5.0).sum().backward()
 print(x.grad)
 """)
@@ -295,20 +274,7 @@ Needs.apply(torch.tensor(1.0, requires_grad=True), torch.tensor(2.0), 3.0)
 """) == ["needs (True, False, False)"]
 
 
-ONCE = """
-from torch.autograd.function import once_differentiable
-class Sq(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, g):
-        x, = ctx.saved_tensors
-        return 2 * x * g
-x = torch.tensor(3.0, requires_grad=True)
-"""
+ONCE = "\nfrom torch.autograd.function import once_differentiable\n" + square_function("@once_differentiable")
 
 
 def test_once_differentiable_first_order_works():
@@ -505,18 +471,7 @@ y.sum().backward()
 
 
 def test_saved_tensors_hooks_apply_to_a_custom_function():
-    assert printed("""
-class Sq(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-    @staticmethod
-    def backward(ctx, g):
-        x, = ctx.saved_tensors
-        return 2 * x * g
-x = torch.tensor(3.0, requires_grad=True)
-with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 10, lambda p: p):
+    assert printed(square_function() + """with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 10, lambda p: p):
     y = Sq.apply(x)
 y.backward()
 print(x.grad)
@@ -641,6 +596,9 @@ def test_jacobian_strict_refuses_an_input_the_output_does_not_use():
           AutogradError, match="^Output 0 of the user-provided function does not require gradients.")
 
 
+# the seed e13's backward and inputs, its forward written PyTorch 2's way (setup_context apart)
+_E13_BACKWARD = (Path(__file__).resolve().parents[2] / "samples" / "e13_wrong_backward.py").read_text() \
+    .split("    @staticmethod\n    def backward", 1)[1]
 SETUP_CONTEXT_FUNC = '''
 class Func(torch.autograd.Function):
     @staticmethod
@@ -651,13 +609,7 @@ class Func(torch.autograd.Function):
         x, y = inputs
         ctx.save_for_backward(torch.exp(x), torch.exp(y))
     @staticmethod
-    def backward(ctx, grad_output):
-        expx, expy = ctx.saved_tensors
-        return grad_output * (3 + expx), grad_output * ({dy} + expy)
-x = torch.tensor([1., 2.], requires_grad=True)
-y = torch.tensor([3., 4.], requires_grad=True)
-z = Func.apply(x, y).sum()
-'''
+    def backward''' + _E13_BACKWARD.replace("(3 + expy)", "({dy} + expy)")
 
 
 @pytest.mark.parametrize("dy, exit_code", [(2, 0), (3, 1)])
@@ -752,18 +704,7 @@ print(y.grad, x.grad)
 
 
 def test_a_saved_output_changed_in_place_is_pytorchs_version_error():
-    fails("""
-class Exp(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        r = x.exp()
-        ctx.save_for_backward(r)
-        return r
-    @staticmethod
-    def backward(ctx, g):
-        r, = ctx.saved_tensors
-        return g * r
-x = torch.tensor([1.0, 2.0], requires_grad=True)
+    fails(EXP + """x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = Exp.apply(x)
 y.mul_(2)
 y.sum().backward()

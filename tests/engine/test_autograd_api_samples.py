@@ -27,6 +27,6 @@ def test_sample_prints_what_pytorch_prints(program):
 
 def test_every_sample_has_pytorchs_output():
     programs = sorted(SAMPLES.glob("*.py"))
-    assert len(programs) >= 10
+    assert len(programs) >= 9   # hvp and vhp share a program, as do the saved-tensors-hook ones
     for program in programs:
         assert program.with_suffix(".out").exists(), program

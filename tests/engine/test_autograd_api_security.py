@@ -16,6 +16,17 @@ x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * x
 """
 
+
+def _function(forward_args, first="", setup_context=""):
+    """A custom Function program doubling x: only the named part differs between the cases."""
+    return ("\nclass F(torch.autograd.Function):\n    @staticmethod\n"
+            f"    def forward({forward_args}):\n"
+            + (f"        {first}\n" if first else "")
+            + "        return t * 2\n"
+            + (f"    @staticmethod\n{setup_context}" if setup_context else "")
+            + "    @staticmethod\n    def backward(ctx, g):\n        return g\nF.apply(x)")
+
+
 REFUSED = {
     # the Node class
     "Node()": "torch.autograd.graph.Node()",
@@ -67,51 +78,12 @@ REFUSED = {
     "vmap": "torch.func.vmap(torch.sin)(x)",
     # the Function API
     "once_differentiable .fn": "print(torch.autograd.function.once_differentiable(print).fn)",
-    "ctx private state": """
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(t):
-        return t * 2
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        print(ctx._saved)
-    @staticmethod
-    def backward(ctx, g):
-        return g
-F.apply(x)""",
-    "mark_dirty of a non-tensor": """
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, t):
-        ctx.mark_dirty(print)
-        return t * 2
-    @staticmethod
-    def backward(ctx, g):
-        return g
-F.apply(x)""",
-    "mark_non_differentiable of a module": """
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, t):
-        ctx.mark_non_differentiable(torch)
-        return t * 2
-    @staticmethod
-    def backward(ctx, g):
-        return g
-F.apply(x)""",
-    "setup_context not callable": """
-class F(torch.autograd.Function):
-    @staticmethod
-    def forward(t):
-        return t * 2
-    @staticmethod
-    @torch.ones_like
-    def setup_context(ctx, inputs, output):
-        pass
-    @staticmethod
-    def backward(ctx, g):
-        return g
-F.apply(x)""",
+    "ctx private state": _function(
+        "t", setup_context="    def setup_context(ctx, inputs, output):\n        print(ctx._saved)\n"),
+    "mark_dirty of a non-tensor": _function("ctx, t", first="ctx.mark_dirty(print)"),
+    "mark_non_differentiable of a module": _function("ctx, t", first="ctx.mark_non_differentiable(torch)"),
+    "setup_context not callable": _function(
+        "t", setup_context="    @torch.ones_like\n    def setup_context(ctx, inputs, output):\n        pass\n"),
 }
 
 

@@ -71,6 +71,16 @@ def test_a_mixed_float_pair_is_not_taken_for_the_remembered_one():
     assert OPS["mul"].float_dtype is not None
 
 
+def assert_slots_alike(t, made):
+    """Every slot of the tensor `made` by Tensor._make is set in `t`, to the same value."""
+    for slot in type(made).__slots__:
+        if slot == "__weakref__":
+            continue
+        assert hasattr(t, slot) == hasattr(made, slot), slot
+        if hasattr(made, slot):
+            assert getattr(t, slot) is getattr(made, slot) or getattr(t, slot) == getattr(made, slot), slot
+
+
 def test_a_recorded_result_is_made_as_tensor_make_makes_it():
     # `registry.apply` builds a recorded result inline (the hot path): every slot Tensor._make
     # sets must be set to the same value there
@@ -78,10 +88,13 @@ def test_a_recorded_result_is_made_as_tensor_make_makes_it():
 
     x = g.tensor([1.0, 2.0], requires_grad=True)
     out = x * 2.0
-    made = Tensor._make(out._data, out.grad_fn, True, 0, out._counter)
-    for slot in Tensor.__slots__:
-        if slot == "__weakref__":
-            continue
-        assert hasattr(out, slot) == hasattr(made, slot), slot
-        if hasattr(made, slot):
-            assert getattr(out, slot) is getattr(made, slot) or getattr(out, slot) == getattr(made, slot), slot
+    assert_slots_alike(out, Tensor._make(out._data, out.grad_fn, True, 0, out._counter))
+
+
+def test_a_new_tensor_is_made_as_tensor_make_makes_it():
+    # Tensor.__init__ sets its fields from _tensor._FRESH, _make by hand: the same slots, alike
+    from gradcli._tensor import Tensor
+
+    for requires_grad in (False, True):
+        new = Tensor([1.0, 2.0], requires_grad=requires_grad)
+        assert_slots_alike(new, Tensor._make(new._data, None, requires_grad))

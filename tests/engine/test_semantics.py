@@ -214,23 +214,9 @@ def test_e10_only_leaves_keep_grad_unless_retain_grad():
     assert b.grad is None
 
 
-class Func(autograd.Function):
-    @staticmethod
-    def forward(ctx, x, y):
-        ex, ey = x.exp(), y.exp()
-        ctx.save_for_backward(ex, ey)
-        return 3 * x + 2 * y + ex + ey
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        ex, ey = ctx.saved_tensors
-        return grad_output * (3 + ex), grad_output * (2 + ey)
-
-
-def test_e12_custom_function_values_node_and_gradcheck():
-    x = t([1.0, 2.0], True)
-    y = t([3.0, 4.0], True)
-    z = Func.apply(x, y)
+def test_e12_custom_function_values_node_and_gradcheck(seed_e12):
+    Func, x, y, z = (seed_e12[name] for name in ("Func", "x", "y", "z"))
+    assert (x.tolist(), y.tolist()) == ([1.0, 2.0], [3.0, 4.0])
     assert z.grad_fn.name() == "FuncBackward"
     assert [n.name() for n, _ in z.grad_fn.next_functions] == ["AccumulateGrad", "AccumulateGrad"]
     z.backward(t([1.0, 1.0]))
@@ -239,10 +225,10 @@ def test_e12_custom_function_values_node_and_gradcheck():
     assert autograd.gradcheck(Func.apply, (t([0.3, -0.2], True), t([0.1, 0.5], True)))
 
 
-def test_custom_function_saved_tensors_freed_after_backward():
+def test_custom_function_saved_tensors_freed_after_backward(seed_e12):
     x = t([1.0, 2.0], True)
     y = t([3.0, 4.0], True)
-    z = Func.apply(x, y).sum()
+    z = seed_e12["Func"].apply(x, y).sum()
     z.backward()
     with pytest.raises(AutogradError, match="Trying to backward through the graph a second time"):
         z.backward()

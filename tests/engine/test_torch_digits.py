@@ -100,7 +100,22 @@ def test_linspace_middle_is_pytorchs():
 
 # -- whole programs through the CLI -------------------------------------------------------------
 
-SAMPLES = sorted(p.stem for p in HERE.glob("digits_*.txt") if p.stem != "digits_poly_fit_every_step")
+# the two variants of digits_poly_fit.py are written by _poly_fit below, not kept as copies
+SAMPLES = sorted(p.stem for p in HERE.glob("digits_*.txt")
+                 if p.stem not in ("digits_poly_fit_every_step", "digits_poly_fit_taylor"))
+TAYLOR_SIN = "x - x * x * x / 6 + x * x * x * x * x / 120"
+
+
+def _poly_fit(tmp_path, y="torch.sin(x)") -> list[str]:
+    """What `gradcli run` prints for digits_poly_fit.py printing every loss, with `y = <y>`."""
+    source = (HERE / "digits_poly_fit.py").read_text()
+    program = tmp_path / "every_step.py"
+    program.write_text(source.replace("    if t % 100 == 99:\n        print(t, loss)", "    print(t, loss)")
+                       .replace("y = torch.sin(x)\n", f"y = {y}\n"))
+    result = subprocess.run([sys.executable, "-m", "gradcli", "run", str(program)], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
 
 
 @pytest.mark.parametrize("name", SAMPLES)
@@ -124,13 +139,7 @@ def test_every_loss_of_the_tutorial_within_2_ulp(tmp_path):
     """The tutorial as written (y = sin(x)) prints PyTorch's digits at t = 99, 199, 299; in
     between, PyTorch's sin (MKL's vector math, not correctly rounded in 48 of these 2000
     points) moves some losses by 1-2 ulp: each is checked, and most are exact."""
-    source = (HERE / "digits_poly_fit.py").read_text()
-    program = tmp_path / "every_step.py"
-    program.write_text(source.replace("    if t % 100 == 99:\n        print(t, loss)", "    print(t, loss)"))
-    result = subprocess.run([sys.executable, "-m", "gradcli", "run", str(program)], capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    ours = [line.split() for line in result.stdout.splitlines()[:300]]
+    ours = [line.split() for line in _poly_fit(tmp_path)[:300]]
     theirs = [line.split() for line in (HERE / "digits_poly_fit_every_step.txt").read_text().splitlines()[:300]]
     assert [t for t, _ in ours] == [t for t, _ in theirs] == [str(i) for i in range(300)]
     a = np.array([float(v) for _, v in ours], np.float32).view(np.int32)
@@ -138,3 +147,10 @@ def test_every_loss_of_the_tutorial_within_2_ulp(tmp_path):
     assert np.abs(a.astype(np.int64) - b).max() <= 2
     assert np.sum(a == b) >= 250
     assert math.isclose(float(ours[-1][1]), float(theirs[-1][1]), rel_tol=0)
+
+
+def test_every_loss_of_the_tutorial_with_a_taylor_sin_is_pytorchs(tmp_path):
+    """The tutorial with sin replaced by its Taylor polynomial: every operation is one whose last
+    bit gradcli computes as PyTorch does (sums in its order, x ** 3 as x * x * x, linspace by its
+    formula), so every loss is PyTorch's (digits_poly_fit_taylor.txt, recorded from this program)."""
+    assert _poly_fit(tmp_path, TAYLOR_SIN) == (HERE / "digits_poly_fit_taylor.txt").read_text().splitlines()

@@ -6,6 +6,20 @@ import pytest
 from gradcli.lang import nodes as n
 
 
+# the nodes dumped as (tag field ...): the tag, then their fields (children dumped, names as they are)
+CHILDREN = {
+    n.Attribute: (".", "value", "attr"),
+    n.ClassDef: ("class", "name", "bases", "body"),
+    n.Subscript: ("[]", "value", "index"),
+    n.Slice: (":", "lower", "upper", "step"),
+    n.IfExp: ("if", "test", "body", "orelse"),
+    n.While: ("while", "test", "body"),
+    n.For: ("for", "target", "iter", "body"),
+    n.Return: ("return", "value"),
+    n.Assert: ("assert", "test", "msg"),
+}
+
+
 def dump(node) -> str:
     """An S-expression of a syntax tree, for asserting structure and precedence."""
     if isinstance(node, list):
@@ -13,6 +27,12 @@ def dump(node) -> str:
     if node is None:
         return "_"
     cls = node.__class__
+    if cls in CHILDREN:
+        tag, *fields = CHILDREN[cls]
+        values = (getattr(node, field) for field in fields)
+        return "(" + " ".join([tag] + [v if isinstance(v, str) else dump(v) for v in values]) + ")"
+    if cls is n.ExprStmt:
+        return dump(node.value)
     if cls is n.Name:
         return node.id
     if cls in (n.Num, n.Str, n.Constant):
@@ -29,20 +49,11 @@ def dump(node) -> str:
     if cls is n.Call:
         keywords = "".join(f" {k.name}={dump(k.value)}" for k in node.keywords)
         return f"(call {dump(node.func)} {dump(node.args)}{keywords})"
-    if cls is n.Attribute:
-        return f"(. {dump(node.value)} {node.attr})"
-    if cls is n.Subscript:
-        return f"([] {dump(node.value)} {dump(node.index)})"
-    if cls is n.Slice:
-        return f"(: {dump(node.lower)} {dump(node.upper)} {dump(node.step)})"
-    if cls is n.TupleExpr:
-        return "(tuple" + "".join(" " + dump(e) for e in node.elts) + ")"
-    if cls is n.ListExpr:
-        return "(list" + "".join(" " + dump(e) for e in node.elts) + ")"
+    if cls is n.TupleExpr or cls is n.ListExpr:
+        tag = "tuple" if cls is n.TupleExpr else "list"
+        return f"({tag}" + "".join(" " + dump(e) for e in node.elts) + ")"
     if cls is n.DictExpr:
         return "(dict" + "".join(f" {dump(k)}:{dump(v)}" for k, v in zip(node.keys, node.values)) + ")"
-    if cls is n.IfExp:
-        return f"(if {dump(node.test)} {dump(node.body)} {dump(node.orelse)})"
     if cls is n.Lambda:
         return f"(lambda {','.join(node.params.names())} {dump(node.body)})"
     if cls is n.FString:
@@ -53,8 +64,6 @@ def dump(node) -> str:
         return f"{{{dump(node.value)}{conversion}{spec}}}"
     if cls is n.Starred:
         return f"*{dump(node.value)}"
-    if cls is n.ExprStmt:
-        return dump(node.value)
     if cls is n.Assign:
         return "(= " + " ".join(dump(t) for t in node.targets) + f" {dump(node.value)})"
     if cls is n.AugAssign:
@@ -62,10 +71,6 @@ def dump(node) -> str:
     if cls is n.If:
         branches = " ".join(f"{dump(t)} {dump(b)}" for t, b in node.branches)
         return f"(if {branches} else {dump(node.orelse)})"
-    if cls is n.While:
-        return f"(while {dump(node.test)} {dump(node.body)})"
-    if cls is n.For:
-        return f"(for {dump(node.target)} {dump(node.iter)} {dump(node.body)})"
     if cls is n.With:
         items = " ".join(f"{dump(i.context)}" + (f" as {dump(i.target)}" if i.target else "")
                          for i in node.items)
@@ -73,18 +78,9 @@ def dump(node) -> str:
     if cls is n.FunctionDef:
         decorators = "".join(f"@{dump(d)} " for d in node.decorators)
         return f"({decorators}def {node.name}({','.join(node.params.names())}) {dump(node.body)})"
-    if cls is n.ClassDef:
-        return f"(class {node.name} {dump(node.bases)} {dump(node.body)})"
-    if cls is n.Return:
-        return f"(return {dump(node.value)})"
-    if cls is n.Import:
+    if cls is n.Import or cls is n.ImportFrom:
         names = " ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
-        return f"(import {names})"
-    if cls is n.ImportFrom:
-        return f"(from {node.module} import " + " ".join(
-            a.name + (f" as {a.asname}" if a.asname else "") for a in node.names) + ")"
-    if cls is n.Assert:
-        return f"(assert {dump(node.test)} {dump(node.msg)})"
+        return f"(import {names})" if cls is n.Import else f"(from {node.module} import {names})"
     return cls.__name__.lower()
 
 

@@ -416,6 +416,8 @@ def test_engine_errors_get_the_operator_position():
     assert error.exit_code == ExitCode.PROGRAM
 
 
+# one row a case (like test_lang_parser's syntax errors: `duplicates` pairs the two tables
+# by their rows' shape; the data differs and the test body is written once)
 @pytest.mark.parametrize("source, line, col, message", [
     ("x = 1 / 0", 1, 7, "division by zero"),
     ("x = [1, 2][5]", 1, 11, "list index out of range"),

@@ -149,6 +149,8 @@ def test_fstring_expression_errors_point_inside():
     raises_at(ParseError, 1, 10, parse, 'x = f"{a.__class__}"', match="'__class__'")
 
 
+# one row a case (like test_lang_interpreter's Python errors: `duplicates` pairs the two
+# tables by their rows' shape; the data differs and the test body is written once)
 @pytest.mark.parametrize("source, line, col, message", [
     ("x = = 1", 1, 5, "invalid syntax"),
     ("x = (1 +)", 1, 9, "invalid syntax"),

@@ -35,27 +35,12 @@ def close(got, want):
     return isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def match_graph(nodes, node_id, pattern):
-    node = nodes[node_id]
-    assert node["name"] == pattern["name"]
-    if "variable" in pattern:
-        assert node.get("variable") == pattern["variable"]
-    if "next" in pattern:
-        assert len(node["next"]) == len(pattern["next"])
-        for (sub, index), (got_id, got_index) in zip(pattern["next"], node["next"]):
-            assert got_index == index
-            if sub is None:
-                assert got_id is None
-            else:
-                match_graph(nodes, got_id, sub)
-
-
 def _id(case):
     return f"{case['command']}-{case['file']}-{'-'.join(case.get('args', []))}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
-def test_seed_case(case):
+def test_seed_case(case, match_graph):
     command = case["command"]
     argv = [command, *case.get("args", []), str(SAMPLES / case["file"])]
     if command != "run":

@@ -1,4 +1,4 @@
-# torch.autograd.graph.saved_tensors_hooks: the example of its docstring
+# torch.autograd.graph.saved_tensors_hooks: the example of its docstring, then ops saving outputs
 import torch
 
 
@@ -31,4 +31,18 @@ with torch.autograd.graph.save_on_cpu(pin_memory=False):
     y = (a * a).sum()
 a.grad = None
 y.backward()
+print(a.grad)
+
+# ops that save their output (exp) and both input and output (tanh of a product)
+a = torch.tensor([0.5, 1.0], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = a.exp()
+    z = (y * a).tanh()
+print(y.grad_fn._saved_result)
+z.sum().backward()
+print(a.grad)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 2, lambda p: p):
+    y = a.exp()
+a.grad = None
+y.sum().backward()
 print(a.grad)

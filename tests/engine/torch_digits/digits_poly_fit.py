@@ -2,7 +2,8 @@
 # tensors and hand-written gradients (the weights start at 0.1, not randn, so that
 # PyTorch and gradcli start alike; 300 steps). PyTorch's sin comes from MKL, whose last
 # bit gradcli cannot always reproduce (48 of these 2000 points): the printed losses agree,
-# the others within 2 ulp; digits_poly_fit_taylor.py checks every loss exactly.
+# the others within 2 ulp; with sin as its Taylor polynomial (tests/engine/test_torch_digits.py)
+# every loss is exact: digits_poly_fit_taylor.txt is PyTorch's output for that variant.
 import math
 
 import torch
