@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from gradcli.graph.nodes import set_current_source
 from gradcli.lang import compile_program
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -14,4 +15,5 @@ def seed_e12():
     it: its names (Func, x, y, z), from a fresh run each time."""
     path = SAMPLES / "e12_custom_function.py"
     run = compile_program(path.read_text(), str(path)).run(script=True)
-    return {name: run.interpreter.module_scope.vars[name] for name in ("Func", "x", "y", "z")}
+    yield {name: run.interpreter.module_scope.vars[name] for name in ("Func", "x", "y", "z")}
+    set_current_source(None)   # Func's methods, called from a test, set the span of their ops
