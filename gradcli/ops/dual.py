@@ -1,0 +1,303 @@
+"""Forward-mode AD: dual levels, the tangent each tensor carries, and each op's tangent.
+
+A dual level (`torch.autograd.forward_ad.dual_level`, one `torch.func.jvp`) maps
+tensors to their tangents in a table of its own, keyed by the tensor's id and
+dropped with the tensor (a weak reference): the Tensor has no slot for it, so a
+run with no level pays nothing but `apply`'s one check of `ACTIVE[0]`.
+
+When a level is active, `apply` hands every result to `propagate`, which asks
+the op's tangent rule (`Op.tangent`, in the op table beside the backward rules)
+for the result's tangent from the inputs' tangents. A rule is one of:
+
+- POINTWISE: derived from the backward rules. For an elementwise op the Jacobian
+  of each input is diagonal (after broadcasting the input), so J t = J^T t: the
+  backward rule applied to the tangent broadcast to the output's shape.
+- LINEAR: the op is linear in each tensor input (reshape, sum, matmul, mul):
+  J_i t_i is the op itself with input i replaced by its tangent.
+- TRANSPOSE: derived for any op from its backward rules: a backward rule is
+  linear in the gradient g, so J t is the derivative of <rule(g), t> by g (the
+  backward rule run on Tensors, then differentiated once more by g).
+- a tuple of rules, one per input, `rule(F, t, <names>)` read like backward rules.
+
+Levels nest (`jvp` of `jvp`): the tangent of level k is computed with the levels
+from k on switched off, so that the tangent gets the outer levels' tangents
+(tangents of tangents) and never its own (no perturbation confusion).
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .._tensor import Tensor, _grad_enabled, enable_grad
+
+POINTWISE = "pointwise"
+LINEAR = "linear"
+TRANSPOSE = "transpose"
+
+ACTIVE = [0]             # how many levels propagate tangents now: `apply` reads this, once
+LEVELS: list = []        # the levels entered, outermost first
+ENGINE_GRAD = [None]     # autograd.engine.grad, set by the engine (ops sit below autograd)
+
+
+class Level:
+    """One dual level: the tangents of the tensors made dual at it or computed from them."""
+
+    __slots__ = ("index", "tangents", "results", "__weakref__")
+
+    def __init__(self, index: int):
+        self.index = index
+        self.tangents = {}   # id(tensor) -> (weak reference to it, its tangent)
+        self.results = {}    # id(node) -> (weak reference to it, tangent of its saved result)
+
+    def get(self, t):
+        entry = self.tangents.get(id(t))
+        if entry is not None and entry[0]() is t:
+            return entry[1]
+        return None
+
+    def set(self, t, tangent) -> None:
+        _remember(self.tangents, t, tangent)
+
+    def clear(self) -> None:
+        self.tangents.clear()
+        self.results.clear()
+
+
+def _remember(table: dict, key_object, value) -> None:
+    key = id(key_object)
+
+    def gone(ref, key=key, table=table):
+        entry = table.get(key)
+        if entry is not None and entry[0] is ref:
+            del table[key]
+
+    table[key] = (weakref.ref(key_object, gone), value)
+
+
+def enter_level() -> Level:
+    level = Level(len(LEVELS))
+    LEVELS.append(level)
+    ACTIVE[0] = len(LEVELS)
+    return level
+
+
+def exit_level(level: Level) -> None:
+    """Leave `level` (the innermost): its tensors lose their tangents."""
+    if not LEVELS or LEVELS[-1] is not level:
+        from ..errors import AutogradError
+
+        raise AutogradError("Trying to exit a forward AD level that was not the last one that was created. "
+                            "This is not supported.")
+    LEVELS.pop()
+    level.clear()
+    ACTIVE[0] = len(LEVELS)
+
+
+def tangent_of(t, level: Level | None = None):
+    """The tangent of `t` at `level` (the innermost by default), or None."""
+    if level is None:
+        if not LEVELS:
+            return None
+        level = LEVELS[-1]
+    return level.get(t)
+
+
+def set_tangent(t, tangent, level: Level) -> None:
+    level.set(t, tangent)
+
+
+def result_tangents(node, wrapped: Tensor) -> Tensor:
+    """A node's saved result, wrapped for a backward under create_graph, given the tangents
+    its output had (forward over reverse: a rule reading `result` differentiates it too)."""
+    for level in LEVELS[:ACTIVE[0]]:
+        entry = level.results.get(id(node))
+        if entry is not None and entry[0]() is node:
+            level.set(wrapped, entry[1])
+    return wrapped
+
+
+# -- the tangent of an op's result ---------------------------------------------------
+
+
+def propagate(op, inputs: tuple, params, out):
+    """Give `out` (an op's result, or its tuple of results) its tangent at every active level."""
+    if op.tangent is None:
+        return out
+    depth = ACTIVE[0]
+    for k in range(depth):
+        level = LEVELS[k]
+        ts = None
+        for i, t in enumerate(inputs):
+            if isinstance(t, Tensor):
+                tangent = level.get(t)
+                if tangent is not None:
+                    if ts is None:
+                        ts = [None] * len(inputs)
+                    ts[i] = tangent
+        if ts is None:
+            continue
+        ACTIVE[0] = k   # this level and the inner ones off while its tangent is computed
+        try:
+            tangent = op_tangent(op, inputs, params or {}, out, ts, k == 0)
+        finally:
+            ACTIVE[0] = depth
+        _attach(level, out, tangent)
+    return out
+
+
+def _attach(level: Level, out, tangent) -> None:
+    if isinstance(out, tuple):
+        for o, t in zip(out, tangent):
+            if t is not None and o._data.dtype.kind in "fc":
+                _attach(level, o, t)
+        return
+    if tangent is None or out._data.dtype.kind not in "fc":
+        return
+    if not isinstance(tangent, Tensor):
+        tangent = Tensor._make(np.asarray(tangent))
+    if tangent._data.dtype != out._data.dtype:
+        from . import FUNCTIONS
+
+        tangent = FUNCTIONS["to"](tangent, _dtype_of(out)) if tangent.requires_grad else \
+            Tensor._make(tangent._data.astype(out._data.dtype))
+    if tangent._data.shape != out._data.shape:
+        tangent = _expand(tangent, out._data.shape, False)
+    level.set(out, tangent)
+    node = out.grad_fn
+    if node is not None and getattr(node, "result", None) is not None and node.n_outputs == 1:
+        _remember(level.results, node, tangent)
+
+
+def _dtype_of(t):
+    from .. import dtypes
+
+    return dtypes.BY_NUMPY[t._data.dtype]
+
+
+def _needs_graph(inputs, ts) -> bool:
+    """Whether a tangent must be computed on Tensors (a graph of it wanted), not on arrays."""
+    if not _grad_enabled[0]:
+        return False
+    for t in inputs:
+        if isinstance(t, Tensor) and t.requires_grad:
+            return True
+    for t in ts:
+        if t is not None and t.requires_grad:
+            return True
+    return False
+
+
+def op_tangent(op, inputs, params, out, ts, outermost: bool):
+    """The tangent of `op`'s result from the inputs' tangents `ts` (None: a zero tangent)."""
+    from .registry import ARRAYS, TENSORS
+
+    kind = op.tangent
+    if kind == TRANSPOSE:
+        return _transposed(op, inputs, params, out, ts, outermost)
+    arrays = outermost and not _needs_graph(inputs, ts)
+    F = ARRAYS if arrays else TENSORS
+    if arrays:
+        xs = [t._data if isinstance(t, Tensor) else t for t in inputs]
+        ts = [None if t is None else t._data for t in ts]
+        result = out._data if isinstance(out, Tensor) else tuple(o._data for o in out)
+    else:
+        xs = list(inputs)
+        result = out
+    total = None
+    for i, t in enumerate(ts):
+        if t is None:
+            continue
+        if kind == LINEAR:
+            args = list(xs)
+            args[i] = t
+            part = op.forward(*args, **params) if arrays else op.fn(*args, **params)
+        else:
+            rule = (op.rules if kind == POINTWISE else kind)[i]
+            if rule is None:
+                continue
+            plan = op.plans[i] if kind == POINTWISE else op.tangent_plans[i]
+            if kind == POINTWISE:
+                shape = _shape(result)
+                if np.shape(t) != shape:
+                    t = _expand(t, shape, arrays)
+            part = rule(F, t, *_arguments(op, plan, xs, params, result))
+        total = part if total is None else _add(total, part)
+    return total
+
+
+def _shape(value):
+    return value._data.shape if isinstance(value, Tensor) else np.shape(value)
+
+
+def _expand(t, shape, arrays: bool):
+    if arrays:
+        return np.broadcast_to(t, shape)
+    from .registry import TENSORS
+
+    return TENSORS.expand(t, shape)
+
+
+def _add(a, b):
+    if isinstance(a, tuple):
+        return tuple(x if y is None else y if x is None else x + y for x, y in zip(a, b))
+    return a + b
+
+
+def _arguments(op, plan, xs, params, result) -> list:
+    from .registry import INPUT, PARAM, RESULT
+
+    args = []
+    for kind, key in plan or ():
+        if kind is INPUT:
+            args.append(xs[key])
+        elif kind is RESULT:
+            args.append(result)
+        elif kind is PARAM:
+            args.append(params[key] if key in params else op.defaults.get(key))
+        else:
+            args.append(_shape(xs[key]))
+    return args
+
+
+def _transposed(op, inputs, params, out, ts, outermost: bool):
+    """J t from the backward rules: J^T g is linear in g, so J t = d<J^T g, t>/dg."""
+    from .registry import TENSORS
+
+    grad = ENGINE_GRAD[0]
+    outs = out if isinstance(out, tuple) else (out,)
+    # a graph of the tangent is kept when it is differentiated later, or when it has
+    # tangents at outer levels (the backward rules then run on Tensors, which carry them)
+    keep = not outermost or _needs_graph(inputs, ts)
+    with enable_grad():
+        seeds = [Tensor._make(np.zeros_like(o._data), requires_grad=o._data.dtype.kind in "fc")
+                 for o in outs]
+        g = seeds if isinstance(out, tuple) else seeds[0]
+        result = out
+        if not keep and isinstance(out, Tensor):
+            result = Tensor._make(out._data)   # not the graph behind it: the engine would walk it
+        xs = list(inputs)
+        vjps, cotangents = [], []
+        for i, t in enumerate(ts):
+            if t is None or op.rules[i] is None:
+                continue
+            gi = op.rules[i](TENSORS, g, *_arguments(op, op.plans[i], xs, params, result))
+            shape = _shape(xs[i])
+            if gi._data.shape != shape:
+                gi = TENSORS.sum_to_size(gi, shape)
+            if gi.requires_grad:
+                vjps.append(gi)
+                cotangents.append(t)
+        trainable = [s for s in seeds if s.requires_grad]
+        if not vjps:
+            parts = (None,) * len(trainable)
+        else:
+            parts = grad(vjps, trainable, cotangents, retain_graph=keep, create_graph=keep, allow_unused=True)
+    parts = iter(parts)
+    tangents = []
+    for s in seeds:
+        part = next(parts) if s.requires_grad else None
+        if part is None and s.requires_grad:
+            part = Tensor._make(np.zeros_like(s._data))
+        tangents.append(part if keep or part is None else part.detach())
+    return tuple(tangents) if isinstance(out, tuple) else tangents[0]
