@@ -12,8 +12,10 @@ for the result's tangent from the inputs' tangents. A rule is one of:
 - POINTWISE: derived from the backward rules. For an elementwise op the Jacobian
   of each input is diagonal (after broadcasting the input), so J t = J^T t: the
   backward rule applied to the tangent broadcast to the output's shape.
-- LINEAR: the op is linear in each tensor input (reshape, sum, matmul, mul):
-  J_i t_i is the op itself with input i replaced by its tangent.
+- LINEAR: the op is linear in its tensor inputs together (reshape, sum, cat):
+  J t is the op itself run on the tangents (zeros for an input without one).
+- BILINEAR: the op is linear in each input alone (mm, dot): J t is the sum over
+  the inputs of the op with that input replaced by its tangent.
 - TRANSPOSE: derived for any op from its backward rules: a backward rule is
   linear in the gradient g, so J t is the derivative of <rule(g), t> by g (the
   backward rule run on Tensors, then differentiated once more by g).
@@ -33,6 +35,7 @@ from .._tensor import Tensor, _grad_enabled, enable_grad
 
 POINTWISE = "pointwise"
 LINEAR = "linear"
+BILINEAR = "bilinear"
 TRANSPOSE = "transpose"
 
 ACTIVE = [0]             # how many levels propagate tangents now: `apply` reads this, once
@@ -190,6 +193,7 @@ def _needs_graph(inputs, ts) -> bool:
 
 def op_tangent(op, inputs, params, out, ts, outermost: bool):
     """The tangent of `op`'s result from the inputs' tangents `ts` (None: a zero tangent)."""
+    from .apply import apply
     from .registry import ARRAYS, TENSORS
 
     kind = op.tangent
@@ -204,14 +208,18 @@ def op_tangent(op, inputs, params, out, ts, outermost: bool):
     else:
         xs = list(inputs)
         result = out
+    if kind == LINEAR:
+        args = [t if t is not None else np.zeros_like(x) if arrays else _zeros(x) if isinstance(x, Tensor)
+                else x for x, t in zip(xs, ts)]
+        return op.forward(*args, **params) if arrays else apply(op, tuple(args), params)
     total = None
     for i, t in enumerate(ts):
         if t is None:
             continue
-        if kind == LINEAR:
+        if kind == BILINEAR:
             args = list(xs)
             args[i] = t
-            part = op.forward(*args, **params) if arrays else op.fn(*args, **params)
+            part = op.forward(*args, **params) if arrays else apply(op, tuple(args), params)
         else:
             rule = (op.rules if kind == POINTWISE else kind)[i]
             if rule is None:
@@ -224,6 +232,10 @@ def op_tangent(op, inputs, params, out, ts, outermost: bool):
             part = rule(F, t, *_arguments(op, plan, xs, params, result))
         total = part if total is None else _add(total, part)
     return total
+
+
+def _zeros(x: Tensor) -> Tensor:
+    return Tensor._make(np.zeros_like(x._data))
 
 
 def _shape(value):

@@ -26,7 +26,7 @@ from .domains import _sample, cases
 from .costs import reduction
 from .reduce import _array, _axes, _case, _keep, _reduce_objects, _whole
 from .apply import apply
-from .registry import TENSORS, defop, export
+from .registry import TENSORS, defop, export, LINEAR
 
 
 # -- max, min: evenly split (whole), or to the returned index (dim) ----------------
@@ -129,7 +129,7 @@ max_dim = defop(
     formulas=("grad at indices along dim, 0 elsewhere",),
     sympy=lambda sp, x, dim, keepdim=False, indices=None: _reduce_objects(
         x, dim, keepdim, lambda xs: sp.Max(*xs)),
-    domain=_dim_cases(np.argmax),
+    domain=_dim_cases(np.argmax), tangent=LINEAR,
 )
 
 min_dim = defop(
@@ -138,7 +138,7 @@ min_dim = defop(
     formulas=("grad at indices along dim, 0 elsewhere",),
     sympy=lambda sp, x, dim, keepdim=False, indices=None: _reduce_objects(
         x, dim, keepdim, lambda xs: sp.Min(*xs)),
-    domain=_dim_cases(np.argmin),
+    domain=_dim_cases(np.argmin), tangent=LINEAR,
 )
 
 

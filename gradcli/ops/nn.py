@@ -25,7 +25,7 @@ from .shapes import broadcast_shapes
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
 from .apply import apply
-from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export
+from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export, POINTWISE
 from . import factories
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -566,7 +566,7 @@ gelu_op = defop(
     rules=(_gelu_grad,),
     formulas=("grad * (Phi(self) + self * phi(self)); tanh form: its derivative",),
     sympy=_gelu_sympy,
-    domain=lambda rng: unary(-3, 3)(rng) + _with_params(unary(-3, 3), approximate="tanh")(rng),
+    domain=lambda rng: unary(-3, 3)(rng) + _with_params(unary(-3, 3), approximate="tanh")(rng), tangent=POINTWISE,
 )
 
 
@@ -592,7 +592,7 @@ silu_op = defop(
     rules=(_silu_grad,),
     formulas=("grad * sigmoid(self) * (1 + self * (1 - sigmoid(self)))",),
     sympy=lambda sp, x: vectorize(lambda e: e / (1 + sp.exp(-e)))(x),
-    domain=unary(-3, 3),
+    domain=unary(-3, 3), tangent=POINTWISE,
 )
 
 
@@ -614,7 +614,7 @@ leaky_relu_op = defop(
     formulas=("where(self > 0, grad, grad * negative_slope)",),
     sympy=lambda sp, x, negative_slope=0.01: vectorize(
         lambda e: sp.Piecewise((e, e > 0), (e * sp.Float(negative_slope), True)))(x),
-    domain=lambda rng: unary(avoid=0.0)(rng) + _with_params(unary(avoid=0.0), negative_slope=0.2)(rng),
+    domain=lambda rng: unary(avoid=0.0)(rng) + _with_params(unary(avoid=0.0), negative_slope=0.2)(rng), tangent=POINTWISE,
 )
 
 
@@ -636,7 +636,7 @@ elu_op = defop(
     formulas=("where(self > 0, grad, grad * alpha * exp(self))",),
     sympy=lambda sp, x, alpha=1.0: vectorize(
         lambda e: sp.Piecewise((e, e > 0), (sp.Float(alpha) * (sp.exp(e) - 1), True)))(x),
-    domain=lambda rng: unary(avoid=0.0)(rng) + _with_params(unary(avoid=0.0), alpha=2.0)(rng),
+    domain=lambda rng: unary(avoid=0.0)(rng) + _with_params(unary(avoid=0.0), alpha=2.0)(rng), tangent=POINTWISE,
 )
 
 
@@ -669,7 +669,7 @@ hardtanh_op = defop(
     formulas=("where(min_val < self < max_val, grad, 0)",),
     sympy=lambda sp, x, min_val=-1.0, max_val=1.0: vectorize(
         lambda e: sp.Min(sp.Max(e, sp.Float(min_val)), sp.Float(max_val)))(x),
-    domain=_hardtanh_cases,
+    domain=_hardtanh_cases, tangent=POINTWISE,
 )
 
 
@@ -692,7 +692,7 @@ logsigmoid_op = defop(
     rules=(lambda F, g, self: g * F.sigmoid(-self),),
     formulas=("grad * sigmoid(-self)",),
     sympy=lambda sp, x: vectorize(lambda e: -sp.log(1 + sp.exp(-e)))(x),
-    domain=unary(-4, 4),
+    domain=unary(-4, 4), tangent=POINTWISE,
 )
 
 
