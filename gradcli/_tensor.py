@@ -143,6 +143,8 @@ class RemovableHandle:
             pass
 
 
+TANGENT_SUFFIX = [None]   # forward mode's `tangent=...` in a tensor's repr, while a dual level is active
+
 NEVER_MODIFIED = (0,)  # the version counter of every tensor not yet modified in place (read-only)
 # In-place modifications made in this process, all tensors together: a node made since the last
 # one saved nothing that has changed, and its backward skips the per-tensor version check.
@@ -396,6 +398,8 @@ class Tensor:
             suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self.requires_grad:
             suffixes.append("requires_grad=True")
+        if TANGENT_SUFFIX[0] is not None:   # a dual tensor's tangent (set by ops/dual.py)
+            TANGENT_SUFFIX[0](self, suffixes)
         return format_tensor(self._data, suffixes, _dtypes.get_default_dtype().np)
 
     __str__ = __repr__

@@ -1,11 +1,10 @@
-"""torch.func, reverse mode: grad, grad_and_value, vjp, jacrev, hessian.
+"""torch.func, reverse mode: grad, grad_and_value, vjp, jacrev (forward mode: func_forward.py).
 
 Built on `grad` with create_graph: the arguments being differentiated are
 fresh leaves (or aliases, when they already require grad, so a `grad` nested
 in another stays differentiable by the outer one); the results keep a graph
 only when some differentiated argument required grad, which is the case
-inside an enclosing transform. gradcli has no forward-mode AD and no
-batching, so jacfwd, jvp and vmap are clear errors naming what to use instead.
+inside an enclosing transform.
 """
 from __future__ import annotations
 
@@ -17,6 +16,7 @@ from ..graph.callback import call_program
 from .engine import grad as _grad
 from .functional import _rows
 from .products import _alias
+from ..ops.dual import detached
 
 
 def _argnums(argnums, n_args: int, api: str):
@@ -51,7 +51,7 @@ def _leaves(value, api: str):
 def _prepare(value):
     """The argument the function runs on, and the tensors to differentiate by."""
     def one(t):
-        return _alias(t) if t.requires_grad else t.detach().requires_grad_()
+        return _alias(t) if t.requires_grad else detached(t).requires_grad_()
     if isinstance(value, Tensor):
         t = one(value)
         return t, [t]
@@ -69,7 +69,7 @@ def _detach_unless(keep: bool, value):
     if keep or value is None:
         return value
     if isinstance(value, Tensor):
-        return value.detach()
+        return detached(value)
     if isinstance(value, (tuple, list)):
         return type(value)(_detach_unless(keep, v) for v in value)
     return value
@@ -218,22 +218,15 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     return _named(wrapper, "jacrev")
 
 
-def hessian(func, argnums=0):
-    """`torch.func.hessian`: jacrev of jacrev (PyTorch composes jacfwd over jacrev; same values)."""
-    return _named(jacrev(jacrev(func, argnums), argnums), "hessian")
-
-
 def _unsupported(name: str, instead: str):
     def refuse(*args, **kwargs):
-        raise ProgramError(f"torch.func.{name} is not supported: gradcli has reverse-mode AD only "
-                           "(no forward mode, no batching)", hint=f"use {instead}")
+        raise ProgramError(f"torch.func.{name} is not supported: gradcli has no batching", hint=f"use {instead}")
     return refuse
 
 
-jacfwd = _unsupported("jacfwd", "torch.func.jacrev, which gives the same Jacobian by reverse mode")
-jvp = _unsupported("jvp", "torch.autograd.functional.jvp (the double-vjp trick) or torch.func.vjp")
-vmap = _unsupported("vmap", "a Python loop over the batch and torch.stack, or torch.func.jacrev for "
-                            "Jacobians")
+vmap = _unsupported("vmap", "a Python loop over the batch and torch.stack")
+
+from .func_forward import hessian, jacfwd, jvp, linearize  # noqa: E402,F401  (torch.func's forward mode)
 
 
 def _named(fn, name: str):

@@ -11,6 +11,7 @@ from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, check_elements, enable_grad
 from ..graph.callback import call_program
 from .engine import grad
+from ..ops.dual import detached
 
 
 def _as_tuple(x):
@@ -105,7 +106,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     `vectorize` is accepted (the rows are computed one by one either way)."""
     _check_strategy(strategy, "jacobian", "strategy")
     inputs, multi_in = _checked_inputs(inputs, "jacobian")
-    inputs = tuple(x.detach().requires_grad_() if not x.requires_grad or not create_graph else x
+    inputs = tuple(detached(x).requires_grad_() if not x.requires_grad or not create_graph else x
                    for x in inputs)
     with enable_grad():
         outputs, multi_out = _checked_outputs(call_program("jacobian", None, func, *inputs),

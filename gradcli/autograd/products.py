@@ -14,6 +14,7 @@ from ..errors import AutogradError, ProgramTypeError
 from .._tensor import Tensor, _grad_enabled, enable_grad, set_grad_enabled
 from ..graph.callback import call_program
 from .engine import grad
+from ..ops.dual import detached
 
 
 def _class(value) -> str:
@@ -43,11 +44,11 @@ def _alias(t: Tensor) -> Tensor:
 def grad_preprocess(inputs, create_graph: bool, need_graph: bool) -> tuple:
     """Inputs the function runs on: linked to the caller's graph only under create_graph."""
     return tuple(_alias(t) if create_graph and t.requires_grad
-                 else t.detach().requires_grad_(need_graph) for t in inputs)
+                 else detached(t).requires_grad_(need_graph) for t in inputs)
 
 
 def postprocess(tensors, create_graph: bool) -> tuple:
-    return tuple(tensors) if create_graph else tuple(t.detach() for t in tensors)
+    return tuple(tensors) if create_graph else tuple(detached(t) for t in tensors)
 
 
 def unpack(values, is_tuple: bool):

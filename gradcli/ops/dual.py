@@ -31,7 +31,7 @@ import weakref
 
 import numpy as np
 
-from .._tensor import Tensor, _grad_enabled, enable_grad
+from .._tensor import TANGENT_SUFFIX, Tensor, _grad_enabled, enable_grad
 
 POINTWISE = "pointwise"
 LINEAR = "linear"
@@ -82,7 +82,15 @@ def enter_level() -> Level:
     level = Level(len(LEVELS))
     LEVELS.append(level)
     ACTIVE[0] = len(LEVELS)
+    TANGENT_SUFFIX[0] = _tangent_suffix
     return level
+
+
+def _tangent_suffix(t, suffixes: list) -> None:
+    """`tangent=...` as PyTorch prints a dual tensor: a 0-d tangent as a number."""
+    tangent = LEVELS[-1].get(t) if LEVELS else None
+    if tangent is not None:
+        suffixes.append(f"tangent={float(tangent._data)!r}" if tangent._data.ndim == 0 else f"tangent={tangent!r}")
 
 
 def exit_level(level: Level) -> None:
@@ -95,6 +103,8 @@ def exit_level(level: Level) -> None:
     LEVELS.pop()
     level.clear()
     ACTIVE[0] = len(LEVELS)
+    if not LEVELS:
+        TANGENT_SUFFIX[0] = None
 
 
 def tangent_of(t, level: Level | None = None):
@@ -104,6 +114,18 @@ def tangent_of(t, level: Level | None = None):
             return None
         level = LEVELS[-1]
     return level.get(t)
+
+
+def detached(t: Tensor) -> Tensor:
+    """`t.detach()` keeping its tangents: a transform's own detach (jacrev's fresh leaves, its
+    results) is not the program's, and tangents of an enclosing jvp pass through it."""
+    d = t.detach()
+    if ACTIVE[0]:
+        for level in LEVELS[:ACTIVE[0]]:
+            tangent = level.get(t)
+            if tangent is not None:
+                level.set(d, tangent)
+    return d
 
 
 def set_tangent(t, tangent, level: Level) -> None:
