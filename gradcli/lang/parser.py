@@ -23,7 +23,7 @@ IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init
                       "torch.autograd.functional", "torch.optim", "torch.optim.lr_scheduler",
                       "torch.linalg", "torch.cuda",
                       "torch.autograd.graph", "torch.autograd.function", "torch.func",
-                      "math", "numpy")
+                      "torch.autograd.forward_ad", "math", "numpy")
 
 # Precedence of the operators `binary` reads; the arithmetic ones, below comparisons, are
 # `arith`'s: `+ -` (terms), then `* / // % @` (factors), then unary `- +` and `**`.
