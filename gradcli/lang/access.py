@@ -115,7 +115,7 @@ MODULE_METHODS = frozenset({
 # issue 13 adds the names of `gradcli.autograd.api` (hooks, metadata, setup_context...)
 GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"}) | _autograd_api.NODE_ATTRIBUTES
 ACCUMULATE_GRAD_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"variable"}
-CTX_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"save_for_backward", "saved_tensors",
+CTX_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"save_for_backward", "save_for_forward", "saved_tensors",
                                           "needs_input_grad", "mark_non_differentiable",
                                           "set_materialize_grads"} | _autograd_api.CTX_ATTRIBUTES
 FUNCTION_METHODS = frozenset({"forward", "backward"}) | _autograd_api.FUNCTION_METHODS

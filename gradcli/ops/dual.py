@@ -128,6 +128,17 @@ def detached(t: Tensor) -> Tensor:
     return d
 
 
+def copy_tangents(source: Tensor, target: Tensor, drop: bool = False) -> None:
+    """Give `target` the tangents `source` has at the active levels (with `drop`, remove
+    those `source` has not: an in-place op's tensor takes its result's tangents)."""
+    for level in LEVELS[:ACTIVE[0]]:
+        tangent = level.get(source)
+        if tangent is not None:
+            level.set(target, tangent)
+        elif drop and level.get(target) is not None:
+            level.set(target, Tensor._make(np.zeros_like(target._data)))
+
+
 def set_tangent(t, tangent, level: Level) -> None:
     level.set(t, tangent)
 
