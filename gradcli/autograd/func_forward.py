@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import AutogradError, ProgramTypeError
+from ..errors import AutogradError
 from .._tensor import Tensor
 from ..graph.callback import call_program
 from ..ops import dual
@@ -32,7 +32,7 @@ def _flat(value, what: str):
                 k += n
             return kind(out)
         return [t for p in parts for t in p[0]], rebuild
-    raise ProgramTypeError(what.format(type=_class(value)))
+    raise AutogradError(what.format(type=_class(value)))
 
 
 def _class(value) -> str:
