@@ -6,8 +6,11 @@ same levels), a dual tensor is a view of its primal with a tangent of its size.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import AutogradError, ProgramTypeError, ProgramValueError
 from .._tensor import Tensor, shape_str
+from ..graph.callback import call_program
 from ..ops import dual
 
 _OWN: list = []   # the levels this API entered (torch.func's are not its to see or exit)
@@ -132,6 +135,103 @@ def primal_view(tensor: Tensor, level) -> Tensor:
         return ops.FUNCTIONS["reshape"](tensor, tensor._data.shape)
     finally:
         dual.ACTIVE[0] = depth
+
+
+# -- the one forward-mode pass of torch.func.jvp, jacfwd and functional.jacobian ------------
+
+
+def _flat(value, what: str):
+    """The tensors of a Tensor or a (nested) tuple/list of Tensors, and how to rebuild it."""
+    if isinstance(value, Tensor):
+        return [value], lambda items: items[0]
+    if isinstance(value, (tuple, list)):
+        parts = [_flat(v, what) for v in value]
+        sizes = [len(p[0]) for p in parts]
+        kind = type(value)
+
+        def rebuild(items, parts=parts, sizes=sizes, kind=kind):
+            out, k = [], 0
+            for (_, build), n in zip(parts, sizes):
+                out.append(build(items[k:k + n]))
+                k += n
+            return kind(out)
+        return [t for p in parts for t in p[0]], rebuild
+    raise AutogradError(what.format(type=_class(value)))
+
+
+def _class(value) -> str:
+    from ..errors import type_name
+
+    return f"<class '{type_name(value)}'>"
+
+
+def _structure(value) -> str:
+    """A pytree structure as PyTorch writes it in jvp's message."""
+    if isinstance(value, (tuple, list)):
+        kind = "tuple" if isinstance(value, tuple) else "list"
+        return f"TreeSpec({kind}, None, [{', '.join(_structure(v) for v in value)}])"
+    return "*"
+
+
+def _same_structure(a, b) -> bool:
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same_structure(x, y) for x, y in zip(a, b))
+    return not isinstance(b, (tuple, list))
+
+
+_OUTPUT = "jvp(f, primals, tangents): expected f(*primals) to return only tensors, got unsupported type {type}"
+
+
+def _jvp(func, primals, tangents, has_aux: bool, api: str):
+    """(outputs, output tangents, aux) of `func` at `primals` along `tangents`, flat lists."""
+    if not isinstance(primals, tuple):
+        raise AutogradError(f"{api}(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
+                            "valid to call f(*primals).")
+    if not _same_structure(primals, tangents):
+        raise AutogradError(f"{api}(f, primals, tangents): Expected primals and tangents to have the same "
+                            "python structure. For example, if primals is a tuple of 3 tensors, tangents also "
+                            f"must be. Got primals with structure {_structure(primals)} and tangents with "
+                            f"structure {_structure(tangents)}")
+    flat_p, rebuild = _flat(primals, "jvp(f, primals, tangents): Expected primals to be a tuple of tensors, "
+                                     "got {type}")
+    flat_t, _ = _flat(tangents, "jvp(f, primals, tangents): Expected tangents to be a tuple of tensors, "
+                                "got {type}")
+    for p, t in zip(flat_p, flat_t):
+        if p._data.shape != t._data.shape:
+            raise AutogradError("Trying to set a forward gradient that has a different size than that of the "
+                                f"original Tensor, this is not supported. Tensor is of size "
+                                f"{list(p._data.shape)} while the given forward gradient is of size "
+                                f"{list(t._data.shape)}.".replace(", ", ", "))
+    # a graph is kept only for an enclosing transform (an argument that required grad)
+    keep = any(t.requires_grad for t in flat_p + flat_t)
+    level = dual.enter_level()
+    try:
+        duals = [dual_view(p, t, level) for p, t in zip(flat_p, flat_t)]
+        out = call_program(f"torch.func.{api}", None, func, *rebuild(duals))
+        aux = None
+        if has_aux:
+            if not isinstance(out, tuple) or len(out) != 2:
+                raise AutogradError(f"{api}(f, primals, tangents): output of function f should be a tuple: "
+                                    "(output, aux) if has_aux is True")
+            out, aux = out
+        flat_o, rebuild_o = _flat(out, _OUTPUT)
+        tangents_o = []
+        for o in flat_o:
+            t = level.get(o)
+            tangents_o.append(t if t is not None else Tensor._make(np.zeros_like(o._data)))
+        primals_o = [primal_view(o, level) for o in flat_o]
+        if has_aux:
+            flat_a, rebuild_a = _flat(aux, "jvp(f, primals, tangents): expected aux to be tensors, got {type}")
+            aux = rebuild_a([_kept(primal_view(a, level), keep) for a in flat_a])
+    finally:
+        dual.exit_level(level)
+    primals_o = [_kept(o, keep) for o in primals_o]
+    tangents_o = [_kept(t, keep) for t in tangents_o]
+    return primals_o, tangents_o, rebuild_o, aux
+
+
+def _kept(t: Tensor, keep: bool) -> Tensor:
+    return t if keep or not t.requires_grad else dual.detached(t)
 
 
 NAMESPACE = {

@@ -226,8 +226,6 @@ def _unsupported(name: str, instead: str):
 
 vmap = _unsupported("vmap", "a Python loop over the batch and torch.stack")
 
-from .func_forward import hessian, jacfwd, jvp, linearize  # noqa: E402,F401  (torch.func's forward mode)
-
 
 def _named(fn, name: str):
     """A returned function as the language's value (a Builtin the program can call)."""

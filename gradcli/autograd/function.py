@@ -318,13 +318,13 @@ class Function(metaclass=_FunctionMeta):
         record = _grad_enabled[0] and any(ctx.needs_input_grad)
         outputs = cls._forward(ctx, args, kwargs)
         if _dual.ACTIVE[0]:
-            return cls._tangents(ctx, args, cls._recorded(ctx, args, outputs) if record else outputs)
+            return cls._tangents(ctx, args, cls._recorded(ctx, args, kwargs, outputs) if record else outputs)
         if not record:
             return outputs
-        return cls._recorded(ctx, args, outputs)
+        return cls._recorded(ctx, args, kwargs, outputs)
 
     @classmethod
-    def _recorded(cls, ctx, args, outputs):
+    def _recorded(cls, ctx, args, kwargs, outputs):
         """The outputs made outputs of the node `ctx`."""
         positions = ctx._tensor_positions
         single = not isinstance(outputs, tuple)

@@ -114,7 +114,7 @@ def _check_strategy(strategy, vectorize, strict: bool = False) -> bool:
 def _forward_jacobian(func, inputs, multi_in: bool, create_graph: bool):
     """The Jacobian column by column: one forward-mode pass per input element."""
     from .. import ops
-    from .func_forward import _jvp
+    from .forward_ad import _jvp
 
     columns = []
     outputs = multi_out = None

@@ -41,6 +41,9 @@ TRANSPOSE = "transpose"
 ACTIVE = [0]             # how many levels propagate tangents now: `apply` reads this, once
 LEVELS: list = []        # the levels entered, outermost first
 ENGINE_GRAD = [None]     # autograd.engine.grad, set by the engine (ops sit below autograd)
+# set by registry.py and apply.py, which import this module (no import back, no cycle):
+# the rules' namespaces, what a rule's parameter reads (`Reads`), and `apply`
+RULES = {}
 
 
 class Level:
@@ -193,9 +196,7 @@ def _attach(level: Level, out, tangent) -> None:
     if not isinstance(tangent, Tensor):
         tangent = Tensor._make(np.asarray(tangent))
     if tangent._data.dtype != out._data.dtype:
-        from . import FUNCTIONS
-
-        tangent = FUNCTIONS["to"](tangent, _dtype_of(out)) if tangent.requires_grad else \
+        tangent = RULES["TENSORS"].to(tangent, _dtype_of(out)) if tangent.requires_grad else \
             Tensor._make(tangent._data.astype(out._data.dtype))
     if tangent._data.shape != out._data.shape:
         tangent = _expand(tangent, out._data.shape, False)
@@ -226,9 +227,7 @@ def _needs_graph(inputs, ts) -> bool:
 
 def op_tangent(op, inputs, params, out, ts, outermost: bool):
     """The tangent of `op`'s result from the inputs' tangents `ts` (None: a zero tangent)."""
-    from .apply import apply
-    from .registry import ARRAYS, TENSORS
-
+    apply, ARRAYS, TENSORS = RULES["apply"], RULES["ARRAYS"], RULES["TENSORS"]
     kind = op.tangent
     if kind == TRANSPOSE:
         return _transposed(op, inputs, params, out, ts, outermost)
@@ -278,9 +277,7 @@ def _shape(value):
 def _expand(t, shape, arrays: bool):
     if arrays:
         return np.broadcast_to(t, shape)
-    from .registry import TENSORS
-
-    return TENSORS.expand(t, shape)
+    return RULES["TENSORS"].expand(t, shape)
 
 
 def _add(a, b):
@@ -290,8 +287,7 @@ def _add(a, b):
 
 
 def _arguments(op, plan, xs, params, result) -> list:
-    from .registry import INPUT, PARAM, RESULT
-
+    INPUT, RESULT, PARAM = RULES["INPUT"], RULES["RESULT"], RULES["PARAM"]
     args = []
     for kind, key in plan or ():
         if kind is INPUT:
@@ -307,8 +303,7 @@ def _arguments(op, plan, xs, params, result) -> list:
 
 def _transposed(op, inputs, params, out, ts, outermost: bool):
     """J t from the backward rules: J^T g is linear in g, so J t = d<J^T g, t>/dg."""
-    from .registry import TENSORS
-
+    TENSORS = RULES["TENSORS"]
     grad = ENGINE_GRAD[0]
     outs = out if isinstance(out, tuple) else (out,)
     # a graph of the tangent is kept when it is differentiated later, or when it has

@@ -51,6 +51,7 @@ class Reads(IntEnum):
 
 
 INPUT, RESULT, PARAM, SHAPE = Reads
+_dual.RULES.update(ARRAYS=ARRAYS, TENSORS=TENSORS, INPUT=INPUT, RESULT=RESULT, PARAM=PARAM, apply=apply)
 
 
 class Op:
