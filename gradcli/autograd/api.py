@@ -6,7 +6,7 @@ and `torch.func`: one place lists what issue 13 added.
 """
 from __future__ import annotations
 
-from . import anomaly, forward_ad, func, func_forward, products
+from . import anomaly, forward_ad, func, func_forward, products, vmap
 from ..graph import saved_hooks
 from .function import Function, once_differentiable
 from ..graph.nodes import Node
@@ -25,7 +25,7 @@ FUNCTION = {"Function": Function, "once_differentiable": once_differentiable}
 FUNC = {
     "grad": func.grad, "grad_and_value": func.grad_and_value, "vjp": func.vjp, "jacrev": func.jacrev,
     "hessian": func_forward.hessian, "jacfwd": func_forward.jacfwd, "jvp": func_forward.jvp,
-    "linearize": func_forward.linearize, "vmap": func.vmap,
+    "linearize": func_forward.linearize, "vmap": vmap.vmap,
 }
 
 FORWARD_AD = forward_ad.NAMESPACE   # torch.autograd.forward_ad

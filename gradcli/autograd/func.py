@@ -218,15 +218,6 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     return _named(wrapper, "jacrev")
 
 
-def _unsupported(name: str, instead: str):
-    def refuse(*args, **kwargs):
-        raise ProgramError(f"torch.func.{name} is not supported: gradcli has no batching", hint=f"use {instead}")
-    return refuse
-
-
-vmap = _unsupported("vmap", "a Python loop over the batch and torch.stack")
-
-
 def _named(fn, name: str):
     """A returned function as the language's value (a Builtin the program can call)."""
     from ..errors import Builtin

@@ -287,6 +287,11 @@ class Function(metaclass=_FunctionMeta):
             ts = [level.get(a) if isinstance(a, Tensor) else None for a in args]
             if all(t is None for t in ts):
                 continue
+            if level.batch:   # vmap's level: the outputs depend on the batch
+                for o in outs:
+                    if isinstance(o, Tensor):
+                        level.set(o, True)
+                continue
             ts = [Tensor._make(np.zeros_like(a._data)) if t is None and isinstance(a, Tensor) else t
                   for a, t in zip(args, ts)]
             _dual.ACTIVE[0] = k

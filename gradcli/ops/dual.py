@@ -31,7 +31,7 @@ import weakref
 
 import numpy as np
 
-from .._tensor import TANGENT_SUFFIX, Tensor, _grad_enabled, enable_grad
+from .._tensor import BATCH_CHECK, TANGENT_SUFFIX, Tensor, _grad_enabled, enable_grad, shape_str
 
 POINTWISE = "pointwise"
 LINEAR = "linear"
@@ -49,10 +49,11 @@ RULES = {}
 class Level:
     """One dual level: the tangents of the tensors made dual at it or computed from them."""
 
-    __slots__ = ("index", "tangents", "results", "__weakref__")
+    __slots__ = ("index", "batch", "tangents", "results", "__weakref__")
 
-    def __init__(self, index: int):
+    def __init__(self, index: int, batch: int = 0):
         self.index = index
+        self.batch = batch   # a vmap's batch level (its size): marks batched tensors, no tangents
         self.tangents = {}   # id(tensor) -> (weak reference to it, its tangent)
         self.results = {}    # id(node) -> (weak reference to it, tangent of its saved result)
 
@@ -81,17 +82,20 @@ def _remember(table: dict, key_object, value) -> None:
     table[key] = (weakref.ref(key_object, gone), value)
 
 
-def enter_level() -> Level:
-    level = Level(len(LEVELS))
+def enter_level(batch: int = 0) -> Level:
+    level = Level(len(LEVELS), batch)
     LEVELS.append(level)
     ACTIVE[0] = len(LEVELS)
     TANGENT_SUFFIX[0] = _tangent_suffix
+    if batch:
+        BATCH_CHECK[0] = check_not_batched
     return level
 
 
 def _tangent_suffix(t, suffixes: list) -> None:
     """`tangent=...` as PyTorch prints a dual tensor: a 0-d tangent as a number."""
-    tangent = LEVELS[-1].get(t) if LEVELS else None
+    duals = [level for level in LEVELS if not level.batch]
+    tangent = duals[-1].get(t) if duals else None
     if tangent is not None:
         suffixes.append(f"tangent={float(tangent._data)!r}" if tangent._data.ndim == 0 else f"tangent={tangent!r}")
 
@@ -108,6 +112,8 @@ def exit_level(level: Level) -> None:
     ACTIVE[0] = len(LEVELS)
     if not LEVELS:
         TANGENT_SUFFIX[0] = None
+    if not any(other.batch for other in LEVELS):
+        BATCH_CHECK[0] = None
 
 
 def tangent_of(t, level: Level | None = None):
@@ -161,8 +167,6 @@ def result_tangents(node, wrapped: Tensor) -> Tensor:
 
 def propagate(op, inputs: tuple, params, out):
     """Give `out` (an op's result, or its tuple of results) its tangent at every active level."""
-    if op.tangent is None:
-        return out
     depth = ACTIVE[0]
     for k in range(depth):
         level = LEVELS[k]
@@ -175,6 +179,12 @@ def propagate(op, inputs: tuple, params, out):
                         ts = [None] * len(inputs)
                     ts[i] = tangent
         if ts is None:
+            continue
+        if level.batch:   # a vmap's level: the result depends on the batch
+            for o in (out if isinstance(out, tuple) else (out,)):
+                level.set(o, True)
+            continue
+        if op.tangent is None:   # not differentiable (a comparison, argmax): no tangent
             continue
         ACTIVE[0] = k   # this level and the inner ones off while its tangent is computed
         try:
@@ -341,3 +351,33 @@ def _transposed(op, inputs, params, out, ts, outermost: bool):
             part = Tensor._make(np.zeros_like(s._data))
         tangents.append(part if keep or part is None else part.detach())
     return tuple(tangents) if isinstance(out, tuple) else tangents[0]
+
+
+# -- vmap's refusals (autograd/vmap.py), on tensors its batch levels marked -------------
+
+
+def check_not_batched(t: Tensor, what: str) -> None:
+    """PyTorch's refusals inside vmap: `.item()` or a truth value of a batched tensor."""
+    for level in LEVELS[:ACTIVE[0]]:
+        if level.batch and level.get(t) is not None:
+            from ..errors import AutogradError
+
+            if what == "item":
+                raise AutogradError("vmap: It looks like you're calling .item() on a Tensor. We don't support "
+                                    "vmap over calling .item() on a Tensor, please try to rewrite what you're "
+                                    "doing with other operations. If error is occurring somewhere inside "
+                                    "PyTorch internals, please file a bug report.")
+            raise AutogradError("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+                                "control flow. We don't support that yet, please file an issue at "
+                                "https://github.com/pytorch/pytorch/issues .")
+
+
+def check_inplace(self: Tensor, args) -> None:
+    """An in-place op writing a batched value into an unbatched tensor: PyTorch's shape error."""
+    for level in LEVELS[:ACTIVE[0]]:
+        if level.batch and level.get(self) is None and any(
+                isinstance(a, Tensor) and level.get(a) is not None for a in args):
+            from ..errors import ShapeError
+
+            raise ShapeError(f"output with shape {shape_str(self._data.shape)} doesn't match the broadcast "
+                                f"shape {shape_str((level.batch,) + self._data.shape)}")

@@ -239,6 +239,8 @@ def _inplace(self, fn, *args, **kwargs) -> Tensor:
     tensor is rebased onto the new node, as PyTorch rebases in-place results.
     """
     _check_inplace(self, args)
+    if _dual.ACTIVE[0]:
+        _dual.check_inplace(self, args)
     other_requires = any(isinstance(a, Tensor) and a.requires_grad for a in args)
     if _grad_enabled[0] and (self.requires_grad or other_requires):
         old = Tensor._make(self._data.copy(), self.grad_fn, self.requires_grad, self._output_nr)
