@@ -6,7 +6,7 @@ and `torch.func`: one place lists what issue 13 added.
 """
 from __future__ import annotations
 
-from . import anomaly, forward_ad, func, func_forward, products, vmap
+from . import anomaly, forward_ad, func, func_forward, functional_call, products, vmap
 from ..graph import saved_hooks
 from .function import Function, once_differentiable
 from ..graph.nodes import Node
@@ -26,6 +26,7 @@ FUNC = {
     "grad": func.grad, "grad_and_value": func.grad_and_value, "vjp": func.vjp, "jacrev": func.jacrev,
     "hessian": func_forward.hessian, "jacfwd": func_forward.jacfwd, "jvp": func_forward.jvp,
     "linearize": func_forward.linearize, "vmap": vmap.vmap,
+    "functional_call": functional_call.functional_call, "stack_module_state": functional_call.stack_module_state,
 }
 
 FORWARD_AD = forward_ad.NAMESPACE   # torch.autograd.forward_ad

@@ -37,11 +37,14 @@ def _argnums(argnums, n_args: int, api: str):
 
 
 def _leaves(value, api: str):
-    """A differentiated argument: a Tensor, or a tuple/list of Tensors (one level)."""
+    """A differentiated argument: a Tensor, or a tuple/list/dict of Tensors (one level; a dict
+    is how functional_call's parameters come)."""
     if isinstance(value, Tensor):
         return [value]
     if isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value):
         return list(value)
+    if isinstance(value, dict) and all(isinstance(v, Tensor) for v in value.values()):
+        return list(value.values())
     from ..errors import type_name
 
     raise ProgramTypeError(f"{api}: Expected the differentiated argument to be a Tensor or a tuple of "
@@ -55,6 +58,9 @@ def _prepare(value):
     if isinstance(value, Tensor):
         t = one(value)
         return t, [t]
+    if isinstance(value, dict):
+        items = [one(t) for t in value.values()]
+        return dict(zip(value, items)), items
     items = [one(t) for t in value]
     return (tuple(items) if isinstance(value, tuple) else items), items
 
@@ -62,6 +68,8 @@ def _prepare(value):
 def _rebuild(original, grads):
     if isinstance(original, Tensor):
         return grads[0]
+    if isinstance(original, dict):
+        return dict(zip(original, grads))
     return tuple(grads) if isinstance(original, tuple) else list(grads)
 
 
@@ -72,6 +80,8 @@ def _detach_unless(keep: bool, value):
         return detached(value)
     if isinstance(value, (tuple, list)):
         return type(value)(_detach_unless(keep, v) for v in value)
+    if isinstance(value, dict):
+        return {k: _detach_unless(keep, v) for k, v in value.items()}
     return value
 
 

@@ -58,6 +58,8 @@ def _dims_for(func, in_dims, args):
 def _batched_leaves(func, in_dims, value, dim, out: list):
     """(tensor, normalized dim) pairs of one argument, in order."""
     name = _name(func)
+    if isinstance(value, dict):
+        value = list(value.values())
     if isinstance(value, (tuple, list)):
         dims = dim if isinstance(dim, (tuple, list)) else [dim] * len(value)
         for v, d in zip(value, dims):
@@ -78,6 +80,8 @@ def _batched_leaves(func, in_dims, value, dim, out: list):
 
 
 def _sample(value, dim, b, level, select):
+    if isinstance(value, dict):
+        return {k: _sample(v, dim, b, level, select) for k, v in value.items()}
     if isinstance(value, (tuple, list)):
         dims = dim if isinstance(dim, (tuple, list)) else [dim] * len(value)
         return type(value)(_sample(v, d, b, level, select) for v, d in zip(value, dims))
@@ -144,6 +148,8 @@ def _stacked(func, results, out_dims, size):
     from .. import ops
 
     first = results[0] if results else None
+    if isinstance(first, dict):
+        return {k: _stacked(func, [r[k] for r in results], out_dims, size) for k in first}
     if isinstance(first, (tuple, list)):
         dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(first)
         return type(first)(_stacked(func, [r[k] for r in results], dims[k], size) for k in range(len(first)))

@@ -388,7 +388,9 @@ def _nll_grad(F, g, self_shape, target, weight, ignore_index, reduction):
     coef = _nll_weights(self_shape, target, weight, ignore_index, reduction)
     if reduction == "none" and len(self_shape) > 1:
         g = F.unsqueeze(g, 1)
-    return g * coef
+    # the coefficients in the gradient's dtype: a float64 array would promote a float32 gradient
+    # under create_graph (torch.func.grad of a float32 loss)
+    return g * coef.astype((g._data if hasattr(g, "_data") else np.asarray(g)).dtype, copy=False)
 
 
 def _sympy_nll(sp, x, target, weight=None, ignore_index=-100, reduction="mean"):
