@@ -16,6 +16,8 @@ for the result's tangent from the inputs' tangents. A rule is one of:
   J t is the op itself run on the tangents (zeros for an input without one).
 - BILINEAR: the op is linear in each input alone (mm, dot): J t is the sum over
   the inputs of the op with that input replaced by its tangent.
+- SYMMETRIC: the Jacobian is symmetric (softmax: diag(s) - s s^T), so J t = J^T t:
+  the backward rule applied to the tangent, as for POINTWISE.
 - TRANSPOSE: derived for any op from its backward rules: a backward rule is
   linear in the gradient g, so J t is the derivative of <rule(g), t> by g (the
   backward rule run on Tensors, then differentiated once more by g).
@@ -36,6 +38,7 @@ from .._tensor import BATCH_CHECK, TANGENT_SUFFIX, Tensor, _grad_enabled, enable
 POINTWISE = "pointwise"
 LINEAR = "linear"
 BILINEAR = "bilinear"
+SYMMETRIC = "symmetric"
 TRANSPOSE = "transpose"
 
 ACTIVE = [0]             # how many levels propagate tangents now: `apply` reads this, once
@@ -263,11 +266,12 @@ def op_tangent(op, inputs, params, out, ts, outermost: bool):
             args[i] = t
             part = op.forward(*args, **params) if arrays else apply(op, tuple(args), params)
         else:
-            rule = (op.rules if kind == POINTWISE else kind)[i]
+            derived = kind == POINTWISE or kind == SYMMETRIC
+            rule = (op.rules if derived else kind)[i]
             if rule is None:
                 continue
-            plan = op.plans[i] if kind == POINTWISE else op.tangent_plans[i]
-            if kind == POINTWISE:
+            plan = op.plans[i] if derived else op.tangent_plans[i]
+            if derived:
                 shape = _shape(result)
                 if np.shape(t) != shape:
                     t = _expand(t, shape, arrays)

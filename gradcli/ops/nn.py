@@ -25,7 +25,7 @@ from .shapes import broadcast_shapes
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
 from .apply import apply
-from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export, POINTWISE
+from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export, POINTWISE, SYMMETRIC
 from . import factories
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -104,12 +104,17 @@ def _softmax_cases(rng):
             ((rng.uniform(-2, 2, ()),), {"dim": None})]
 
 
+def _log_softmax_tangent(F, t, result, dim):
+    """t_self - (exp(result) * t_self).sum(dim, keepdim=True)"""
+    return t - F.sum(F.exp(result) * t, dim, keepdim=True)
+
+
 softmax_op = defop(
     "softmax", "SoftmaxBackward0", _softmax, public=False,
     rules=(lambda F, g, result, dim: result * (g - F.sum(g * result, dim, keepdim=True)),),
     formulas=("result * (grad - (grad * result).sum(dim, keepdim=True))",),
     sympy=lambda sp, x, dim: _sympy_softmax(sp, x, dim),
-    domain=_softmax_cases,
+    domain=_softmax_cases, tangent=SYMMETRIC,
 )
 
 log_softmax_op = defop(
@@ -117,7 +122,7 @@ log_softmax_op = defop(
     rules=(lambda F, g, result, dim: g - F.exp(result) * F.sum(g, dim, keepdim=True),),
     formulas=("grad - exp(result) * grad.sum(dim, keepdim=True)",),
     sympy=lambda sp, x, dim: _sympy_softmax(sp, x, dim, log=True),
-    domain=_softmax_cases,
+    domain=_softmax_cases, tangent=(_log_softmax_tangent,),
 )
 
 

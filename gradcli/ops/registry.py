@@ -23,7 +23,7 @@ from .._tensor import MODIFICATIONS as _MODIFICATIONS
 from .._tensor import Tensor
 from ..graph.nodes import NOTHING_SAVED as _NOTHING, OpNode
 from .apply import apply
-from .dual import BILINEAR, LINEAR, POINTWISE, TRANSPOSE  # noqa: F401  (the tangent= kinds, for the op files)
+from .dual import BILINEAR, LINEAR, POINTWISE, SYMMETRIC, TRANSPOSE  # noqa: F401  (the tangent= kinds, for the op files)
 from . import dual as _dual
 
 OPS: dict[str, "Op"] = {}

@@ -229,8 +229,13 @@ def print_op(op) -> None:
     if op["formulas"]:
         lines.append("  derivatives (the gradient reaching each input):")
         lines.extend(f"    {inp}: {formula}" for inp, formula in op["formulas"].items())
+    if op.get("tangent"):
+        lines.append(f"  tangent (forward mode), {op['tangent']['kind']}:")
+        lines.append(f"    {op['tangent']['formula']}")
     lines.append("  where: grad is the gradient of the result (what flows in from the output),")
     one = len(op["inputs"]) == 1
     lines.append(f"         {', '.join(op['inputs'])} {'is the input' if one else 'are the inputs'} "
                  "as given to the op, and result is the value it computed")
+    if op.get("tangent"):
+        lines.append("         t_<input> is the tangent of an input (zero where it has none)")
     write(lines)

@@ -84,3 +84,31 @@ def test_jacfwd_equals_jacrev_on_a_wide_function():
     x = g.tensor(rng.standard_normal(4))
     from gradcli.autograd.func import jacrev
     np.testing.assert_allclose(func_forward.jacfwd(f)(x)._data, jacrev(f)(x)._data, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name, kind, formula", [
+    ("sin", "pointwise", "t_self * cos(self)"),
+    ("mm", "bilinear", "mm(t_self, mat2) + mm(self, t_mat2)"),
+    ("sum", "linear", "sum(t_self)"),
+    ("log_softmax", "written", "t_self - (exp(result) * t_self).sum(dim, keepdim=True)"),
+    ("det", "transposed backward", "d<("),
+])
+def test_ops_command_lists_the_tangent_rule(name, kind, formula):
+    from typer.testing import CliRunner
+
+    from gradcli.cli.app import app
+
+    result = CliRunner().invoke(app, ["ops", name])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("  tangent (forward mode), " + kind))
+    assert lines[at + 1].strip().startswith(formula)
+
+
+def test_every_op_lists_a_tangent_rule():
+    from gradcli.answers.optable import op_detail
+    from gradcli.ops import OPS
+
+    for op in OPS.values():
+        if op.differentiable:
+            assert op_detail(op.name)["tangent"]["formula"], op.name
