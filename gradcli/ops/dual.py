@@ -151,6 +151,17 @@ def copy_tangents(source: Tensor, target: Tensor, drop: bool = False) -> None:
             level.set(target, Tensor._make(np.zeros_like(target._data)))
 
 
+NAMED_TANGENTS: dict = {}   # program name -> (level, tangent array): set by `jacobian --mode forward`
+
+
+def give_named_tangent(name: str, t: Tensor) -> None:
+    """A program's top-level tensor `name` just assigned: give it its tangent (a forward-mode
+    Jacobian column: the program is re-run with one input direction)."""
+    level, tangent = NAMED_TANGENTS[name]
+    if tangent.shape == t._data.shape and t._data.dtype.kind in "fc":
+        level.set(t, Tensor._make(tangent.astype(t._data.dtype, copy=False)))
+
+
 def set_tangent(t, tangent, level: Level) -> None:
     level.set(t, tangent)
 

@@ -184,6 +184,8 @@ def _sup(n):
 
 def print_jacobian(r) -> None:
     lines = [output_line(r.output_name, r.output)]
+    if getattr(r, "mode_reason", None):   # --mode auto says which it took
+        lines.append(f"mode: {r.mode} ({r.mode_reason})")
     partial = len(r.blocks) > 1
     for name, blk in r.blocks.items():
         lines.append(block(f"{derivative_label(r.output_name, (name,), partial)}  shape "
