@@ -204,7 +204,7 @@ def _jvp(func, primals, tangents, has_aux: bool, api: str):
                                 f"{list(t._data.shape)}.".replace(", ", ", "))
     # a graph is kept only for an enclosing transform (an argument that required grad)
     keep = any(t.requires_grad for t in flat_p + flat_t)
-    level = dual.enter_level()
+    level = dual.enter_level(graph=keep)   # tangents need a graph only for a transform outside
     try:
         duals = [dual_view(p, t, level) for p, t in zip(flat_p, flat_t)]
         out = call_program(f"torch.func.{api}", None, func, *rebuild(duals))

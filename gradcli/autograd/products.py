@@ -203,7 +203,7 @@ def _forward_jvp(func, inputs, v, create_graph: bool):
                        len(inputs) == 1 and inputs[0]._data.size == 1)
         if v is None:
             v = (Tensor._make(np.ones_like(inputs[0]._data)),)
-        level = dual.enter_level()
+        level = dual.enter_level(graph=create_graph)
         try:
             duals = tuple(dual_view(x, t, level) for x, t in zip(inputs, v))
             outputs_tuple, outputs = as_tuple(call_program("jvp", None, func, *duals),
@@ -229,7 +229,7 @@ def _forward_hvp(func, inputs, v, create_graph: bool):
                        len(inputs) == 1 and inputs[0]._data.size == 1)
         if v is None:
             v = (Tensor._make(np.ones_like(inputs[0]._data)),)
-        level = dual.enter_level()
+        level = dual.enter_level(graph=create_graph)
         try:
             duals = tuple(dual_view(x, t, level) for x, t in zip(inputs, v))
             outputs = _scalar_output(func, duals, "hvp", False)

@@ -33,7 +33,7 @@ import weakref
 
 import numpy as np
 
-from .._tensor import BATCH_CHECK, TANGENT_SUFFIX, Tensor, _grad_enabled, enable_grad, shape_str
+from .._tensor import BATCH_CHECK, TANGENT_SUFFIX, Tensor, _grad_enabled, enable_grad, no_grad, shape_str
 
 POINTWISE = "pointwise"
 LINEAR = "linear"
@@ -52,11 +52,15 @@ RULES = {}
 class Level:
     """One dual level: the tangents of the tensors made dual at it or computed from them."""
 
-    __slots__ = ("index", "batch", "tangents", "results", "__weakref__")
+    __slots__ = ("index", "batch", "graph", "tangents", "results", "__weakref__")
 
-    def __init__(self, index: int, batch: int = 0):
+    def __init__(self, index: int, batch: int = 0, graph: bool = True):
         self.index = index
         self.batch = batch   # a vmap's batch level (its size): marks batched tensors, no tangents
+        # whether a tangent may be differentiated in reverse afterwards (a reverse transform
+        # outside this level, or forward_ad, where a program may): else tangents are computed
+        # without a graph even from inputs that require grad (those of an inner jacrev)
+        self.graph = graph
         self.tangents = {}   # id(tensor) -> (weak reference to it, its tangent)
         self.results = {}    # id(node) -> (weak reference to it, tangent of its saved result)
 
@@ -85,8 +89,8 @@ def _remember(table: dict, key_object, value) -> None:
     table[key] = (weakref.ref(key_object, gone), value)
 
 
-def enter_level(batch: int = 0) -> Level:
-    level = Level(len(LEVELS), batch)
+def enter_level(batch: int = 0, graph: bool = True) -> Level:
+    level = Level(len(LEVELS), batch, graph)
     LEVELS.append(level)
     ACTIVE[0] = len(LEVELS)
     TANGENT_SUFFIX[0] = _tangent_suffix
@@ -202,7 +206,7 @@ def propagate(op, inputs: tuple, params, out):
             continue
         ACTIVE[0] = k   # this level and the inner ones off while its tangent is computed
         try:
-            tangent = op_tangent(op, inputs, params or {}, out, ts, k == 0)
+            tangent = op_tangent(op, inputs, params or {}, out, ts, k == 0, level.graph)
         finally:
             ACTIVE[0] = depth
         _attach(level, out, tangent)
@@ -249,13 +253,21 @@ def _needs_graph(inputs, ts) -> bool:
     return False
 
 
-def op_tangent(op, inputs, params, out, ts, outermost: bool):
+def op_tangent(op, inputs, params, out, ts, outermost: bool, graph: bool = True):
     """The tangent of `op`'s result from the inputs' tangents `ts` (None: a zero tangent)."""
+    graph = graph and _needs_graph(inputs, ts)
+    if outermost or graph:
+        return _op_tangent(op, inputs, params, out, ts, outermost, graph)
+    with no_grad():   # on Tensors for the outer levels' tangents, with no graph of its own
+        return _op_tangent(op, inputs, params, out, ts, outermost, graph)
+
+
+def _op_tangent(op, inputs, params, out, ts, outermost: bool, graph: bool):
     apply, ARRAYS, TENSORS = RULES["apply"], RULES["ARRAYS"], RULES["TENSORS"]
     kind = op.tangent
     if kind == TRANSPOSE:
-        return _transposed(op, inputs, params, out, ts, outermost)
-    arrays = outermost and not _needs_graph(inputs, ts)
+        return _transposed(op, inputs, params, out, ts, outermost, graph)
+    arrays = outermost and not graph
     F = ARRAYS if arrays else TENSORS
     if arrays:
         xs = [t._data if isinstance(t, Tensor) else t for t in inputs]
@@ -326,14 +338,14 @@ def _arguments(op, plan, xs, params, result) -> list:
     return args
 
 
-def _transposed(op, inputs, params, out, ts, outermost: bool):
+def _transposed(op, inputs, params, out, ts, outermost: bool, graph: bool):
     """J t from the backward rules: J^T g is linear in g, so J t = d<J^T g, t>/dg."""
     TENSORS = RULES["TENSORS"]
     grad = ENGINE_GRAD[0]
     outs = out if isinstance(out, tuple) else (out,)
     # a graph of the tangent is kept when it is differentiated later, or when it has
     # tangents at outer levels (the backward rules then run on Tensors, which carry them)
-    keep = not outermost or _needs_graph(inputs, ts)
+    keep = not outermost or graph
     with enable_grad():
         seeds = [Tensor._make(np.zeros_like(o._data), requires_grad=o._data.dtype.kind in "fc")
                  for o in outs]
