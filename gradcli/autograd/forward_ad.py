@@ -38,8 +38,14 @@ class UnpackedDualTensor(tuple):
     __str__ = __repr__
 
 
+def _prune() -> None:
+    """Forget levels that were left another way (a run's end leaves what its program entered)."""
+    _OWN[:] = [level for level in _OWN if level in dual.LEVELS]
+
+
 def enter_dual_level() -> int:
     """Enter a new level; PyTorch allows one at a time."""
+    _prune()
     if _OWN:
         raise AutogradError("Nested forward mode AD is not supported at the moment")
     _OWN.append(dual.enter_level())
@@ -47,6 +53,7 @@ def enter_dual_level() -> int:
 
 
 def exit_dual_level(*, level=None) -> None:
+    _prune()
     if not _OWN or level not in (None, len(_OWN) - 1):
         raise AutogradError("Trying to exit a forward AD level that was not the last one that was created. "
                             "This is not supported.")
@@ -68,6 +75,7 @@ class dual_level:
 
 
 def _level(level):
+    _prune()
     if not _OWN:
         return None
     if level not in (None, 0):

@@ -123,6 +123,12 @@ def exit_level(level: Level) -> None:
         BATCH_CHECK[0] = None
 
 
+def leave_levels(depth: int) -> None:
+    """Exit the levels entered above `depth` (a program's run that left some open)."""
+    while len(LEVELS) > depth:
+        exit_level(LEVELS[-1])
+
+
 def tangent_of(t, level: Level | None = None):
     """The tangent of `t` at `level` (the innermost by default), or None."""
     if level is None:

@@ -112,3 +112,14 @@ def test_every_op_lists_a_tangent_rule():
     for op in OPS.values():
         if op.differentiable:
             assert op_detail(op.name)["tangent"]["formula"], op.name
+
+
+def test_a_level_a_program_leaves_open_ends_with_its_run():
+    from gradcli.lang import compile_program
+
+    program = compile_program("import torch.autograd.forward_ad as fwAD\nfwAD.enter_dual_level()\n"
+                              "x = fwAD.make_dual(torch.tensor([1.0]), torch.tensor([2.0]))\n"
+                              "y = x * 3\n", "leak.py")
+    for _ in range(2):   # the second run can enter a level again
+        program.run(script=True)
+        assert not dual.LEVELS and dual.ACTIVE[0] == 0
