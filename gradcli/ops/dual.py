@@ -283,8 +283,8 @@ def _op_tangent(op, inputs, params, out, ts, outermost: bool, graph: bool):
         xs = list(inputs)
         result = out
     if kind == LINEAR:
-        args = [t if t is not None else np.zeros_like(x) if arrays else _zeros(x) if isinstance(x, Tensor)
-                else x for x, t in zip(xs, ts)]
+        args = [x if t is None and not isinstance(given, Tensor) else t if t is not None
+                else np.zeros_like(x) if arrays else _zeros(x) for x, t, given in zip(xs, ts, inputs)]
         return op.forward(*args, **params) if arrays else apply(op, tuple(args), params)
     total = None
     for i, t in enumerate(ts):
