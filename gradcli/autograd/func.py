@@ -219,7 +219,8 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
                 results.append(_rebuild(originals[i], rows[k:k + n]))
                 k += n
             per_output.append(tuple(results) if is_tuple else results[0])
-        jac = per_output[0] if isinstance(output, Tensor) else type(output)(per_output)
+        jac = per_output[0] if isinstance(output, Tensor) else (
+            dict(zip(output, per_output)) if isinstance(output, dict) else type(output)(per_output))
         jac = _detach_unless(keep, jac)
         if has_aux:
             return jac, _detach_unless(keep, aux)

@@ -408,10 +408,9 @@ print(torch.autograd.functional.hessian(lambda x: (x ** 3).sum(), torch.tensor([
 
 # --- 4. torch.func --------------------------------------------------------------
 
-@pytest.mark.parametrize("name, instead", [("vmap", "loop")])
-def test_vmap_is_a_clear_error(name, instead):
-    error = fails(f"torch.func.{name}(torch.sin)\n", ProgramError, match="not supported")
-    assert instead in error.hint
+def test_jacrev_of_a_dict_result_is_a_dict_as_pytorchs():
+    assert printed("print(torch.func.jacrev(lambda t: {'a': t * 2})(torch.tensor([1.0, 2.0])))\n") == [
+        "{'a': tensor([[2., 0.],", "        [0., 2.]])}"]
 
 
 def test_func_grad_of_a_non_scalar_is_pytorchs_error():
