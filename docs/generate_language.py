@@ -19,16 +19,19 @@ def _names(names) -> str:
 
 
 def ops_section() -> str:
+    from gradcli.answers.optable import tangent_text
     from gradcli.ops import OPS
 
-    lines = ["| op | backward node | derivative per input |", "|---|---|---|"]
+    lines = ["| op | backward node | derivative per input | tangent (forward mode) |", "|---|---|---|---|"]
     for op in OPS.values():
         if op.differentiable:
             parts = [f"{i}: `{f}`" for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None]
             rule = "; ".join(parts).replace("|", "\\|") or "—"
         else:
             rule = "not differentiable"
-        lines.append(f"| `{op.name}` | {op.node or '—'} | {rule} |")
+        tangent = tangent_text(op)
+        tangent = "—" if tangent is None else f"{tangent['kind'].split(' (')[0]}: `{tangent['formula']}`"
+        lines.append(f"| `{op.name}` | {op.node or '—'} | {rule} | {tangent.replace('|', chr(92) + '|')} |")
     return "\n".join(lines) + "\n"
 
 

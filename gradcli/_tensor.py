@@ -143,6 +143,9 @@ class RemovableHandle:
             pass
 
 
+BATCH_CHECK = [None]      # vmap's refusal of .item() / bool() on a batched tensor (ops/dual.py)
+TANGENT_SUFFIX = [None]   # forward mode's `tangent=...` in a tensor's repr, while a dual level is active
+
 NEVER_MODIFIED = (0,)  # the version counter of every tensor not yet modified in place (read-only)
 # In-place modifications made in this process, all tensors together: a node made since the last
 # one saved nothing that has changed, and its backward skips the per-tensor version check.
@@ -289,6 +292,8 @@ class Tensor:
         return self._counter[0]
 
     def item(self) -> float:
+        if BATCH_CHECK[0] is not None:
+            BATCH_CHECK[0](self, "item")
         if self._data.size != 1:
             raise ShapeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.item()  # a float32's value exactly, an int as int, a bool as bool
@@ -369,6 +374,8 @@ class Tensor:
         return self._data.shape[0]
 
     def __bool__(self) -> bool:
+        if BATCH_CHECK[0] is not None:
+            BATCH_CHECK[0](self, "bool")
         if self._data.size != 1:
             raise ShapeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data)
@@ -396,6 +403,8 @@ class Tensor:
             suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self.requires_grad:
             suffixes.append("requires_grad=True")
+        if TANGENT_SUFFIX[0] is not None:   # a dual tensor's tangent (set by ops/dual.py)
+            TANGENT_SUFFIX[0](self, suffixes)
         return format_tensor(self._data, suffixes, _dtypes.get_default_dtype().np)
 
     __str__ = __repr__

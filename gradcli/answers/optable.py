@@ -28,7 +28,45 @@ def op_detail(name: str) -> dict:
     return {"name": op.name, "node": op.node, "inputs": list(op.inputs),
             "params": [[p, _plain(op.defaults.get(p))] for p in op.params],
             "formulas": {i: f for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None},
+            "tangent": tangent_text(op),
             "doc": op.doc or ""}
+
+
+def tangent_text(op) -> dict:
+    """The op's forward-mode rule (ops/dual.py) as {"kind", "formula"}: the tangent of the
+    result from the inputs' tangents t_<input>; None for an op with no derivative."""
+    import re
+
+    from ..ops.dual import BILINEAR, LINEAR, POINTWISE, SYMMETRIC, TRANSPOSE
+
+    kind = op.tangent
+    inputs = [i for i, r in zip(op.inputs, op.rules) if r is not None]
+    params = "".join(f", {p}" for p in op.params)
+    if kind is None:
+        return None
+    if kind == POINTWISE:
+        terms = [re.sub(r"\bgrad\b", f"t_{i}", f) for i, f, r in zip(op.inputs, op.formulas, op.rules)
+                 if r is not None]
+        return {"kind": "pointwise (derived: the backward rule applied to the tangent)",
+                "formula": " + ".join(f"({t})" if len(terms) > 1 else t for t in terms)}
+    if kind == SYMMETRIC:
+        terms = [re.sub(r"\bgrad\b", f"t_{i}", f) for i, f, r in zip(op.inputs, op.formulas, op.rules)
+                 if r is not None]
+        return {"kind": "symmetric Jacobian (derived: the backward rule applied to the tangent)",
+                "formula": " + ".join(terms)}
+    if kind == LINEAR:
+        return {"kind": "linear (derived: the op applied to the tangents)",
+                "formula": f"{op.name}({', '.join(f't_{i}' for i in op.inputs)}{params})"}
+    if kind == BILINEAR:
+        terms = [f"{op.name}({', '.join(f't_{j}' if j == i else j for j in op.inputs)}{params})" for i in inputs]
+        return {"kind": "bilinear (derived: the op with one input replaced by its tangent, summed)",
+                "formula": " + ".join(terms)}
+    if kind == TRANSPOSE:
+        return {"kind": "transposed backward (derived: each backward rule is linear in grad)",
+                "formula": " + ".join(f"d<({f}), t_{i}>/dgrad" for i, f, r in zip(op.inputs, op.formulas, op.rules)
+                                      if r is not None)}
+    return {"kind": "written", "formula": " + ".join((r.__doc__ or f"rule for {i}").strip()
+                                                  for i, r in zip(op.inputs, kind) if r is not None)}
 
 
 def _plain(v):

@@ -208,12 +208,57 @@ def _check_passes(run, passes: int) -> None:
                          hint="raise the limit with --max-steps")
 
 
-def run_jacobian(run, wrt: list[str], of=None) -> MatrixResult:
+def run_jacobian(run, wrt: list[str], of=None, mode: str = "reverse") -> MatrixResult:
+    """The Jacobian by rows (reverse mode: one backward pass per output element) or by
+    columns (forward mode: the program re-run once per input element, that input made
+    dual); "auto" takes the fewer passes and says which it took."""
     name, out = tensor_output(run, of)
     xs = lookup(run, wrt, "--wrt")
-    _check_passes(run, out._data.size)
-    blocks = _rows(out, xs, create_graph=False)
-    return MatrixResult(name, out, list(wrt), dict(zip(wrt, blocks)))
+    n_in = sum(x._data.size for x in xs)
+    chosen = mode
+    if mode == "auto":
+        chosen = "forward" if n_in < out._data.size else "reverse"
+    if mode not in ("forward", "reverse", "auto"):
+        raise UsageError(f"--mode must be forward, reverse or auto, not {mode!r}")
+    if chosen == "forward":
+        _check_passes(run, n_in)
+        blocks = _forward_columns(run, name, out, wrt, xs)
+    else:
+        _check_passes(run, out._data.size)
+        blocks = _rows(out, xs, create_graph=False)
+    result = MatrixResult(name, out, list(wrt), dict(zip(wrt, blocks)))
+    result.mode = chosen
+    result.mode_reason = None if mode != "auto" else (
+        f"{n_in} input elements {'<' if chosen == 'forward' else '>='} {out._data.size} output elements")
+    return result
+
+
+def _forward_columns(run, name: str, out: Tensor, wrt: list[str], xs: list) -> list:
+    """Forward-mode Jacobian blocks: one re-run of the program per input element, with the
+    tangent e_j given to that input when it is assigned; column j is the output's tangent."""
+    from ..ops import dual
+
+    interp = run.interpreter
+    columns = [[] for _ in xs]
+    for k, (x_name, x) in enumerate(zip(wrt, xs)):
+        for j in range(x._data.size):
+            basis = np.zeros(x._data.size)
+            basis[j] = 1.0
+            level = dual.enter_level(graph=False)
+            dual.NAMED_TANGENTS.update({other: (level, basis.reshape(x._data.shape) if other == x_name
+                                                else np.zeros(np.shape(y._data)))
+                                        for other, y in zip(wrt, xs)})
+            try:
+                again = interp.program.run(interp.overrides, stdout=lambda line: None, limits=interp.limits,
+                                        script=interp.script)
+                _, value = tensor_output(again, name if name in again.values else None)
+                tangent = level.get(value)
+                columns[k].append(np.zeros(out._data.shape) if tangent is None else tangent._data)
+            finally:
+                dual.NAMED_TANGENTS.clear()
+                dual.exit_level(level)
+    return [Tensor._make(np.stack(cols, axis=-1).reshape(out._data.shape + x._data.shape)
+                         .astype(out._data.dtype, copy=False)) for cols, x in zip(columns, xs)]
 
 
 def run_hessian(run, wrt: list[str], of=None) -> MatrixResult:

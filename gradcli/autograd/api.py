@@ -6,7 +6,7 @@ and `torch.func`: one place lists what issue 13 added.
 """
 from __future__ import annotations
 
-from . import anomaly, func, products
+from . import anomaly, forward_ad, func, func_forward, functional_call, products, vmap
 from ..graph import saved_hooks
 from .function import Function, once_differentiable
 from ..graph.nodes import Node
@@ -24,8 +24,12 @@ FUNCTION = {"Function": Function, "once_differentiable": once_differentiable}
 
 FUNC = {
     "grad": func.grad, "grad_and_value": func.grad_and_value, "vjp": func.vjp, "jacrev": func.jacrev,
-    "hessian": func.hessian, "jacfwd": func.jacfwd, "jvp": func.jvp, "vmap": func.vmap,
+    "hessian": func_forward.hessian, "jacfwd": func_forward.jacfwd, "jvp": func_forward.jvp,
+    "linearize": func_forward.linearize, "vmap": vmap.vmap,
+    "functional_call": functional_call.functional_call, "stack_module_state": functional_call.stack_module_state,
 }
+
+FORWARD_AD = forward_ad.NAMESPACE   # torch.autograd.forward_ad
 
 AUTOGRAD = {
     "detect_anomaly": anomaly.detect_anomaly,
@@ -36,9 +40,9 @@ TORCH = {"is_anomaly_enabled": anomaly.is_anomaly_enabled}
 
 # Engine objects a program may use in a `with` statement besides the grad-mode switches.
 CONTEXT_MANAGERS = (saved_hooks.saved_tensors_hooks, saved_hooks.disable_saved_tensors_hooks,
-                    anomaly.detect_anomaly, anomaly.set_detect_anomaly)
+                    anomaly.detect_anomaly, anomaly.set_detect_anomaly, forward_ad.dual_level)
 
 # Attributes a program may read on a backward node (grad_fn), beyond next_functions and name().
 NODE_ATTRIBUTES = frozenset({"register_hook", "register_prehook", "metadata"})
 CTX_ATTRIBUTES = frozenset({"mark_dirty"})
-FUNCTION_METHODS = frozenset({"setup_context", "vjp", "jvp"})  # jvp: accepted, unused (no forward mode)
+FUNCTION_METHODS = frozenset({"setup_context", "vjp", "jvp"})

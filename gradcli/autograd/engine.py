@@ -440,3 +440,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             raise AutogradError("'inputs' argument to backward() cannot be empty.")
         targets = _targets_for(inputs)
     execute(tensors, grad_tensors, retain_graph, create_graph, targets, accumulate=True, trace=trace)
+
+
+from ..ops import dual as _dual  # noqa: E402  (forward mode's TRANSPOSE rules run `grad`)
+
+_dual.ENGINE_GRAD[0] = grad

@@ -1,11 +1,10 @@
-"""torch.func, reverse mode: grad, grad_and_value, vjp, jacrev, hessian.
+"""torch.func, reverse mode: grad, grad_and_value, vjp, jacrev (forward mode: func_forward.py).
 
 Built on `grad` with create_graph: the arguments being differentiated are
 fresh leaves (or aliases, when they already require grad, so a `grad` nested
 in another stays differentiable by the outer one); the results keep a graph
 only when some differentiated argument required grad, which is the case
-inside an enclosing transform. gradcli has no forward-mode AD and no
-batching, so jacfwd, jvp and vmap are clear errors naming what to use instead.
+inside an enclosing transform.
 """
 from __future__ import annotations
 
@@ -17,6 +16,7 @@ from ..graph.callback import call_program
 from .engine import grad as _grad
 from .functional import _rows
 from .products import _alias
+from ..ops.dual import detached
 
 
 def _argnums(argnums, n_args: int, api: str):
@@ -37,11 +37,14 @@ def _argnums(argnums, n_args: int, api: str):
 
 
 def _leaves(value, api: str):
-    """A differentiated argument: a Tensor, or a tuple/list of Tensors (one level)."""
+    """A differentiated argument: a Tensor, or a tuple/list/dict of Tensors (one level; a dict
+    is how functional_call's parameters come)."""
     if isinstance(value, Tensor):
         return [value]
     if isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value):
         return list(value)
+    if isinstance(value, dict) and all(isinstance(v, Tensor) for v in value.values()):
+        return list(value.values())
     from ..errors import type_name
 
     raise ProgramTypeError(f"{api}: Expected the differentiated argument to be a Tensor or a tuple of "
@@ -51,10 +54,13 @@ def _leaves(value, api: str):
 def _prepare(value):
     """The argument the function runs on, and the tensors to differentiate by."""
     def one(t):
-        return _alias(t) if t.requires_grad else t.detach().requires_grad_()
+        return _alias(t) if t.requires_grad else detached(t).requires_grad_()
     if isinstance(value, Tensor):
         t = one(value)
         return t, [t]
+    if isinstance(value, dict):
+        items = [one(t) for t in value.values()]
+        return dict(zip(value, items)), items
     items = [one(t) for t in value]
     return (tuple(items) if isinstance(value, tuple) else items), items
 
@@ -62,6 +68,8 @@ def _prepare(value):
 def _rebuild(original, grads):
     if isinstance(original, Tensor):
         return grads[0]
+    if isinstance(original, dict):
+        return dict(zip(original, grads))
     return tuple(grads) if isinstance(original, tuple) else list(grads)
 
 
@@ -69,9 +77,11 @@ def _detach_unless(keep: bool, value):
     if keep or value is None:
         return value
     if isinstance(value, Tensor):
-        return value.detach()
+        return detached(value)
     if isinstance(value, (tuple, list)):
         return type(value)(_detach_unless(keep, v) for v in value)
+    if isinstance(value, dict):
+        return {k: _detach_unless(keep, v) for k, v in value.items()}
     return value
 
 
@@ -209,31 +219,14 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
                 results.append(_rebuild(originals[i], rows[k:k + n]))
                 k += n
             per_output.append(tuple(results) if is_tuple else results[0])
-        jac = per_output[0] if isinstance(output, Tensor) else type(output)(per_output)
+        jac = per_output[0] if isinstance(output, Tensor) else (
+            dict(zip(output, per_output)) if isinstance(output, dict) else type(output)(per_output))
         jac = _detach_unless(keep, jac)
         if has_aux:
             return jac, _detach_unless(keep, aux)
         return jac
 
     return _named(wrapper, "jacrev")
-
-
-def hessian(func, argnums=0):
-    """`torch.func.hessian`: jacrev of jacrev (PyTorch composes jacfwd over jacrev; same values)."""
-    return _named(jacrev(jacrev(func, argnums), argnums), "hessian")
-
-
-def _unsupported(name: str, instead: str):
-    def refuse(*args, **kwargs):
-        raise ProgramError(f"torch.func.{name} is not supported: gradcli has reverse-mode AD only "
-                           "(no forward mode, no batching)", hint=f"use {instead}")
-    return refuse
-
-
-jacfwd = _unsupported("jacfwd", "torch.func.jacrev, which gives the same Jacobian by reverse mode")
-jvp = _unsupported("jvp", "torch.autograd.functional.jvp (the double-vjp trick) or torch.func.vjp")
-vmap = _unsupported("vmap", "a Python loop over the batch and torch.stack, or torch.func.jacrev for "
-                            "Jacobians")
 
 
 def _named(fn, name: str):

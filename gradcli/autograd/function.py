@@ -20,6 +20,11 @@ from ..graph import nodes as _graph
 from ..graph.callback import call_program
 from ..graph.nodes import FREED_MESSAGE, Node, _modified_message, edge_to
 from ..graph import saved_hooks as _saved_hooks
+from ..ops import dual as _dual
+
+
+class _NotImplemented(ProgramError, NotImplementedError):
+    """PyTorch's NotImplementedError (a program may catch it as such)."""
 
 
 class _SavedOutput:
@@ -93,8 +98,19 @@ class FunctionCtx(Node):
         self._saved = tensors
         self._saved_versions = tuple(None if t is None else t._counter[0] for t in tensors)
 
+    def save_for_forward(self, *tensors) -> None:
+        """Tensors for `jvp` (forward mode), read there as `ctx.saved_tensors`."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise AutogradError("save_for_forward expects all arguments to be tensors; you should "
+                                    "save non-tensors as attributes on ctx.")
+        self.__dict__["_saved_forward"] = tensors
+
     @property
     def saved_tensors(self) -> tuple:
+        forward = self.__dict__.get("_in_jvp")
+        if forward is not None:   # inside jvp: what save_for_forward saved
+            return forward
         if self._released:
             raise AutogradError(FREED_MESSAGE)
         if self._packed is not None:
@@ -215,6 +231,12 @@ class Function(metaclass=_FunctionMeta):
         """PyTorch's other name for backward: a class may define either."""
         return Function.backward(ctx, *grad_outputs)
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward mode: the output tangent(s) from one tangent per forward input."""
+        raise _NotImplemented("You must implement the jvp function for custom autograd.Function to use it "
+                              "with forward mode AD.")
+
     @classmethod
     def _backward_method(cls):
         if cls.backward is Function.backward and cls.vjp is not Function.vjp:
@@ -245,7 +267,53 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def _forward(cls, ctx, args, kwargs):
         with no_grad():
-            return cls._call_forward(ctx, args, kwargs)
+            if not _dual.ACTIVE[0]:
+                return cls._call_forward(ctx, args, kwargs)
+            depth = _dual.ACTIVE[0]
+            _dual.ACTIVE[0] = 0   # the forward sees primals: its output tangents come from jvp
+            try:
+                return cls._call_forward(ctx, args, kwargs)
+            finally:
+                _dual.ACTIVE[0] = depth
+
+    @classmethod
+    def _tangents(cls, ctx, args, outputs):
+        """Forward mode through a custom Function: `jvp(ctx, *tangents)` at each active level
+        where an input has a tangent (PyTorch's error when the class has no jvp)."""
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        depth = _dual.ACTIVE[0]
+        for k in range(depth):
+            level = _dual.LEVELS[k]
+            ts = [level.get(a) if isinstance(a, Tensor) else None for a in args]
+            if all(t is None for t in ts):
+                continue
+            if level.batch:   # vmap's level: the outputs depend on the batch
+                for o in outs:
+                    if isinstance(o, Tensor):
+                        level.set(o, True)
+                continue
+            ts = [Tensor._make(np.zeros_like(a._data)) if t is None and isinstance(a, Tensor) else t
+                  for a, t in zip(args, ts)]
+            _dual.ACTIVE[0] = k
+            ctx.__dict__["_in_jvp"] = tuple(ctx.__dict__.get("_saved_forward", ()))
+            try:
+                result = call_program(f"{cls.__name__}.jvp", ctx.source, _callable(cls.jvp), ctx, *ts)
+            finally:
+                _dual.ACTIVE[0] = depth
+                del ctx.__dict__["_in_jvp"]
+            results = result if isinstance(result, tuple) else (result,)
+            if len(results) != len(outs):
+                raise AutogradError(f"function {cls.__name__}_jvp returned an incorrect number of forward "
+                                    f"gradients (expected {len(outs)}, got {len(results)})")
+            for o, t in zip(outs, results):
+                if isinstance(o, Tensor) and isinstance(t, Tensor):
+                    if t._data.shape != o._data.shape:
+                        raise AutogradError("Trying to set a forward gradient that has a different size than "
+                                            "that of the original Tensor, this is not supported. Tensor is of "
+                                            f"size {shape_str(o._data.shape)} while the given forward gradient "
+                                            f"is of size {shape_str(t._data.shape)}.")
+                    level.set(o, t)
+        return outputs
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -254,10 +322,18 @@ class Function(metaclass=_FunctionMeta):
         positions = ctx._tensor_positions
         record = _grad_enabled[0] and any(ctx.needs_input_grad)
         outputs = cls._forward(ctx, args, kwargs)
-        single = not isinstance(outputs, tuple)
-        outs = (outputs,) if single else outputs
+        if _dual.ACTIVE[0]:
+            return cls._tangents(ctx, args, cls._recorded(ctx, args, kwargs, outputs) if record else outputs)
         if not record:
             return outputs
+        return cls._recorded(ctx, args, kwargs, outputs)
+
+    @classmethod
+    def _recorded(cls, ctx, args, kwargs, outputs):
+        """The outputs made outputs of the node `ctx`."""
+        positions = ctx._tensor_positions
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
         ctx.next_functions = tuple(edge_to(args[i]) for i in positions)
         ctx._output_shapes = tuple(o._data.shape if isinstance(o, Tensor) else () for o in outs)
         ctx._output_dtypes = tuple(o._data.dtype if isinstance(o, Tensor) else None for o in outs)

@@ -11,6 +11,7 @@ from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, check_elements, enable_grad
 from ..graph.callback import call_program
 from .engine import grad
+from ..ops.dual import detached
 
 
 def _as_tuple(x):
@@ -87,25 +88,79 @@ def jacobian_blocks(output: Tensor, inputs, create_graph: bool = False, strict_i
     return result
 
 
-def _check_strategy(strategy, api: str, option: str) -> None:
-    """PyTorch's check of the strategy; forward-mode AD is not part of gradcli."""
+class _NotImplemented(ProgramError, NotImplementedError):
+    """PyTorch's NotImplementedError (a program may catch it as such)."""
+
+
+def _check_strategy(strategy, vectorize, strict: bool = False) -> bool:
+    """PyTorch's checks of the strategy; whether it is forward mode (as PyTorch reads it,
+    only with vectorize=True and strict=False)."""
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AutogradError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If '
                             'your function has more outputs than inputs, "forward-mode" tends to be more '
                             'performant. Otherwise, prefer to use "reverse-mode".')
     if strategy == "forward-mode":
-        raise ProgramError(f'torch.autograd.functional.{api}: {option}="forward-mode" is not supported: '
-                           "gradcli has no forward-mode AD",
-                           hint=f'use {option}="reverse-mode" (the default), which gives the same result')
+        if strict:
+            raise AutogradError("torch.autograd.functional.jacobian: `strict=True` and "
+                                "`strategy=\"forward-mode\"` are not supported together (yet). Please either "
+                                "set `strict=False` or `strategy=\"reverse-mode\"`.")
+        if not vectorize:
+            raise _NotImplemented("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                               "only implemented for `vectorize=True`.")
+        return True
+    return False
+
+
+def _forward_jacobian(func, inputs, multi_in: bool, create_graph: bool):
+    """The Jacobian column by column: one forward-mode pass per input element."""
+    from .. import ops
+    from .forward_ad import _jvp
+
+    columns = []
+    outputs = multi_out = None
+    for k, x in enumerate(inputs):
+        for j in range(x._data.size):
+            basis = np.zeros(x._data.size, dtype=x._data.dtype)
+            basis[j] = 1.0
+            vs = tuple(Tensor._make(basis.reshape(x._data.shape)) if m == k else Tensor._make(np.zeros_like(y._data))
+                       for m, y in enumerate(inputs))
+            outs, touts, rebuild, _ = _jvp(lambda *xs: func(*xs), tuple(inputs), vs, False, "jacobian")
+            if multi_out is None:
+                multi_out = _checked_outputs(rebuild(outs), "jacobian")[1]
+            outputs = outs
+            columns.append((k, touts))
+    if outputs is None:
+        outputs, multi_out = _checked_outputs(call_program("jacobian", None, func, *inputs), "jacobian")
+    rows = []
+    for o_index, o in enumerate(outputs):
+        per_input = []
+        for k, x in enumerate(inputs):
+            cols = [touts[o_index] for kk, touts in columns if kk == k]
+            check_elements(o._data.size * x._data.size)
+            if cols:
+                block = ops.FUNCTIONS["reshape"](ops.FUNCTIONS["stack"](cols, -1), o._data.shape + x._data.shape)
+            else:
+                block = Tensor._make(np.zeros(o._data.shape + x._data.shape, dtype=o._data.dtype))
+            per_input.append(block if create_graph else block.detach())
+        rows.append(per_input)
+    # lists where reverse mode has tuples, as PyTorch's forward-mode jacobian returns them
+    if not multi_out:
+        return list(rows[0]) if multi_in else rows[0][0]
+    return [list(r) for r in rows] if multi_in else tuple(r[0] for r in rows)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of `func` at `inputs`: J[i][j] has shape out_i.shape + in_j.shape.
 
-    `vectorize` is accepted (the rows are computed one by one either way)."""
-    _check_strategy(strategy, "jacobian", "strategy")
+    By rows (reverse mode), or by columns with strategy="forward-mode" (which PyTorch
+    allows only with vectorize=True; gradcli computes the columns one by one)."""
+    forward = _check_strategy(strategy, vectorize, strict)
     inputs, multi_in = _checked_inputs(inputs, "jacobian")
-    inputs = tuple(x.detach().requires_grad_() if not x.requires_grad or not create_graph else x
+    if forward:
+        inputs = tuple(x if create_graph and x.requires_grad else x.detach() for x in inputs)
+        with enable_grad():
+            return _forward_jacobian(func, inputs, multi_in, create_graph)
+    inputs = tuple(detached(x).requires_grad_() if not x.requires_grad or not create_graph else x
                    for x in inputs)
     with enable_grad():
         outputs, multi_out = _checked_outputs(call_program("jacobian", None, func, *inputs),
@@ -123,9 +178,12 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar `func`: H[i][j] has shape in_i.shape + in_j.shape."""
     inputs, multi_in = _checked_inputs(inputs, "hessian")
-    _check_strategy(outer_jacobian_strategy, "hessian", "outer_jacobian_strategy")
+    forward = _check_strategy(outer_jacobian_strategy, vectorize, strict)
 
     def gradient(*xs):
+        # leaves to differentiate by (forward over reverse passes inputs that need none; their
+        # tangents carry over)
+        xs = tuple(x if x.requires_grad else detached(x).requires_grad_() for x in xs)
         outs, _ = _checked_outputs(call_program("hessian", None, func, *xs), "hessian")
         if len(outs) != 1:
             raise AutogradError("The function given to hessian should return a single Tensor")
@@ -136,7 +194,11 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         grads = grad(out, xs, create_graph=True, allow_unused=True)
         return tuple(g if g is not None else Tensor._make(np.zeros_like(x._data)) for g, x in zip(grads, xs))
 
-    result = jacobian(gradient, inputs if multi_in else inputs[0], create_graph=create_graph)
+    if forward:   # forward over reverse: the tangents of the gradient, column by column
+        result = jacobian(gradient, inputs if multi_in else inputs[0], create_graph=create_graph,
+                          vectorize=True, strategy="forward-mode")
+    else:
+        result = jacobian(gradient, inputs if multi_in else inputs[0], create_graph=create_graph)
     if not multi_in:
-        return result[0] if isinstance(result, tuple) else result
+        return result[0] if isinstance(result, (tuple, list)) else result
     return result

@@ -1,9 +1,10 @@
 """torch.autograd.functional's vector products: vjp, jvp, vhp, hvp.
 
-Each is a composition of `grad`, as PyTorch builds them: jvp and hvp by the
-double-vjp trick (the vjp with respect to a zero cotangent that requires grad
+vjp and vhp are compositions of `grad`; jvp is forward mode and hvp forward
+over reverse (ops/dual.py). With strict=True, jvp and hvp use the double-vjp
+trick PyTorch uses (the vjp with respect to a zero cotangent that requires grad
 is linear in that cotangent; differentiating it by the cotangent gives the
-forward product). Return structures, `strict` and PyTorch's messages follow
+forward product), whose intermediate results its strict-mode messages name. Return structures, `strict` and PyTorch's messages follow
 torch/autograd/functional.py.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ..errors import AutogradError, ProgramTypeError
 from .._tensor import Tensor, _grad_enabled, enable_grad, set_grad_enabled
 from ..graph.callback import call_program
 from .engine import grad
+from ..ops.dual import detached
 
 
 def _class(value) -> str:
@@ -43,11 +45,11 @@ def _alias(t: Tensor) -> Tensor:
 def grad_preprocess(inputs, create_graph: bool, need_graph: bool) -> tuple:
     """Inputs the function runs on: linked to the caller's graph only under create_graph."""
     return tuple(_alias(t) if create_graph and t.requires_grad
-                 else t.detach().requires_grad_(need_graph) for t in inputs)
+                 else detached(t).requires_grad_(need_graph) for t in inputs)
 
 
 def postprocess(tensors, create_graph: bool) -> tuple:
-    return tuple(tensors) if create_graph else tuple(t.detach() for t in tensors)
+    return tuple(tensors) if create_graph else tuple(detached(t) for t in tensors)
 
 
 def unpack(values, is_tuple: bool):
@@ -166,7 +168,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), J v): the Jacobian-vector product, shaped as the outputs (double-vjp trick)."""
+    """(func(inputs), J v): the Jacobian-vector product, shaped as the outputs.
+
+    By forward mode; with strict=True by the double-vjp trick, as PyTorch computes it
+    (its strict-mode checks and messages are about that trick's intermediate results)."""
+    if not strict:
+        return _forward_jvp(func, inputs, v, create_graph)
     with enable_grad():
         inputs_tuple, inputs = as_tuple(inputs, "inputs", "jvp")
         inputs = grad_preprocess(inputs, create_graph, need_graph=True)
@@ -182,6 +189,57 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                                create_graph, "back_trick")
     return (unpack(postprocess(outputs, create_graph), outputs_tuple),
             unpack(postprocess(result, create_graph), outputs_tuple))
+
+
+def _forward_jvp(func, inputs, v, create_graph: bool):
+    """functional.jvp by forward mode: one pass with the inputs made dual."""
+    from ..ops import dual
+    from .forward_ad import dual_view
+
+    with enable_grad():
+        inputs_tuple, inputs = as_tuple(inputs, "inputs", "jvp")
+        inputs = grad_preprocess(inputs, create_graph, need_graph=create_graph)
+        v = _prepare_v(v, inputs, inputs_tuple, create_graph, "jvp", _V_FOR_INPUT,
+                       len(inputs) == 1 and inputs[0]._data.size == 1)
+        if v is None:
+            v = (Tensor._make(np.ones_like(inputs[0]._data)),)
+        level = dual.enter_level(graph=create_graph)
+        try:
+            duals = tuple(dual_view(x, t, level) for x, t in zip(inputs, v))
+            outputs_tuple, outputs = as_tuple(call_program("jvp", None, func, *duals),
+                                              "outputs of the user-provided function", "jvp")
+            tangents = tuple(level.get(o) for o in outputs)
+            tangents = tuple(t if t is not None else Tensor._make(np.zeros_like(o._data))
+                             for t, o in zip(tangents, outputs))
+        finally:
+            dual.exit_level(level)   # the outputs lose their tangents: the tensors themselves are kept
+    return (unpack(postprocess(outputs, create_graph), outputs_tuple),
+            unpack(postprocess(tangents, create_graph), outputs_tuple))
+
+
+def _forward_hvp(func, inputs, v, create_graph: bool):
+    """functional.hvp forward over reverse: H v is the tangent of the gradient along v."""
+    from ..ops import dual
+    from .forward_ad import dual_view
+
+    with enable_grad():
+        inputs_tuple, inputs = as_tuple(inputs, "inputs", "hvp")
+        inputs = grad_preprocess(inputs, create_graph, need_graph=True)
+        v = _prepare_v(v, inputs, inputs_tuple, create_graph, "hvp", _V_FOR_INPUT,
+                       len(inputs) == 1 and inputs[0]._data.size == 1)
+        if v is None:
+            v = (Tensor._make(np.ones_like(inputs[0]._data)),)
+        level = dual.enter_level(graph=create_graph)
+        try:
+            duals = tuple(dual_view(x, t, level) for x, t in zip(inputs, v))
+            outputs = _scalar_output(func, duals, "hvp", False)
+            jac = autograd_grad(outputs, duals, create_graph=True)
+            result = tuple(Tensor._make(np.zeros_like(x._data)) if g is None or level.get(g) is None
+                           else level.get(g) for g, x in zip(jac, inputs))
+        finally:
+            dual.exit_level(level)
+    return (postprocess(outputs, create_graph)[0],
+            unpack(postprocess(result, create_graph), inputs_tuple))
 
 
 def _scalar_output(func, inputs, fn_name: str, strict: bool):
@@ -225,5 +283,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), H v) of a scalar function (double-vjp trick)."""
+    """(func(inputs), H v) of a scalar function: forward over reverse; with strict=True by
+    the double-vjp trick, whose strict-mode messages PyTorch gives."""
+    if not strict:
+        return _forward_hvp(func, inputs, v, create_graph)
     return _hessian_product(func, inputs, v, create_graph, strict, "hvp")

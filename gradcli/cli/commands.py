@@ -99,15 +99,19 @@ def grad_cmd(
 
 
 @common_options()
-def jacobian_cmd(opts: Common, wrt: Wrt = None):
+def jacobian_cmd(opts: Common, wrt: Wrt = None, mode: Annotated[str, Option(
+        "--mode", help="reverse: one backward pass per output element; forward: one forward-mode run per "
+                       "input element; auto: the fewer (and says which).", metavar="forward|reverse|auto")]
+        = "reverse"):
     """The full Jacobian of a tensor output: shape output.shape + x.shape for each x.
 
-    Example: gradcli jacobian -e 'x = [2., 3.]; y = x * x' --wrt x
+    Example: gradcli jacobian -e 'x = [2., 3.]; y = x * x' --wrt x --mode forward
     """
     from ..answers import queries
 
     wrt_list = wrt_names(wrt)
-    drive(opts, lambda run: queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of), jsonout.jacobian_doc,
+    drive(opts, lambda run: queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of, mode),
+          jsonout.jacobian_doc,
           human.print_jacobian, requires_grad=tuple(wrt_list))
 
 

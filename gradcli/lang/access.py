@@ -115,7 +115,7 @@ MODULE_METHODS = frozenset({
 # issue 13 adds the names of `gradcli.autograd.api` (hooks, metadata, setup_context...)
 GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"}) | _autograd_api.NODE_ATTRIBUTES
 ACCUMULATE_GRAD_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"variable"}
-CTX_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"save_for_backward", "saved_tensors",
+CTX_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"save_for_backward", "save_for_forward", "saved_tensors",
                                           "needs_input_grad", "mark_non_differentiable",
                                           "set_materialize_grads"} | _autograd_api.CTX_ATTRIBUTES
 FUNCTION_METHODS = frozenset({"forward", "backward"}) | _autograd_api.FUNCTION_METHODS
@@ -126,6 +126,7 @@ LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count",
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 SET_METHODS = frozenset({"add", "discard", "remove"})
 HANDLE_ATTRIBUTES = frozenset({"remove"})
+UNPACKED_DUAL_ATTRIBUTES = frozenset({"primal", "tangent"})   # forward_ad.unpack_dual's named tuple
 OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups", "state", "defaults", "add_param_group"})
 SCHEDULER_ATTRIBUTES = frozenset({"step", "get_last_lr", "get_lr", "last_epoch", "base_lrs", "optimizer"})
 EXCEPTION_ATTRIBUTES = frozenset({"args"})
@@ -529,7 +530,10 @@ def _callable_types(modules: dict) -> tuple:
 
 def _attribute_tables(modules: dict) -> list:
     """(type, names) pairs: the attributes a program may read on handles and optimizers."""
-    tables = [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES), *_dtypes.ATTRIBUTES]
+    from ..autograd.forward_ad import UnpackedDualTensor
+
+    tables = [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES), (UnpackedDualTensor, UNPACKED_DUAL_ATTRIBUTES),
+              *_dtypes.ATTRIBUTES]
     for value in modules["torch.optim"].members.values():
         if isinstance(value, Builtin) and isinstance(value.fn, type):
             tables.append((value.fn, OPTIMIZER_ATTRIBUTES))

@@ -104,6 +104,7 @@ def _make_modules() -> dict:
     autograd_graph = Namespace("torch.autograd.graph", _wrap(_autograd_api.GRAPH))
     autograd_function = Namespace("torch.autograd.function", _wrap(_autograd_api.FUNCTION))
     func_ns = Namespace("torch.func", _wrap(_autograd_api.FUNC))
+    forward_ad_ns = Namespace("torch.autograd.forward_ad", _wrap(_autograd_api.FORWARD_AD))
     autograd_ns = Namespace("torch.autograd", _wrap({
         "grad": autograd.grad,
         "backward": autograd.backward,
@@ -113,6 +114,7 @@ def _make_modules() -> dict:
         "functional": autograd_functional,
         "graph": autograd_graph,
         "function": autograd_function,
+        "forward_ad": forward_ad_ns,
         **_autograd_api.AUTOGRAD,
     }))
     nn_members = {"functional": functional, "Parameter": ops.factories.Parameter}
@@ -171,6 +173,7 @@ def _make_modules() -> dict:
         "torch.autograd.graph": autograd_graph,
         "torch.autograd.function": autograd_function,
         "torch.func": func_ns,
+        "torch.autograd.forward_ad": forward_ad_ns,
         "torch.optim": optim_ns,
         "torch.optim.lr_scheduler": lr_scheduler_ns,
         "torch.linalg": linalg_ns,

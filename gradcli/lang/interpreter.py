@@ -21,6 +21,7 @@ from __future__ import annotations
 import operator
 import re
 
+from gradcli.ops import dual as _dual
 from gradcli.errors import (GradcliError, LimitError, NameNotFound, ProgramError, close_matches,
                             ProgramTypeError, ProgramValueError)
 from gradcli.lang import access as _access, foreign as _foreign, nodes as n
@@ -116,6 +117,7 @@ class Interpreter(Calls):
                  script: bool):
         self.program = program
         self.overrides = overrides
+        self.limits = limits   # a re-run (jacobian --mode forward) runs under the same limits
         self.requires_grad = frozenset(requires_grad)
         self.script = script
         self.max_steps = limits.max_steps
@@ -700,6 +702,8 @@ class Interpreter(Calls):
                     value.requires_grad_(True)
                 except GradcliError as error:
                     raise error.at(span)
+            if _dual.NAMED_TANGENTS and name in _dual.NAMED_TANGENTS and isinstance(value, Tensor):
+                _dual.give_named_tangent(name, value)   # `jacobian --mode forward`: an input made dual
 
     def _unpack(self, value, count: int, span) -> list:
         if isinstance(value, (tuple, list)):

@@ -26,7 +26,7 @@ IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init
                       "torch.linalg", "torch.cuda",
                       "torch.autograd.graph", "torch.autograd.function", "torch.func",
                       "torch.nn.utils", "torch.nn.utils.rnn",
-                      "math", "numpy")
+                      "torch.autograd.forward_ad", "math", "numpy")
 
 _COMPOUND = frozenset({"if", "while", "for", "def", "class", "with", "try", "@"})
 

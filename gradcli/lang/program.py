@@ -67,6 +67,9 @@ class Program:
         limits = limits or Limits()
         interpreter = Interpreter(self, overrides, requires_grad, stdout or _write_stdout,
                                   limits, script)
+        from gradcli.ops import dual
+
+        depth = len(dual.LEVELS)
         try:
             with limited(limits) as budget, recursion_headroom(), engine_tensor.enable_grad():
                 try:
@@ -80,6 +83,7 @@ class Program:
         finally:
             interpreter.printer.flush()
             set_current_source(None)
+            dual.leave_levels(depth)   # a dual level a program entered and never left ends with it
         return RunResult(interpreter, final, value)
 
 

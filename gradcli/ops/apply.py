@@ -29,6 +29,7 @@ from ..graph.nodes import accumulate_grad as _accumulator_of
 from ..graph import saved_hooks as _saved_hooks
 from ..graph.saved_hooks import hooks_or_inference as _saving
 from .aliasing import link
+from .dual import ACTIVE as _dual_levels, propagate as _propagate_tangents
 from .shapes import broadcast_shapes
 
 ndarray = np.ndarray
@@ -175,7 +176,8 @@ def apply(op, inputs: tuple, params: dict | None = None):
         out = op.forward(*arrays, **params) if params else op.forward(*arrays)
         x = arrays[0] if arrays else None
     if op.n_outputs != 1:
-        return _wrap_outputs(op, inputs, params, out, mask if mask and _grad_enabled[0] and op.differentiable else 0)
+        outs = _wrap_outputs(op, inputs, params, out, mask if mask and _grad_enabled[0] and op.differentiable else 0)
+        return _propagate_tangents(op, inputs, params, outs) if _dual_levels[0] else outs
     if out.__class__ is not ndarray:
         # a numpy scalar (0-d results): keep its dtype (a comparison's bool, an index's int64)
         out = np.asarray(out) if isinstance(out, np.generic) else np.asarray(out, dtype=_default_np())
@@ -211,7 +213,9 @@ def apply(op, inputs: tuple, params: dict | None = None):
         result._base = None
         result._views = None
     if out.base is not None or out is x:
-        return link(result, inputs[0])  # maybe a view of its input (select, reshape...)
+        result = link(result, inputs[0])  # maybe a view of its input (select, reshape...)
+    if _dual_levels[0]:   # forward mode (ops/dual.py): the one check it costs when off
+        return _propagate_tangents(op, inputs, params, result)
     return result
 
 

@@ -12,20 +12,20 @@ from .domains import binary, cases, unary
 from .._tensor import Tensor
 from ..errors import ProgramValueError
 from .apply import apply
-from .registry import defop, export
+from .registry import defop, export, POINTWISE
 
 add = defop(
     "add", "AddBackward0", np.add, inputs=("self", "other"), broadcasts=True,
     rules=(lambda F, g: g, lambda F, g: g),
     formulas=("grad", "grad"),
-    sympy=lambda sp, a, b: a + b, domain=binary(),
+    sympy=lambda sp, a, b: a + b, domain=binary(), tangent=POINTWISE,
 )
 
 sub = defop(
     "sub", "SubBackward0", np.subtract, inputs=("self", "other"), broadcasts=True,
     rules=(lambda F, g: g, lambda F, g: -g),
     formulas=("grad", "-grad"),
-    sympy=lambda sp, a, b: a - b, domain=binary(),
+    sympy=lambda sp, a, b: a - b, domain=binary(), tangent=POINTWISE,
 )
 
 
@@ -38,27 +38,27 @@ rsub = defop(
     rules=(lambda F, g: -g,),
     formulas=("-grad",),
     sympy=lambda sp, a, other: other - a,
-    domain=cases(lambda rng: ((rng.uniform(-2, 2, (3,)),), {"other": 1.5})),
+    domain=cases(lambda rng: ((rng.uniform(-2, 2, (3,)),), {"other": 1.5})), tangent=POINTWISE,
 )
 
 mul = defop(
     "mul", "MulBackward0", np.multiply, inputs=("self", "other"), broadcasts=True,
     rules=(lambda F, g, other: g * other, lambda F, g, self: g * self),
     formulas=("grad * other", "grad * self"),
-    sympy=lambda sp, a, b: a * b, domain=binary(),
+    sympy=lambda sp, a, b: a * b, domain=binary(), tangent=POINTWISE,
 )
 
 div = defop(
     "div", "DivBackward0", np.true_divide, inputs=("self", "other"), broadcasts=True,
     rules=(lambda F, g, other: g / other, lambda F, g, self, other: -g * (self / other / other)),
     formulas=("grad / other", "-grad * ((self / other) / other)"),   # PyTorch's div_tensor_other_backward
-    sympy=lambda sp, a, b: a / b, domain=binary(-2, 2, 0.5, 2),
+    sympy=lambda sp, a, b: a / b, domain=binary(-2, 2, 0.5, 2), tangent=POINTWISE,
 )
 
 neg = defop(
     "neg", "NegBackward0", np.negative,
     rules=(lambda F, g: -g,), formulas=("-grad",),
-    sympy=lambda sp, a: -a, domain=unary(),
+    sympy=lambda sp, a: -a, domain=unary(), tangent=POINTWISE,
 )
 
 
@@ -92,7 +92,7 @@ pow_scalar = defop(
     domain=cases(*[
         (lambda e: lambda rng: ((rng.uniform(0.5, 2, shape),), {"exponent": e}))(e)
         for e, shape in ((2.0, (3,)), (3.0, ()), (0.5, (2, 3)), (-1.5, (3,)), (0.0, (3,)))
-    ]),
+    ]), tangent=POINTWISE,
 )
 
 
@@ -106,7 +106,7 @@ pow_tensor = defop(
     rules=(lambda F, g, self, exponent: g * exponent * self ** (exponent - 1.0),
            _pow_tensor_exponent_grad),
     formulas=("grad * exponent * self ** (exponent - 1)", "grad * result * log(self)"),
-    sympy=lambda sp, a, b: a ** b, domain=binary(0.5, 2.0, -2.0, 2.0, scalar=False),
+    sympy=lambda sp, a, b: a ** b, domain=binary(0.5, 2.0, -2.0, 2.0, scalar=False), tangent=POINTWISE,
 )
 
 
@@ -127,7 +127,7 @@ pow_scalar_base = defop(
     formulas=("grad * result * log(base)",),
     sympy=lambda sp, b, base: sp.nsimplify(base) ** b,
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (3,)),), {"base": 2.0}),
-                 lambda rng: ((rng.uniform(-2, 2, ()),), {"base": 0.5})),
+                 lambda rng: ((rng.uniform(-2, 2, ()),), {"base": 0.5})), tangent=POINTWISE,
 )
 
 
@@ -138,13 +138,13 @@ def _reciprocal_grad(F, g, result):
 reciprocal = defop(
     "reciprocal", "ReciprocalBackward0", np.reciprocal,
     rules=(_reciprocal_grad,), formulas=("-grad * result * result",),
-    sympy=lambda sp, a: 1 / a, domain=unary(0.3, 2.0),
+    sympy=lambda sp, a: 1 / a, domain=unary(0.3, 2.0), tangent=POINTWISE,
 )
 
 square = defop(
     "square", "PowBackward0", np.square,
     rules=(lambda F, g, self: g * 2.0 * self,), formulas=("grad * 2 * self",),
-    sympy=lambda sp, a: a ** 2, domain=unary(),
+    sympy=lambda sp, a: a ** 2, domain=unary(), tangent=POINTWISE,
 )
 
 
@@ -189,5 +189,5 @@ export("pow", pow, array=lambda input, exponent: np.power(input, exponent))
 grad_copy = defop(
     "copy", "CopyBackwards", np.copy, public=False,
     rules=(lambda F, g: g,), formulas=("grad",),
-    sympy=lambda sp, a: a, domain=unary(),
+    sympy=lambda sp, a: a, domain=unary(), tangent=POINTWISE,
 )

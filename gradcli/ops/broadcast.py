@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import ShapeError
 from .._tensor import as_int, check_elements, shape_str
 from .domains import cases
-from .registry import defop
+from .registry import defop, LINEAR
 from .shapes import sum_to_shape
 
 
@@ -72,7 +72,7 @@ expand = defop(
     sympy=lambda sp, x, size: np.broadcast_to(x, _expand_shape(x.shape, size)),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"size": (2, 3)}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 1)),), {"size": (2, 4)}),
-                 lambda rng: ((rng.uniform(-1, 1, ()),), {"size": (3,)})),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"size": (3,)})), tangent=LINEAR,
 )
 
 sum_to_size = defop(
@@ -82,5 +82,5 @@ sum_to_size = defop(
     sympy=lambda sp, x, size: sum_to_shape(x, tuple(size)),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"size": (3,)}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"size": (2, 1)}),
-                 lambda rng: ((rng.uniform(-1, 1, (3,)),), {"size": ()})),
+                 lambda rng: ((rng.uniform(-1, 1, (3,)),), {"size": ()})), tangent=LINEAR,
 )

@@ -18,7 +18,7 @@ from ..errors import ProgramValueError, ShapeError
 from .._tensor import Tensor, bump_version
 from .domains import cases
 from .apply import apply
-from .registry import TENSORS, defop, export
+from .registry import TENSORS, defop, export, LINEAR, BILINEAR
 
 
 def _data(x):
@@ -228,7 +228,7 @@ conv_input_grad_op = defop(
            lambda F, g, grad, weight_shape, stride, padding, dilation, groups:
            F.conv_weight_grad(g, grad, _spatial(weight_shape), stride, padding, dilation, groups)),
     formulas=("conv(grad', weight)", "conv_weight_grad(grad', grad)"),
-    sympy=_symbolic(_conv_input_grad), domain=_input_grad_cases,
+    sympy=_symbolic(_conv_input_grad), domain=_input_grad_cases, tangent=BILINEAR,
 )
 
 conv_weight_grad_op = defop(
@@ -239,7 +239,7 @@ conv_weight_grad_op = defop(
            lambda F, g, self, stride, padding, dilation, groups:
            F.convolution(self, g, None, stride, padding, dilation, groups)),
     formulas=("conv_input_grad(grad, grad')", "conv(self, grad')"),
-    sympy=_symbolic(_conv_weight_grad), domain=_weight_grad_cases,
+    sympy=_symbolic(_conv_weight_grad), domain=_weight_grad_cases, tangent=BILINEAR,
 )
 
 
@@ -397,7 +397,7 @@ max_pool2d_backward_op = defop(
     "max_pool2d_backward", "MaxPool2DWithIndicesBackwardBackward0", _max_pool2d_backward, public=False,
     rules=(lambda F, g, index: F.max_pool2d_gather(g, index),),
     formulas=("grad' gathered at the indices",),
-    sympy=_scatter_sympy, domain=_scatter_cases,
+    sympy=_scatter_sympy, domain=_scatter_cases, tangent=LINEAR,
 )
 
 max_pool2d_gather_op = defop(
@@ -405,7 +405,7 @@ max_pool2d_gather_op = defop(
     rules=(lambda F, g, self_shape, index: F.max_pool2d_backward(g, index, self_shape[2:]),),
     formulas=("grad scattered to the indices",),
     sympy=lambda sp, x, index: _plane_gather(np.asarray(x, dtype=object), index),
-    domain=lambda rng: [((rng.uniform(-1, 1, (1, 1, 2, 3)),), {"index": np.array([[[[0, 3], [5, 5]]]])})],
+    domain=lambda rng: [((rng.uniform(-1, 1, (1, 1, 2, 3)),), {"index": np.array([[[[0, 3], [5, 5]]]])})], tangent=LINEAR,
 )
 
 
@@ -464,7 +464,7 @@ avg_pool2d_op = defop(
            F.avg_pool2d_backward(g, self_shape[2:], kernel_size, stride, padding, count_include_pad,
                                  divisor_override),),
     formulas=("grad / divisor spread over each window",),
-    sympy=_symbolic(_avg_pool2d), domain=_avg_cases,
+    sympy=_symbolic(_avg_pool2d), domain=_avg_cases, tangent=LINEAR,
 )
 
 avg_pool2d_backward_op = defop(
@@ -475,7 +475,7 @@ avg_pool2d_backward_op = defop(
     formulas=("avg_pool2d(grad')",),
     sympy=_symbolic(_avg_pool2d_backward),
     domain=lambda rng: [((rng.uniform(-1, 1, _avg_pool2d(x, **p).shape),), {"input_size": x.shape[2:], **p})
-                        for (x,), p in _avg_cases(rng)],
+                        for (x,), p in _avg_cases(rng)], tangent=LINEAR,
 )
 
 
@@ -527,7 +527,7 @@ adaptive_avg_pool2d_op = defop(
     formulas=("A_h^T grad A_w (each window's share of grad)",),
     sympy=_symbolic(_adaptive_avg_pool2d),
     domain=lambda rng: [((rng.uniform(-1, 1, (1, 2, 5, 4)),), {"output_size": (2, 3)}),
-                        ((rng.uniform(-1, 1, (2, 1, 4, 4)),), {"output_size": (1, 1)})],
+                        ((rng.uniform(-1, 1, (2, 1, 4, 4)),), {"output_size": (1, 1)})], tangent=LINEAR,
 )
 
 adaptive_avg_pool2d_backward_op = defop(
@@ -536,7 +536,7 @@ adaptive_avg_pool2d_backward_op = defop(
     rules=(lambda F, g, self_shape: _run(F, adaptive_avg_pool2d_op, g, output_size=self_shape[2:]),),
     formulas=("adaptive_avg_pool2d(grad')",),
     sympy=_symbolic(_adaptive_avg_pool2d_backward),
-    domain=lambda rng: [((rng.uniform(-1, 1, (1, 2, 2, 3)),), {"input_size": (5, 4)})],
+    domain=lambda rng: [((rng.uniform(-1, 1, (1, 2, 2, 3)),), {"input_size": (5, 4)})], tangent=LINEAR,
 )
 
 
@@ -587,7 +587,7 @@ embedding_op = defop(
            F.embedding_backward(g, indices, weight_shape[0], padding_idx),),
     formulas=("grad rows added into the rows of the indices (none into padding_idx)",),
     sympy=lambda sp, w, indices, padding_idx=None: np.asarray(w, dtype=object)[indices],
-    domain=_embedding_cases,   # padding_idx drops a row's gradient on purpose: tests/ops/test_conv.py
+    domain=_embedding_cases, tangent=LINEAR,   # padding_idx drops a row's gradient on purpose: tests/ops/test_conv.py
 )
 
 
@@ -607,7 +607,7 @@ embedding_backward_op = defop(
     domain=lambda rng: [((rng.uniform(-1, 1, (3, 2)),), {"indices": np.array([0, 2, 0]), "num_weights": 4,
                                                         "padding_idx": None}),
                         ((rng.uniform(-1, 1, (3, 2)),), {"indices": np.array([0, 2, 0]), "num_weights": 4,
-                                                        "padding_idx": 2})],
+                                                        "padding_idx": 2})], tangent=LINEAR,
 )
 
 

@@ -15,7 +15,7 @@ from .._tensor import Tensor, no_grad
 from ..errors import ProgramTypeError
 from .domains import cases
 from .apply import apply
-from .registry import METHODS, defop, export
+from .registry import METHODS, defop, export, LINEAR
 
 
 def _to_copy(self, dtype, source):
@@ -28,7 +28,7 @@ to_copy = defop(
     formulas=("grad.to(self.dtype)",),
     sympy=lambda sp, a, dtype, source: a,
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (3,)),), {"dtype": np.dtype(np.float64),
-                                                            "source": np.dtype(np.float64)})),
+                                                            "source": np.dtype(np.float64)})), tangent=LINEAR,
 )
 
 

@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .domains import elementwise_sympy, vectorize
 from .apply import apply
-from .registry import OPS, defop, export
+from .registry import OPS, defop, export, POINTWISE
 
 
 def _integral(a, b) -> bool:
@@ -119,38 +119,38 @@ remainder = defop(
     public=False, rules=(_identity, _remainder_other),
     formulas=("grad", "-grad * div(self, other, rounding_mode='floor')"),
     sympy=elementwise_sympy(lambda sp, x, y: x - y * sp.floor(x / y)),
-    domain=_pairs,
+    domain=_pairs, tangent=POINTWISE,
 )
 remainder_scalar = defop(
     "remainder_scalar", "RemainderBackward0", lambda self, other: _remainder(self, other),
     public=False, rules=(_identity,), formulas=("grad",),
     sympy=lambda sp, a, other: vectorize(lambda x: x - other * sp.floor(x / other))(a),
-    domain=_with_number,
+    domain=_with_number, tangent=POINTWISE,
 )
 fmod = defop(
     "fmod", "FmodBackward1", _fmod, inputs=("self", "other"), broadcasts=True,
     public=False, rules=(_identity, _fmod_other),
     formulas=("grad", "-grad * div(self, other, rounding_mode='trunc')"),
     sympy=elementwise_sympy(lambda sp, x, y: x - y * _sympy_trunc(sp, x / y)),
-    domain=_pairs,
+    domain=_pairs, tangent=POINTWISE,
 )
 fmod_scalar = defop(
     "fmod_scalar", "FmodBackward0", lambda self, other: _fmod(self, other),
     public=False, rules=(_identity,), formulas=("grad",),
     sympy=lambda sp, a, other: vectorize(lambda x: x - other * _sympy_trunc(sp, x / other))(a),
-    domain=_with_number,
+    domain=_with_number, tangent=POINTWISE,
 )
 div_floor = defop(
     "div_floor", "DivBackward2", _floor_divide, inputs=("self", "other"), broadcasts=True,
     public=False, rules=(_zero, _zero), formulas=("zeros_like(grad)", "zeros_like(grad)"),
     sympy=elementwise_sympy(lambda sp, x, y: sp.floor(x / y)),
-    domain=_pairs,
+    domain=_pairs, tangent=POINTWISE,
 )
 div_trunc = defop(
     "div_trunc", "DivBackward2", _trunc, inputs=("self", "other"), broadcasts=True,
     public=False, rules=(_zero, _zero), formulas=("zeros_like(grad)", "zeros_like(grad)"),
     sympy=elementwise_sympy(lambda sp, x, y: _sympy_trunc(sp, x / y)),
-    domain=_pairs,
+    domain=_pairs, tangent=POINTWISE,
 )
 # no derivative in PyTorch: a NotImplemented node, whose backward is PyTorch's error
 floor_divide_tensor = defop(

@@ -14,7 +14,7 @@ import numpy as np
 from .._tensor import as_int
 from .domains import unary, vectorize
 from .apply import apply
-from .registry import TENSORS, defop, export
+from .registry import TENSORS, defop, export, POINTWISE
 from . import torch_math
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -55,80 +55,80 @@ def _sign(x):
 
 exp = defop("exp", "ExpBackward0", torch_math.exp,
             rules=(lambda F, g, result: g * result,), formulas=("grad * result",),
-            sympy=lambda sp, x: vectorize(sp.exp)(x), domain=unary())
+            sympy=lambda sp, x: vectorize(sp.exp)(x), domain=unary(), tangent=POINTWISE)
 
 log = defop("log", "LogBackward0", torch_math.log,
             rules=(lambda F, g, self: g / self,), formulas=("grad / self",),
-            sympy=lambda sp, x: vectorize(sp.log)(x), domain=unary(0.2, 3.0))
+            sympy=lambda sp, x: vectorize(sp.log)(x), domain=unary(0.2, 3.0), tangent=POINTWISE)
 
 log1p = defop("log1p", "Log1PBackward0", torch_math.log1p,
               rules=(lambda F, g, self: g / (self + 1.0),), formulas=("grad / (self + 1)",),
-              sympy=lambda sp, x: vectorize(lambda e: sp.log(1 + e))(x), domain=unary(-0.8, 2.0))
+              sympy=lambda sp, x: vectorize(lambda e: sp.log(1 + e))(x), domain=unary(-0.8, 2.0), tangent=POINTWISE)
 
 expm1 = defop("expm1", "Expm1Backward0", torch_math.expm1,
               rules=(lambda F, g, result: g * (result + 1.0),), formulas=("grad * (result + 1)",),
-              sympy=lambda sp, x: vectorize(lambda e: sp.exp(e) - 1)(x), domain=unary())
+              sympy=lambda sp, x: vectorize(lambda e: sp.exp(e) - 1)(x), domain=unary(), tangent=POINTWISE)
 
 sqrt = defop("sqrt", "SqrtBackward0", np.sqrt,
              rules=(lambda F, g, result: g / (2.0 * result),), formulas=("grad / (2 * result)",),
-             sympy=lambda sp, x: vectorize(sp.sqrt)(x), domain=unary(0.2, 3.0))
+             sympy=lambda sp, x: vectorize(sp.sqrt)(x), domain=unary(0.2, 3.0), tangent=POINTWISE)
 
 rsqrt = defop("rsqrt", "RsqrtBackward0", _rsqrt,
               rules=(lambda F, g, result: -0.5 * g * result * result * result,),
               formulas=("-0.5 * grad * result ** 3",),
-              sympy=lambda sp, x: vectorize(lambda e: 1 / sp.sqrt(e))(x), domain=unary(0.2, 3.0))
+              sympy=lambda sp, x: vectorize(lambda e: 1 / sp.sqrt(e))(x), domain=unary(0.2, 3.0), tangent=POINTWISE)
 
 sin = defop("sin", "SinBackward0", torch_math.sin,
             rules=(lambda F, g, self: g * F.cos(self),), formulas=("grad * cos(self)",),
-            sympy=lambda sp, x: vectorize(sp.sin)(x), domain=unary(-3.0, 3.0))
+            sympy=lambda sp, x: vectorize(sp.sin)(x), domain=unary(-3.0, 3.0), tangent=POINTWISE)
 
 cos = defop("cos", "CosBackward0", torch_math.cos,
             rules=(lambda F, g, self: -g * F.sin(self),), formulas=("-grad * sin(self)",),
-            sympy=lambda sp, x: vectorize(sp.cos)(x), domain=unary(-3.0, 3.0))
+            sympy=lambda sp, x: vectorize(sp.cos)(x), domain=unary(-3.0, 3.0), tangent=POINTWISE)
 
 tan = defop("tan", "TanBackward0", torch_math.tan,
             rules=(lambda F, g, result: g * (1.0 + result * result),),
             formulas=("grad * (1 + result ** 2)",),
-            sympy=lambda sp, x: vectorize(sp.tan)(x), domain=unary(-1.2, 1.2))
+            sympy=lambda sp, x: vectorize(sp.tan)(x), domain=unary(-1.2, 1.2), tangent=POINTWISE)
 
 asin = defop("asin", "AsinBackward0", torch_math.asin,
              rules=(lambda F, g, self: g * F.rsqrt(1.0 - self * self),),
              formulas=("grad / sqrt(1 - self ** 2)",),
-             sympy=lambda sp, x: vectorize(sp.asin)(x), domain=unary(-0.9, 0.9))
+             sympy=lambda sp, x: vectorize(sp.asin)(x), domain=unary(-0.9, 0.9), tangent=POINTWISE)
 
 acos = defop("acos", "AcosBackward0", torch_math.acos,
              rules=(lambda F, g, self: -g * F.rsqrt(1.0 - self * self),),
              formulas=("-grad / sqrt(1 - self ** 2)",),
-             sympy=lambda sp, x: vectorize(sp.acos)(x), domain=unary(-0.9, 0.9))
+             sympy=lambda sp, x: vectorize(sp.acos)(x), domain=unary(-0.9, 0.9), tangent=POINTWISE)
 
 atan = defop("atan", "AtanBackward0", torch_math.atan,
              rules=(lambda F, g, self: g / (1.0 + self * self),),
              formulas=("grad / (1 + self ** 2)",),
-             sympy=lambda sp, x: vectorize(sp.atan)(x), domain=unary(-3.0, 3.0))
+             sympy=lambda sp, x: vectorize(sp.atan)(x), domain=unary(-3.0, 3.0), tangent=POINTWISE)
 
 sinh = defop("sinh", "SinhBackward0", torch_math.sinh,
              rules=(lambda F, g, self: g * F.cosh(self),), formulas=("grad * cosh(self)",),
-             sympy=lambda sp, x: vectorize(sp.sinh)(x), domain=unary())
+             sympy=lambda sp, x: vectorize(sp.sinh)(x), domain=unary(), tangent=POINTWISE)
 
 cosh = defop("cosh", "CoshBackward0", torch_math.cosh,
              rules=(lambda F, g, self: g * F.sinh(self),), formulas=("grad * sinh(self)",),
-             sympy=lambda sp, x: vectorize(sp.cosh)(x), domain=unary())
+             sympy=lambda sp, x: vectorize(sp.cosh)(x), domain=unary(), tangent=POINTWISE)
 
 tanh = defop("tanh", "TanhBackward0", torch_math.tanh,
              rules=(lambda F, g, result: g * (1.0 - result * result),),
              formulas=("grad * (1 - result ** 2)",),
-             sympy=lambda sp, x: vectorize(sp.tanh)(x), domain=unary())
+             sympy=lambda sp, x: vectorize(sp.tanh)(x), domain=unary(), tangent=POINTWISE)
 
 sigmoid = defop("sigmoid", "SigmoidBackward0", _sigmoid,
                 rules=(lambda F, g, result: g * result * (1.0 - result),),
                 formulas=("grad * result * (1 - result)",),
-                sympy=lambda sp, x: vectorize(lambda e: 1 / (1 + sp.exp(-e)))(x), domain=unary(-3, 3))
+                sympy=lambda sp, x: vectorize(lambda e: 1 / (1 + sp.exp(-e)))(x), domain=unary(-3, 3), tangent=POINTWISE)
 
 # relu'(0) = 0: the gradient flows only where the result is positive.
 relu = defop("relu", "ReluBackward0", _relu,
              rules=(lambda F, g, result: F.where(result > 0, g, 0.0),),
              formulas=("grad * (result > 0)",),
-             sympy=lambda sp, x: vectorize(lambda e: sp.Max(e, 0))(x), domain=unary(avoid=0.0))
+             sympy=lambda sp, x: vectorize(lambda e: sp.Max(e, 0))(x), domain=unary(avoid=0.0), tangent=POINTWISE)
 
 
 def _softplus_grad(F, g, self, beta, threshold):
@@ -141,21 +141,21 @@ softplus = defop("softplus", "SoftplusBackward0", _softplus,
                  formulas=("grad * sigmoid(beta * self) (grad where beta * self > threshold)",),
                  sympy=lambda sp, x, beta=1.0, threshold=20.0: vectorize(
                      lambda e: sp.log(1 + sp.exp(beta * e)) / beta)(x),
-                 domain=unary(-3, 3))
+                 domain=unary(-3, 3), tangent=POINTWISE)
 
 # abs'(0) = 0, as sign(0) = 0.
 abs_ = defop("abs", "AbsBackward0", np.abs,
              rules=(lambda F, g, self: g * F.sign(self),), formulas=("grad * sign(self)",),
-             sympy=lambda sp, x: vectorize(sp.Abs)(x), domain=unary(avoid=0.0))
+             sympy=lambda sp, x: vectorize(sp.Abs)(x), domain=unary(avoid=0.0), tangent=POINTWISE)
 
 sign = defop("sign", "SignBackward0", _sign,
              rules=(lambda F, g: g * 0.0,), formulas=("0",),
-             sympy=lambda sp, x: vectorize(sp.sign)(x), domain=unary(avoid=0.0))
+             sympy=lambda sp, x: vectorize(sp.sign)(x), domain=unary(avoid=0.0), tangent=POINTWISE)
 
 erf = defop("erf", "ErfBackward0", _erf,
             rules=(lambda F, g, self: g * (2.0 / _SQRT_PI) * F.exp(-(self * self)),),
             formulas=("grad * 2 / sqrt(pi) * exp(-self ** 2)",),
-            sympy=lambda sp, x: vectorize(sp.erf)(x), domain=unary())
+            sympy=lambda sp, x: vectorize(sp.erf)(x), domain=unary(), tangent=POINTWISE)
 
 
 # -- rounding: flat between the jumps ------------------------------------------------
@@ -204,14 +204,14 @@ def _round_sympy(sp, x, decimals=0):
 
 round_ = defop("round", "RoundBackward0", np.rint, public=False,
                rules=(_zero_rule,), formulas=("zeros_like(grad)",),
-               sympy=lambda sp, x: _round_sympy(sp, x), domain=_halves)
+               sympy=lambda sp, x: _round_sympy(sp, x), domain=_halves, tangent=POINTWISE)
 
 round_decimals = defop(
     "round_decimals", "RoundBackward1", _round, public=False,
     rules=(_zero_rule,), formulas=("zeros_like(grad)",),
     sympy=_round_sympy,
     domain=lambda rng: [((np.where(np.abs(x * 10 - np.floor(x * 10) - 0.5) < 0.1, x + 0.03, x),),
-                         {"decimals": 1}) for (x,), _ in unary()(rng)],
+                         {"decimals": 1}) for (x,), _ in unary()(rng)], tangent=POINTWISE,
 )
 
 
@@ -227,11 +227,11 @@ export("round", round, array=lambda input, decimals=0: _round(input, decimals))
 
 floor = defop("floor", "FloorBackward0", np.floor,
               rules=(_zero_rule,), formulas=("zeros_like(grad)",),
-              sympy=lambda sp, x: vectorize(sp.floor)(x), domain=_integers)
+              sympy=lambda sp, x: vectorize(sp.floor)(x), domain=_integers, tangent=POINTWISE)
 
 ceil = defop("ceil", "CeilBackward0", np.ceil,
              rules=(_zero_rule,), formulas=("zeros_like(grad)",),
-             sympy=lambda sp, x: vectorize(sp.ceiling)(x), domain=_integers)
+             sympy=lambda sp, x: vectorize(sp.ceiling)(x), domain=_integers, tangent=POINTWISE)
 
 
 def _trunc_sympy(sp, e):
@@ -240,7 +240,7 @@ def _trunc_sympy(sp, e):
 
 trunc = defop("trunc", "TruncBackward0", np.trunc,
               rules=(_zero_rule,), formulas=("zeros_like(grad)",),
-              sympy=lambda sp, x: vectorize(lambda e: _trunc_sympy(sp, e))(x), domain=_integers)
+              sympy=lambda sp, x: vectorize(lambda e: _trunc_sympy(sp, e))(x), domain=_integers, tangent=POINTWISE)
 
 
 def _frac(self):
@@ -249,5 +249,5 @@ def _frac(self):
 
 frac = defop("frac", "FracBackward0", _frac,
              rules=(lambda F, g: g,), formulas=("grad",),
-             sympy=lambda sp, x: vectorize(lambda e: e - _trunc_sympy(sp, e))(x), domain=_integers)
+             sympy=lambda sp, x: vectorize(lambda e: e - _trunc_sympy(sp, e))(x), domain=_integers, tangent=POINTWISE)
 export("fix", TENSORS.trunc)

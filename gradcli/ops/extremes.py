@@ -26,7 +26,7 @@ from .domains import _sample, cases
 from .costs import reduction
 from .reduce import _array, _axes, _case, _keep, _reduce_objects, _whole
 from .apply import apply
-from .registry import TENSORS, defop, export
+from .registry import TENSORS, defop, export, LINEAR
 
 
 # -- max, min: evenly split (whole), or to the returned index (dim) ----------------
@@ -135,14 +135,14 @@ max_dim = defop(
     "max_dim", "MaxBackward0", _extreme_dim("max", np.argmax), public=False, cost=reduction,
     rules=(_to_index,),
     formulas=("grad at indices along dim, 0 elsewhere",),
-    sympy=_dim_sympy("Max"), domain=_dim_cases(np.argmax),
+    sympy=_dim_sympy("Max"), domain=_dim_cases(np.argmax), tangent=LINEAR,
 )
 
 min_dim = defop(
     "min_dim", "MinBackward0", _extreme_dim("min", np.argmin), public=False, cost=reduction,
     rules=(_to_index,),
     formulas=("grad at indices along dim, 0 elsewhere",),
-    sympy=_dim_sympy("Min"), domain=_dim_cases(np.argmin),
+    sympy=_dim_sympy("Min"), domain=_dim_cases(np.argmin), tangent=LINEAR,
 )
 
 

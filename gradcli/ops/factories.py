@@ -20,7 +20,7 @@ from ..errors import ProgramTypeError, ProgramValueError, type_name
 from .._tensor import Tensor, as_int, check_elements, version_counter
 from .domains import cases
 from .apply import apply
-from .registry import METHODS, defop, export
+from .registry import METHODS, defop, export, LINEAR
 from . import torch_ranges
 
 # PyTorch seeds its CPU generator with this constant, so an unseeded program
@@ -356,7 +356,7 @@ clone_op = defop(
     rules=(lambda F, g: g,), formulas=("grad",),
     sympy=lambda sp, x: np.array(x, copy=True),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, ()),), {}),
-                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {})),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {})), tangent=LINEAR,
 )
 
 
@@ -376,7 +376,7 @@ zero_op = defop(
     "zero", "ZeroBackward0", _zero, public=False,
     rules=(lambda F, g: g * 0.0,), formulas=("zeros_like(grad)",),
     sympy=lambda sp, x: np.zeros(np.shape(x), dtype=object) * 0,
-    domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {})),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {})), tangent=LINEAR,
 )
 
 

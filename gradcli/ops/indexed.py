@@ -13,7 +13,7 @@ import numpy as np
 from .._tensor import Tensor, _dim
 from .domains import cases
 from .apply import apply
-from .registry import FUNCTIONS, METHODS, defop, export
+from .registry import FUNCTIONS, METHODS, defop, export, LINEAR
 from .select import _index_tensor, scatter_add_op
 from .shape import ProgramIndexError
 from ..errors import ShapeError
@@ -58,7 +58,7 @@ index_select_op = defop(
     sympy=lambda sp, x, dim, index: _index_select(np.asarray(x, dtype=object), dim, index),
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (3, 2)),), {"dim": 0, "index": np.array([2, 0, 2])}),
                  lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {"dim": 1, "index": np.array([1])}),
-                 lambda rng: ((rng.uniform(-2, 2, (4,)),), {"dim": 0, "index": np.array([3, 3])})),
+                 lambda rng: ((rng.uniform(-2, 2, (4,)),), {"dim": 0, "index": np.array([3, 3])})), tangent=LINEAR,
 )
 
 index_add_op = defop(

@@ -22,7 +22,7 @@ from .._tensor import Tensor, _grad_enabled, as_int, bump_version, check_element
 from .broadcast import _expand_shape
 from .domains import cases
 from .apply import apply
-from .registry import TENSORS, defop, export
+from .registry import TENSORS, defop, export, LINEAR
 from .shape import ProgramIndexError, alias, select_op, slice_op, unsqueeze
 from .views import (PUT_FORMULAS, _data, _index, _index_put, _index_rule, _put_self_rule, _put_sympy,
                     _put_values_rule, _view, copy_slices)
@@ -47,7 +47,7 @@ index_op = defop(
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"indices": _key(slice(None), [2, 0, 2, 1])}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"indices": _key([1, 0, 1], [2, 2, 0])}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),),
-                              {"indices": _key(np.array([True, False]), slice(None))})),
+                              {"indices": _key(np.array([True, False]), slice(None))})), tangent=LINEAR,
 )
 
 

@@ -23,7 +23,7 @@ from .shapes import broadcast_shapes
 from .domains import cases
 from .costs import cubic, matmul_flops
 from .apply import apply
-from .registry import PROPERTIES, TENSORS, defop, export
+from .registry import PROPERTIES, TENSORS, defop, export, LINEAR, BILINEAR
 
 
 def _shape(x) -> tuple:
@@ -68,7 +68,7 @@ dot = defop(
     formulas=("grad * tensor", "grad * self"),
     sympy=lambda sp, a, b: _obj(np.dot(a, b)),
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (3,)), rng.uniform(-2, 2, (3,))), {}),
-                 lambda rng: ((rng.uniform(-2, 2, (1,)), rng.uniform(-2, 2, (1,))), {})),
+                 lambda rng: ((rng.uniform(-2, 2, (1,)), rng.uniform(-2, 2, (1,))), {})), tangent=BILINEAR,
 )
 
 
@@ -96,7 +96,7 @@ mm = defop(
     sympy=lambda sp, a, b: np.matmul(a, b),
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (3, 2))), {}),
                  lambda rng: ((rng.uniform(-2, 2, (1, 3)), rng.uniform(-2, 2, (3, 1))), {}),
-                 lambda rng: ((rng.uniform(-2, 2, (3, 1)), rng.uniform(-2, 2, (1, 2))), {})),
+                 lambda rng: ((rng.uniform(-2, 2, (3, 1)), rng.uniform(-2, 2, (1, 2))), {})), tangent=BILINEAR,
 )
 
 
@@ -115,7 +115,7 @@ mv = defop(
     formulas=("grad.outer(vec)", "self.t().mv(grad)"),
     sympy=lambda sp, a, b: np.matmul(a, b),
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (3,))), {}),
-                 lambda rng: ((rng.uniform(-2, 2, (3, 3)), rng.uniform(-2, 2, (3,))), {})),
+                 lambda rng: ((rng.uniform(-2, 2, (3, 3)), rng.uniform(-2, 2, (3,))), {})), tangent=BILINEAR,
 )
 
 
@@ -141,7 +141,7 @@ bmm = defop(
     formulas=("grad.bmm(mat2.transpose(1, 2))", "self.transpose(1, 2).bmm(grad)"),
     sympy=lambda sp, a, b: np.matmul(a, b),
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 2, 3)), rng.uniform(-2, 2, (2, 3, 2))), {}),
-                 lambda rng: ((rng.uniform(-2, 2, (1, 3, 1)), rng.uniform(-2, 2, (1, 1, 2))), {})),
+                 lambda rng: ((rng.uniform(-2, 2, (1, 3, 1)), rng.uniform(-2, 2, (1, 1, 2))), {})), tangent=BILINEAR,
 )
 
 
@@ -188,7 +188,7 @@ unsafe_view = defop(
     rules=(lambda F, g, self_shape: F.reshape(g, self_shape),),
     formulas=("grad.reshape(self.shape)",),
     sympy=lambda sp, x, shape: np.reshape(x, tuple(shape)),
-    domain=cases(lambda rng: ((rng.uniform(-2, 2, (4, 2)),), {"shape": (2, 2, 2)})),
+    domain=cases(lambda rng: ((rng.uniform(-2, 2, (4, 2)),), {"shape": (2, 2, 2)})), tangent=LINEAR,
 )
 
 
@@ -202,7 +202,7 @@ matmul_squeeze = defop(
     rules=(lambda F, g, self_shape: F.reshape(g, self_shape),),
     formulas=("grad.reshape(self.shape)",),
     sympy=lambda sp, x, dim: np.squeeze(x, axis=dim),
-    domain=cases(lambda rng: ((rng.uniform(-2, 2, (1, 3)),), {"dim": 0})),
+    domain=cases(lambda rng: ((rng.uniform(-2, 2, (1, 3)),), {"dim": 0})), tangent=LINEAR,
 )
 
 
@@ -270,7 +270,7 @@ t = defop(
     sympy=lambda sp, x: np.transpose(x),
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {}),
                  lambda rng: ((rng.uniform(-2, 2, (3,)),), {}),
-                 lambda rng: ((rng.uniform(-2, 2, ()),), {})),
+                 lambda rng: ((rng.uniform(-2, 2, ()),), {})), tangent=LINEAR,
 )
 
 
@@ -289,7 +289,7 @@ transpose = defop(
     sympy=lambda sp, x, dim0, dim1: _transpose(x, dim0, dim1),
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {"dim0": 0, "dim1": 1}),
                  lambda rng: ((rng.uniform(-2, 2, (2, 3, 2)),), {"dim0": -1, "dim1": 0}),
-                 lambda rng: ((rng.uniform(-2, 2, (3,)),), {"dim0": 0, "dim1": -1})),
+                 lambda rng: ((rng.uniform(-2, 2, (3,)),), {"dim0": 0, "dim1": -1})), tangent=LINEAR,
 )
 
 
@@ -324,7 +324,7 @@ permute_op = defop(
     sympy=lambda sp, x, dims: _permute(x, dims),
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3, 4)),), {"dims": (2, 0, 1)}),
                  lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {"dims": (1, 0)}),
-                 lambda rng: ((rng.uniform(-2, 2, ()),), {"dims": ()})),
+                 lambda rng: ((rng.uniform(-2, 2, ()),), {"dims": ()})), tangent=LINEAR,
 )
 
 
@@ -368,7 +368,7 @@ trace = defop(
     formulas=("grad * eye(*self.shape)",),
     sympy=lambda sp, x: _obj(sum((x[i, i] for i in range(min(x.shape))), sp.Integer(0))),
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (3, 3)),), {}),
-                 lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {})),
+                 lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {})), tangent=LINEAR,
 )
 
 

@@ -26,7 +26,7 @@ from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
 from . import torch_math, torch_order
 from .apply import apply
-from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export
+from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export, POINTWISE, SYMMETRIC
 from . import factories
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -107,12 +107,17 @@ def _softmax_cases(rng):
             ((rng.uniform(-2, 2, ()),), {"dim": None})]
 
 
+def _log_softmax_tangent(F, t, result, dim):
+    """t_self - (exp(result) * t_self).sum(dim, keepdim=True)"""
+    return t - F.sum(F.exp(result) * t, dim, keepdim=True)
+
+
 softmax_op = defop(
     "softmax", "SoftmaxBackward0", _softmax, public=False,
     rules=(lambda F, g, result, dim: result * (g - F.sum(g * result, dim, keepdim=True)),),
     formulas=("result * (grad - (grad * result).sum(dim, keepdim=True))",),
     sympy=lambda sp, x, dim: _sympy_softmax(sp, x, dim),
-    domain=_softmax_cases,
+    domain=_softmax_cases, tangent=SYMMETRIC,
 )
 
 log_softmax_op = defop(
@@ -120,7 +125,7 @@ log_softmax_op = defop(
     rules=(lambda F, g, result, dim: g - F.exp(result) * F.sum(g, dim, keepdim=True),),
     formulas=("grad - exp(result) * grad.sum(dim, keepdim=True)",),
     sympy=lambda sp, x, dim: _sympy_softmax(sp, x, dim, log=True),
-    domain=_softmax_cases,
+    domain=_softmax_cases, tangent=(_log_softmax_tangent,),
 )
 
 
@@ -396,7 +401,9 @@ def _nll_grad(F, g, self_shape, target, weight, ignore_index, reduction):
     coef = _nll_weights(self_shape, target, weight, ignore_index, reduction)
     if reduction == "none" and len(self_shape) > 1:
         g = F.unsqueeze(g, 1)
-    return g * coef
+    # the coefficients in the gradient's dtype: a float64 array would promote a float32 gradient
+    # under create_graph (torch.func.grad of a float32 loss)
+    return g * coef.astype((g._data if hasattr(g, "_data") else np.asarray(g)).dtype, copy=False)
 
 
 def _sympy_nll(sp, x, target, weight=None, ignore_index=-100, reduction="mean"):
@@ -575,7 +582,7 @@ gelu_op = defop(
     rules=(_gelu_grad,),
     formulas=("grad * (Phi(self) + self * phi(self)); tanh form: its derivative",),
     sympy=_gelu_sympy,
-    domain=lambda rng: unary(-3, 3)(rng) + _with_params(unary(-3, 3), approximate="tanh")(rng),
+    domain=lambda rng: unary(-3, 3)(rng) + _with_params(unary(-3, 3), approximate="tanh")(rng), tangent=POINTWISE,
 )
 
 
@@ -603,7 +610,7 @@ silu_op = defop(
     rules=(_silu_grad,),
     formulas=("grad * sigmoid(self) * (1 + self * (1 - sigmoid(self)))",),
     sympy=lambda sp, x: vectorize(lambda e: e / (1 + sp.exp(-e)))(x),
-    domain=unary(-3, 3),
+    domain=unary(-3, 3), tangent=POINTWISE,
 )
 
 
@@ -625,7 +632,7 @@ leaky_relu_op = defop(
     formulas=("where(self > 0, grad, grad * negative_slope)",),
     sympy=lambda sp, x, negative_slope=0.01: vectorize(
         lambda e: sp.Piecewise((e, e > 0), (e * sp.Float(negative_slope), True)))(x),
-    domain=lambda rng: unary(avoid=0.0)(rng) + _with_params(unary(avoid=0.0), negative_slope=0.2)(rng),
+    domain=lambda rng: unary(avoid=0.0)(rng) + _with_params(unary(avoid=0.0), negative_slope=0.2)(rng), tangent=POINTWISE,
 )
 
 
@@ -647,7 +654,7 @@ elu_op = defop(
     formulas=("where(self > 0, grad, grad * alpha * exp(self))",),
     sympy=lambda sp, x, alpha=1.0: vectorize(
         lambda e: sp.Piecewise((e, e > 0), (sp.Float(alpha) * (sp.exp(e) - 1), True)))(x),
-    domain=lambda rng: unary(avoid=0.0)(rng) + _with_params(unary(avoid=0.0), alpha=2.0)(rng),
+    domain=lambda rng: unary(avoid=0.0)(rng) + _with_params(unary(avoid=0.0), alpha=2.0)(rng), tangent=POINTWISE,
 )
 
 
@@ -680,7 +687,7 @@ hardtanh_op = defop(
     formulas=("where(min_val < self < max_val, grad, 0)",),
     sympy=lambda sp, x, min_val=-1.0, max_val=1.0: vectorize(
         lambda e: sp.Min(sp.Max(e, sp.Float(min_val)), sp.Float(max_val)))(x),
-    domain=_hardtanh_cases,
+    domain=_hardtanh_cases, tangent=POINTWISE,
 )
 
 
@@ -703,7 +710,7 @@ logsigmoid_op = defop(
     rules=(lambda F, g, self: g * F.sigmoid(-self),),
     formulas=("grad * sigmoid(-self)",),
     sympy=lambda sp, x: vectorize(lambda e: -sp.log(1 + sp.exp(-e)))(x),
-    domain=unary(-4, 4),
+    domain=unary(-4, 4), tangent=POINTWISE,
 )
 
 

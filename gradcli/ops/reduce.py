@@ -25,7 +25,7 @@ from .domains import SHAPES, _sample, cases
 from .costs import reduction
 from . import torch_order
 from .apply import apply
-from .registry import ARRAYS, defop, export
+from .registry import ARRAYS, defop, export, LINEAR
 
 # -- dims ------------------------------------------------------------------------
 
@@ -115,7 +115,7 @@ sum_all = defop(
     rules=(lambda F, g, self_shape: F.expand(g, self_shape),),
     formulas=("grad.expand(self.shape)",),
     sympy=lambda sp, x: np.asarray(sp.Add(*x.reshape(-1).tolist()), dtype=object),
-    domain=cases(*_whole()),
+    domain=cases(*_whole()), tangent=LINEAR,
 )
 
 sum_dim = defop(
@@ -124,7 +124,7 @@ sum_dim = defop(
     formulas=("grad.unsqueeze(dim).expand(self.shape)",),
     sympy=lambda sp, x, dim, keepdim=False: _reduce_objects(x, dim, keepdim, lambda xs: sp.Add(*xs)),
     domain=cases(_case((2, 3), dim=1), _case((2, 3), dim=0, keepdim=True), _case((3,), dim=-1),
-                 _case((2, 3), dim=(0, 1)), _case((), dim=0), _case((2, 3), dim=None, keepdim=True)),
+                 _case((2, 3), dim=(0, 1)), _case((), dim=0), _case((2, 3), dim=None, keepdim=True)), tangent=LINEAR,
 )
 
 
@@ -152,7 +152,7 @@ mean_all = defop(
     rules=(lambda F, g, self_shape: F.expand(g / float(_count(self_shape, None)), self_shape),),
     formulas=("grad.expand(self.shape) / self.numel()",),
     sympy=lambda sp, x: np.asarray(sp.Add(*x.reshape(-1).tolist()) / x.size, dtype=object),
-    domain=cases(*_whole()),
+    domain=cases(*_whole()), tangent=LINEAR,
 )
 
 mean_dim = defop(
@@ -162,7 +162,7 @@ mean_dim = defop(
     formulas=("grad.unsqueeze(dim).expand(self.shape) / self.size(dim)",),
     sympy=lambda sp, x, dim, keepdim=False: _reduce_objects(
         x, dim, keepdim, lambda xs: sp.Add(*xs) / len(xs)),
-    domain=cases(_case((2, 3), dim=1), _case((2, 3), dim=0, keepdim=True), _case((2, 3), dim=(-1, 0))),
+    domain=cases(_case((2, 3), dim=1), _case((2, 3), dim=0, keepdim=True), _case((2, 3), dim=(-1, 0))), tangent=LINEAR,
 )
 
 
@@ -578,7 +578,7 @@ cumsum_op = defop(
     "cumsum", "CumsumBackward0", _scan(np.cumsum), public=False,
     rules=(_cumsum_grad,), formulas=("grad.flip(dim).cumsum(dim).flip(dim)",),
     sympy=_scan_sympy(lambda a, b: a + b),
-    domain=cases(_case((2, 3), dim=1), _case((2, 3), dim=0), _case((3,), dim=0), _case((), dim=0)),
+    domain=cases(_case((2, 3), dim=1), _case((2, 3), dim=0), _case((3,), dim=0), _case((), dim=0)), tangent=LINEAR,
 )
 
 cumprod_op = defop(

@@ -23,6 +23,8 @@ from .._tensor import MODIFICATIONS as _MODIFICATIONS
 from .._tensor import Tensor
 from ..graph.nodes import NOTHING_SAVED as _NOTHING, OpNode
 from .apply import apply
+from .dual import BILINEAR, LINEAR, POINTWISE, SYMMETRIC, TRANSPOSE  # noqa: F401  (the tangent= kinds, for the op files)
+from . import dual as _dual
 
 OPS: dict[str, "Op"] = {}
 _wrap = Tensor._make        # bound once: a rule reading `result` under create_graph calls it
@@ -49,6 +51,7 @@ class Reads(IntEnum):
 
 
 INPUT, RESULT, PARAM, SHAPE = Reads
+_dual.RULES.update(ARRAYS=ARRAYS, TENSORS=TENSORS, INPUT=INPUT, RESULT=RESULT, PARAM=PARAM, apply=apply)
 
 
 class Op:
@@ -57,10 +60,10 @@ class Op:
     __slots__ = ("name", "node", "inputs", "forward", "rules", "formulas", "sympy", "domain",
                  "broadcasts", "n_outputs", "defaults", "plans", "saves_anything", "_save_cache",
                  "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes", "cost", "promote",
-                 "number_params", "float_dtype", "float_hit")
+                 "number_params", "float_dtype", "float_hit", "tangent", "tangent_plans")
 
     def __init__(self, name, node, forward, inputs=("self",), rules=(), formulas=(), sympy=None,
-                 domain=None, broadcasts=False, n_outputs=1, doc="", cost=None):
+                 domain=None, broadcasts=False, n_outputs=1, doc="", cost=None, tangent=None):
         self.name = name
         self.cost = cost  # (arrays, **params) -> elements or flops of work (ops/costs.py)
         self.node = node
@@ -78,6 +81,18 @@ class Op:
         self.differentiable = any(r is not None for r in self.rules)
         self.params, self.defaults = _parameters(forward, len(self.inputs))
         self.plans = tuple(self._plan(rule) for rule in self.rules)
+        # the forward-mode rule (ops/dual.py): POINTWISE or LINEAR (derived), one rule per
+        # input `rule(F, t, <names>)`, or by default TRANSPOSE (derived from the backward rules)
+        if callable(tangent):
+            tangent = (tangent,)
+        if tangent is None and self.differentiable:
+            tangent = TRANSPOSE
+        self.tangent = tangent
+        self.tangent_plans = None
+        if isinstance(tangent, tuple):
+            if len(tangent) != len(self.inputs):
+                raise ValueError(f"op {name}: one tangent rule per input")
+            self.tangent_plans = tuple(self._plan(rule, "t") for rule in tangent)
         self.saves_anything = any(
             kind is INPUT or kind is RESULT for plan in self.plans if plan for kind, _ in plan
         )
@@ -94,14 +109,14 @@ class Op:
         self.float_dtype = None
         self.float_hit = None
 
-    def _plan(self, rule):
+    def _plan(self, rule, first: str = "g"):
         """What each rule reads, as (kind, key) pairs: see `Reads`."""
         if rule is None:
             return None
         code = rule.__code__
         names = code.co_varnames[:code.co_argcount]
-        if names[:2] != ("F", "g"):
-            raise ValueError(f"op {self.name}: a rule's first parameters are (F, g)")
+        if names[:2] != ("F", first):
+            raise ValueError(f"op {self.name}: a rule's first parameters are (F, {first})")
         plan = []
         for name in names[2:]:
             if name in self.inputs:
@@ -176,8 +191,13 @@ class Op:
                                 t = t.astype(cast)
                         args.append(t)
                     elif kind is RESULT:
-                        args.append(_wrap(node.result, node, True, 0, node._result_counter)
-                                    if create_graph else node.result)
+                        if not create_graph:
+                            args.append(node.result)
+                        elif not _dual.ACTIVE[0]:
+                            args.append(_wrap(node.result, node, True, 0, node._result_counter))
+                        else:   # forward over reverse: the saved result with its tangents
+                            args.append(_dual.result_tangents(
+                                node, _wrap(node.result, node, True, 0, node._result_counter)))
                     elif kind is PARAM:
                         params = node.params
                         args.append(params[key] if params and key in params else self.defaults.get(key))

@@ -17,7 +17,7 @@ from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim
 from .domains import PAIRS, _sample, binary, cases, elementwise_sympy
 from .apply import _check_broadcast, apply
-from .registry import METHODS, defop, export
+from .registry import METHODS, defop, export, LINEAR, POINTWISE
 
 
 def _where(self, other, condition):
@@ -40,7 +40,7 @@ where_op = defop(
            lambda F, g, condition: F.where(condition, 0.0, g)),
     formulas=("where(condition, grad, 0)", "where(condition, 0, grad)"),
     sympy=lambda sp, a, b, condition: np.where(condition, a, b),
-    domain=_where_cases,
+    domain=_where_cases, tangent=POINTWISE,
 )
 
 
@@ -75,7 +75,7 @@ maximum_op = defop(
     formulas=("where(self == other, grad / 2, grad).masked_fill(self < other, 0)",
               "where(self == other, grad / 2, grad).masked_fill(self > other, 0)"),
     sympy=elementwise_sympy(lambda sp, a, b: sp.Max(a, b)),
-    domain=binary(separate=0.1),
+    domain=binary(separate=0.1), tangent=POINTWISE,
 )
 
 minimum_op = defop(
@@ -86,7 +86,7 @@ minimum_op = defop(
     formulas=("where(self == other, grad / 2, grad).masked_fill(self > other, 0)",
               "where(self == other, grad / 2, grad).masked_fill(self < other, 0)"),
     sympy=elementwise_sympy(lambda sp, a, b: sp.Min(a, b)),
-    domain=binary(separate=0.1),
+    domain=binary(separate=0.1), tangent=POINTWISE,
 )
 
 
@@ -130,7 +130,7 @@ atan2_op = defop(
               "grad * -self / (self ** 2 + other ** 2) (0 at the origin)"),
     sympy=elementwise_sympy(lambda sp, a, b: sp.atan2(a, b)),
     # self > 0 keeps the points off the origin and off the branch cut (self = 0, other < 0).
-    domain=binary(0.3, 2.0, -2.0, 2.0),
+    domain=binary(0.3, 2.0, -2.0, 2.0), tangent=POINTWISE,
 )
 
 
@@ -199,7 +199,7 @@ clamp_op = defop(
     sympy=_clamp_sympy,
     domain=lambda rng: (_clamp_cases({"min": -0.5, "max": 0.7})(rng)
                         + _clamp_cases({"min": 0.2, "max": None})(rng)[1:]
-                        + _clamp_cases({"min": None, "max": -0.3})(rng)[2:]),
+                        + _clamp_cases({"min": None, "max": -0.3})(rng)[2:]), tangent=POINTWISE,
 )
 
 
@@ -216,7 +216,7 @@ clamp_min_op = defop(
     rules=(lambda F, g, self, min: F.where(self >= min, g, 0.0),),
     formulas=("where(self >= min, grad, 0)",),
     sympy=lambda sp, x, min: _clamp_sympy(sp, x, min=min),
-    domain=_clamp_cases({"min": 0.2}),
+    domain=_clamp_cases({"min": 0.2}), tangent=POINTWISE,
 )
 
 clamp_max_op = defop(
@@ -224,7 +224,7 @@ clamp_max_op = defop(
     rules=(lambda F, g, self, max: F.where(self <= max, g, 0.0),),
     formulas=("where(self <= max, grad, 0)",),
     sympy=lambda sp, x, max: _clamp_sympy(sp, x, max=max),
-    domain=_clamp_cases({"max": -0.3}),
+    domain=_clamp_cases({"max": -0.3}), tangent=POINTWISE,
 )
 
 
@@ -273,7 +273,7 @@ clamp_tensor_op = defop(
               "where(self < min and min < max, grad, 0)",
               "where(self > max or max < min, grad, 0)"),
     sympy=_clamp_sympy,
-    domain=_clamp_tensor_cases,
+    domain=_clamp_tensor_cases, tangent=POINTWISE,
 )
 
 
@@ -352,7 +352,7 @@ masked_fill_op = defop(
     formulas=("where(mask, 0, grad)",),
     sympy=lambda sp, x, mask, value: _masked_fill_sympy(sp, x, value, mask),
     domain=lambda rng: [((inputs[0],), {"mask": params["mask"], "value": 0.5})
-                        for inputs, params in _masked_fill_cases(rng)],
+                        for inputs, params in _masked_fill_cases(rng)], tangent=POINTWISE,
 )
 
 masked_fill_tensor_op = defop(
@@ -443,7 +443,7 @@ gather_op = defop(
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)),), {"dim": 1, "index": np.array([[0, 0], [2, 1]])}),
                  lambda rng: ((rng.uniform(-2, 2, (3, 2)),), {"dim": 0, "index": np.array([[2, 0], [2, 2]])}),
                  lambda rng: ((rng.uniform(-2, 2, (3,)),), {"dim": 0, "index": np.array([1, 1, 0, 2])}),
-                 lambda rng: ((rng.uniform(-2, 2, ()),), {"dim": 0, "index": np.array(0)})),
+                 lambda rng: ((rng.uniform(-2, 2, ()),), {"dim": 0, "index": np.array(0)})), tangent=LINEAR,
 )
 
 # gather's backward, and the node of its double backward (PyTorch's ScatterAddBackward0).

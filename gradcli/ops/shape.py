@@ -20,7 +20,7 @@ from .._tensor import Tensor, _dim, _dims, as_int, check_elements, shape_str
 from . import broadcast
 from .domains import cases
 from .apply import apply
-from .registry import METHODS, OPS, TENSORS, Op, defop, export
+from .registry import METHODS, OPS, TENSORS, Op, defop, export, LINEAR
 
 
 def _view_shape(shape, size):
@@ -52,7 +52,7 @@ reshape_op = defop(
     sympy=lambda sp, x, shape: _reshape(x, shape),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"shape": (3, 2)}),
                  lambda rng: ((rng.uniform(-1, 1, (3,)),), {"shape": (1, 3)}),
-                 lambda rng: ((rng.uniform(-1, 1, ()),), {"shape": (1,)})),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"shape": (1,)})), tangent=LINEAR,
 )
 
 
@@ -88,7 +88,7 @@ unsqueeze = defop(
     formulas=("grad.squeeze(dim)",),
     sympy=lambda sp, x, dim: _unsqueeze(x, dim),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1}),
-                 lambda rng: ((rng.uniform(-1, 1, ()),), {"dim": 0})),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"dim": 0})), tangent=LINEAR,
 )
 
 
@@ -133,7 +133,7 @@ squeeze_all = defop(
     rules=_squeeze_rule, formulas=("grad.reshape(self.shape)",),
     sympy=lambda sp, x: _squeeze_all(x),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 1, 3)),), {}),
-                 lambda rng: ((rng.uniform(-1, 1, (1,)),), {})),
+                 lambda rng: ((rng.uniform(-1, 1, (1,)),), {})), tangent=LINEAR,
 )
 
 squeeze_dim = defop(
@@ -142,14 +142,14 @@ squeeze_dim = defop(
     sympy=lambda sp, x, dim: _squeeze_dims(x, dim),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (1, 3)),), {"dim": 0}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1}),
-                 lambda rng: ((rng.uniform(-1, 1, ()),), {"dim": 0})),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"dim": 0})), tangent=LINEAR,
 )
 
 squeeze_dims = defop(
     "squeeze_dims", "SqueezeBackward2", _squeeze_dims, public=False,
     rules=_squeeze_rule, formulas=("grad.reshape(self.shape)",),
     sympy=lambda sp, x, dim: _squeeze_dims(x, dim),
-    domain=cases(lambda rng: ((rng.uniform(-1, 1, (1, 3, 1)),), {"dim": (0, 2)})),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (1, 3, 1)),), {"dim": (0, 2)})), tangent=LINEAR,
 )
 
 
@@ -210,7 +210,7 @@ class _ListOp:
         self.sympy = sympy
         self.table = defop(name, node, self._forward(2), inputs=self._inputs(2), public=False,
                            rules=tuple(rule(i) for i in range(2)), formulas=(formula,) * 2,
-                           sympy=sympy, domain=domain)
+                           sympy=sympy, domain=domain, tangent=LINEAR)
         self._ops = {2: self.table}
 
     @staticmethod
@@ -235,7 +235,7 @@ class _ListOp:
         if op is None:
             op = self._ops[n] = Op(self.name, self.node, self._forward(n), inputs=self._inputs(n),
                                    rules=tuple(self.rule(i) for i in range(n)),
-                                   formulas=(self.formula,) * n, sympy=self.sympy)
+                                   formulas=(self.formula,) * n, sympy=self.sympy, tangent=LINEAR)
         return op
 
 
@@ -364,7 +364,7 @@ unbind_op = defop(
     rules=(lambda F, g, dim: F.stack(g, dim),), formulas=("stack(grads, dim)",),
     sympy=lambda sp, x, dim=0: _unbind(x, dim),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"dim": 0}),
-                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1})),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1})), tangent=LINEAR,
 )
 
 
@@ -400,14 +400,14 @@ split_op = defop(
     "split", "SplitBackward0", _split, public=False, n_outputs=None,
     rules=(lambda F, g, dim: F.cat(g, dim),), formulas=("cat(grads, dim)",),
     sympy=lambda sp, x, split_sizes, dim=0: _split(x, split_sizes, dim),
-    domain=cases(_split_case((3,), (2, 1), 0), _split_case((2, 3), (1, 1, 1), 1)),
+    domain=cases(_split_case((3,), (2, 1), 0), _split_case((2, 3), (1, 1, 1), 1)), tangent=LINEAR,
 )
 
 split_with_sizes_op = defop(
     "split_with_sizes", "SplitWithSizesBackward0", _split, public=False, n_outputs=None,
     rules=(lambda F, g, dim: F.cat(g, dim),), formulas=("cat(grads, dim)",),
     sympy=lambda sp, x, split_sizes, dim=0: _split(x, split_sizes, dim),
-    domain=cases(_split_case((3, 2), (1, 2), 0)),
+    domain=cases(_split_case((3, 2), (1, 2), 0)), tangent=LINEAR,
 )
 
 
@@ -479,7 +479,7 @@ repeat_op = defop(
     sympy=lambda sp, x, repeats: np.tile(x, repeats),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"repeats": (2, 1)}),
                  lambda rng: ((rng.uniform(-1, 1, (3,)),), {"repeats": (2, 2)}),
-                 lambda rng: ((rng.uniform(-1, 1, ()),), {"repeats": (3,)})),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"repeats": (3,)})), tangent=LINEAR,
 )
 
 
@@ -520,7 +520,7 @@ select_op = defop(
     sympy=lambda sp, x, dim, index: _select(x, dim, index),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1, "index": 2}),
                  lambda rng: ((rng.uniform(-1, 1, (3,)),), {"dim": 0, "index": -1}),
-                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 0, "index": 0})),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 0, "index": 0})), tangent=LINEAR,
 )
 
 select_backward = defop(
@@ -530,7 +530,7 @@ select_backward = defop(
     formulas=("grad.select(dim, index)",),
     sympy=lambda sp, g, input_sizes, dim, index: _select_backward(g, input_sizes, dim, index),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"input_sizes": (2, 3), "dim": 0, "index": 1}),
-                 lambda rng: ((rng.uniform(-1, 1, ()),), {"input_sizes": (3,), "dim": 0, "index": 2})),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"input_sizes": (3,), "dim": 0, "index": 2})), tangent=LINEAR,
 )
 
 
@@ -568,7 +568,7 @@ slice_op = defop(
     formulas=("slice_backward(grad, self.shape, dim, start, end, step)",),
     sympy=lambda sp, x, dim, start, end, step: _slice(x, dim, start, end, step),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"dim": 0, "start": 1, "end": 3, "step": 1}),
-                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1, "start": 0, "end": 3, "step": 2})),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1, "start": 0, "end": 3, "step": 2})), tangent=LINEAR,
 )
 
 slice_backward = defop(
@@ -581,7 +581,7 @@ slice_backward = defop(
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2,)),),
                               {"input_sizes": (3,), "dim": 0, "start": 1, "end": 3, "step": 1}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 2)),),
-                              {"input_sizes": (2, 3), "dim": 1, "start": 0, "end": 3, "step": 2})),
+                              {"input_sizes": (2, 3), "dim": 1, "start": 0, "end": 3, "step": 2})), tangent=LINEAR,
 )
 
 
@@ -617,7 +617,7 @@ alias = defop(
     "alias", "AliasBackward0", _alias, public=False,
     rules=(lambda F, g: g,), formulas=("grad",),
     sympy=lambda sp, x: x,
-    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {})),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {})), tangent=LINEAR,
 )
 
 
@@ -648,7 +648,7 @@ flip_op = defop(
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dims": (0,)}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dims": (1, 0)}),
                  lambda rng: ((rng.uniform(-1, 1, (3,)),), {"dims": (0,)}),
-                 lambda rng: ((rng.uniform(-1, 1, ()),), {"dims": ()})),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"dims": ()})), tangent=LINEAR,
 )
 
 
@@ -685,7 +685,7 @@ roll_op = defop(
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"shifts": (1,), "dims": (1,)}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"shifts": (1, -4), "dims": (0, 1)}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"shifts": (2,), "dims": None}),
-                 lambda rng: ((rng.uniform(-1, 1, ()),), {"shifts": (1,), "dims": None})),
+                 lambda rng: ((rng.uniform(-1, 1, ()),), {"shifts": (1,), "dims": None})), tangent=LINEAR,
 )
 
 
@@ -730,13 +730,13 @@ _triangle_cases = cases(lambda rng: ((rng.uniform(-1, 1, (3, 3)),), {"diagonal":
 tril_op = defop(
     "tril", "TrilBackward0", _triangle("tril", np.tril), public=False,
     rules=(lambda F, g, diagonal: F.tril(g, diagonal),), formulas=("grad.tril(diagonal)",),
-    sympy=_triangle_sympy(np.tril), domain=_triangle_cases,
+    sympy=_triangle_sympy(np.tril), domain=_triangle_cases, tangent=LINEAR,
 )
 
 triu_op = defop(
     "triu", "TriuBackward0", _triangle("triu", np.triu), public=False,
     rules=(lambda F, g, diagonal: F.triu(g, diagonal),), formulas=("grad.triu(diagonal)",),
-    sympy=_triangle_sympy(np.triu), domain=_triangle_cases,
+    sympy=_triangle_sympy(np.triu), domain=_triangle_cases, tangent=LINEAR,
 )
 
 
@@ -789,7 +789,7 @@ diagonal_op = defop(
     sympy=lambda sp, x, offset=0, dim1=0, dim2=1: np.diagonal(x, offset, dim1, dim2),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (3, 3)),), {"offset": 0, "dim1": 0, "dim2": 1}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"offset": 1, "dim1": 1, "dim2": 0}),
-                 lambda rng: ((rng.uniform(-1, 1, (2, 3, 2)),), {"offset": -1, "dim1": 0, "dim2": 2})),
+                 lambda rng: ((rng.uniform(-1, 1, (2, 3, 2)),), {"offset": -1, "dim1": 0, "dim2": 2})), tangent=LINEAR,
 )
 
 diagonal_backward = defop(
@@ -802,7 +802,7 @@ diagonal_backward = defop(
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2,)),),
                               {"input_sizes": (2, 3), "offset": 1, "dim1": 0, "dim2": 1}),
                  lambda rng: ((rng.uniform(-1, 1, (2, 2)),),
-                              {"input_sizes": (3, 2, 2), "offset": 1, "dim1": 2, "dim2": 0})),
+                              {"input_sizes": (3, 2, 2), "offset": 1, "dim1": 2, "dim2": 0})), tangent=LINEAR,
 )
 
 
@@ -841,7 +841,7 @@ diag_embed = defop(
     sympy=_diag_embed_sympy,
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"offset": 0}),
                  lambda rng: ((rng.uniform(-1, 1, (2,)),), {"offset": -1}),
-                 lambda rng: ((rng.uniform(-1, 1, (2,)),), {"offset": 2})),
+                 lambda rng: ((rng.uniform(-1, 1, (2,)),), {"offset": 2})), tangent=LINEAR,
 )
 
 # torch.diag of a matrix: a copy of its diagonal, which PyTorch records as
@@ -931,7 +931,7 @@ contiguous_op = defop(
     "contiguous", "CloneBackward0", _contiguous, public=False,
     rules=(lambda F, g: g,), formulas=("grad",),
     sympy=lambda sp, x: np.array(x, copy=True),
-    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {})),
+    domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {})), tangent=LINEAR,
 )
 
 

@@ -9,7 +9,7 @@ from .domains import _sample, cases
 from .extremes import _return_type
 from .reduce import _array
 from .apply import apply
-from .registry import defop, export
+from .registry import defop, export, LINEAR
 
 
 # -- sort, argsort, topk, kthvalue: values at indices chosen once --------------------------------
@@ -77,7 +77,7 @@ sort_op = defop(
     rules=(_take_grad,), formulas=("zeros(self.shape).scatter_add(dim, indices, grad)",),
     sympy=_take_sympy,
     domain=cases(_take_case((3,), 0), _take_case((2, 3), 1, descending=True), _take_case((3, 2), 0),
-                 _take_case((), 0)),
+                 _take_case((), 0)), tangent=LINEAR,
 )
 
 topk_op = defop(
@@ -85,7 +85,7 @@ topk_op = defop(
     rules=(_take_grad,), formulas=("zeros(self.shape).scatter_add(dim, indices, grad)",),
     sympy=_take_sympy,
     domain=cases(_take_case((2, 3), 1, lambda o: o[:, :2], descending=True),
-                 _take_case((3, 2), 0, lambda o: o[:1]), _take_case((), 0)),
+                 _take_case((3, 2), 0, lambda o: o[:1]), _take_case((), 0)), tangent=LINEAR,
 )
 
 kthvalue_op = defop(
@@ -94,7 +94,7 @@ kthvalue_op = defop(
     sympy=_take_sympy,
     domain=cases(_take_case((2, 3), 1, lambda o: o[:, 1], keepdim=False),
                  _take_case((3, 2), 0, lambda o: o[2:], keepdim=True),
-                 _take_case((3,), 0, lambda o: o[0], keepdim=False)),
+                 _take_case((3,), 0, lambda o: o[0], keepdim=False)), tangent=LINEAR,
 )
 
 

@@ -26,6 +26,7 @@ from ..graph.nodes import op_name
 from ..errors import AutogradError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, bump_version, no_grad, shape_str
 from .aliasing import _owner
+from . import dual as _dual
 from .apply import apply
 from .registry import METHODS, TENSORS, Op
 
@@ -238,9 +239,13 @@ def _inplace(self, fn, *args, **kwargs) -> Tensor:
     tensor is rebased onto the new node, as PyTorch rebases in-place results.
     """
     _check_inplace(self, args)
+    if _dual.ACTIVE[0]:
+        _dual.check_inplace(self, args)
     other_requires = any(isinstance(a, Tensor) and a.requires_grad for a in args)
     if _grad_enabled[0] and (self.requires_grad or other_requires):
         old = Tensor._make(self._data.copy(), self.grad_fn, self.requires_grad, self._output_nr)
+        if _dual.ACTIVE[0]:
+            _dual.copy_tangents(self, old)
         result = fn(old, *args, **kwargs)
     else:
         with no_grad():
@@ -255,6 +260,8 @@ def _inplace(self, fn, *args, **kwargs) -> Tensor:
         _check_cast_back(out.dtype, self._data.dtype)
     self._data[...] = out
     bump_version(self)
+    if _dual.ACTIVE[0]:   # forward mode: the tangent changes with the value
+        _dual.copy_tangents(result, self, drop=True)
     node = result.grad_fn
     if node is not None:
         if getattr(node, "_result_counter", None) is result._counter:

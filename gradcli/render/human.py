@@ -184,6 +184,8 @@ def _sup(n):
 
 def print_jacobian(r) -> None:
     lines = [output_line(r.output_name, r.output)]
+    if getattr(r, "mode_reason", None):   # --mode auto says which it took
+        lines.append(f"mode: {r.mode} ({r.mode_reason})")
     partial = len(r.blocks) > 1
     for name, blk in r.blocks.items():
         lines.append(block(f"{derivative_label(r.output_name, (name,), partial)}  shape "
@@ -229,8 +231,13 @@ def print_op(op) -> None:
     if op["formulas"]:
         lines.append("  derivatives (the gradient reaching each input):")
         lines.extend(f"    {inp}: {formula}" for inp, formula in op["formulas"].items())
+    if op.get("tangent"):
+        lines.append(f"  tangent (forward mode), {op['tangent']['kind']}:")
+        lines.append(f"    {op['tangent']['formula']}")
     lines.append("  where: grad is the gradient of the result (what flows in from the output),")
     one = len(op["inputs"]) == 1
     lines.append(f"         {', '.join(op['inputs'])} {'is the input' if one else 'are the inputs'} "
                  "as given to the op, and result is the value it computed")
+    if op.get("tangent"):
+        lines.append("         t_<input> is the tangent of an input (zero where it has none)")
     write(lines)

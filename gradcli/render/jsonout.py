@@ -155,8 +155,11 @@ def grad_doc(r) -> dict:
 
 
 def jacobian_doc(r) -> dict:
-    return {"output": _output(r.output_name, r.output), "wrt": r.wrt,
-            "jacobian": {k: value(v) for k, v in r.blocks.items()}}
+    doc = {"output": _output(r.output_name, r.output), "wrt": r.wrt,
+           "jacobian": {k: value(v) for k, v in r.blocks.items()}}
+    if getattr(r, "mode", None):
+        doc["mode"] = r.mode
+    return doc
 
 
 def hessian_doc(r) -> dict:

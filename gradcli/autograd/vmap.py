@@ -1,0 +1,166 @@
+"""torch.func.vmap: a function mapped over a batch dimension, by loop and stack.
+
+Every op is run per sample (each batched argument selected at its `in_dims`)
+and the results stacked at `out_dims`: the same answer as a batching rule, at
+the cost of a Python call per sample (no op has a batching rule yet). Which
+tensors depend on the batch is tracked by a batch level (ops/dual.py's levels,
+with a mark instead of a tangent), so that vmap refuses what PyTorch's refuses:
+`.item()` and data-dependent control flow on a batched tensor, an in-place op
+writing a batched value into an unbatched tensor, and random numbers unless
+`randomness=` is "different" or "same".
+"""
+from __future__ import annotations
+
+from ..errors import AutogradError, ProgramValueError
+from .._tensor import Tensor
+from ..graph.callback import call_program
+from ..ops import dual
+
+
+def _name(func) -> str:
+    name = getattr(func, "name", None) or getattr(func, "__name__", None) or "fn"
+    return "<lambda>" if name in ("lambda", "<lambda>") else name
+
+
+def _structure(value) -> str:
+    if isinstance(value, (tuple, list)):
+        kind = "tuple" if isinstance(value, tuple) else "list"
+        items = ",\n  ".join(_structure(v) for v in value)
+        return f"TreeSpec({kind}, None, [{items}])"
+    return "*"
+
+
+class _RandomnessError:
+    """The generator while randomness="error": any draw is PyTorch's error."""
+
+    def __getattr__(self, name):
+        raise AutogradError("vmap: called random operation while in randomness error mode. Please either use "
+                            "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                            "operation out of vmap")
+
+
+def _dims_for(func, in_dims, args):
+    """One in_dim per argument (a nested tuple for a tuple argument), PyTorch's checks."""
+    name = _name(func)
+    if isinstance(in_dims, bool) or not isinstance(in_dims, (int, tuple)):
+        raise ProgramValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int "
+                                "or a (potentially nested) tuple matching the structure of inputs, got: "
+                                f"<class '{type(in_dims).__name__ if in_dims is not None else 'NoneType'}'>.")
+    if isinstance(in_dims, int):
+        return [in_dims] * len(args)
+    if len(in_dims) != len(args):
+        raise ProgramValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with "
+                                f"the structure of `inputs`. in_dims has structure {_structure(in_dims)} but "
+                                f"inputs has structure {_structure(tuple(args))}.")
+    return list(in_dims)
+
+
+def _batched_leaves(func, in_dims, value, dim, out: list):
+    """(tensor, normalized dim) pairs of one argument, in order."""
+    name = _name(func)
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        dims = dim if isinstance(dim, (tuple, list)) else [dim] * len(value)
+        for v, d in zip(value, dims):
+            _batched_leaves(func, in_dims, v, d, out)
+        return
+    if dim is None:
+        return
+    if not isinstance(value, Tensor):
+        raise ProgramValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={dim} for an input "
+                                f"but the input is of type <class '{type(value).__name__}'>. We cannot vmap over "
+                                "non-Tensor arguments, please use None as the respective in_dim")
+    n = value._data.ndim
+    if not -n <= dim < n:
+        raise ProgramValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={dim} for some input, "
+                                f"but that input is a Tensor of dimensionality {n} so expected in_dim to satisfy "
+                                f"-{n} <= in_dim < {n}.")
+    out.append((value, dim % n))
+
+
+def _sample(value, dim, b, level, select):
+    if isinstance(value, dict):
+        return {k: _sample(v, dim, b, level, select) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        dims = dim if isinstance(dim, (tuple, list)) else [dim] * len(value)
+        return type(value)(_sample(v, d, b, level, select) for v, d in zip(value, dims))
+    if dim is None or not isinstance(value, Tensor):
+        return value
+    piece = select(value, dim % value._data.ndim, b)
+    level.set(piece, True)
+    return piece
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """`torch.func.vmap`: func mapped over dimension `in_dims` of its arguments."""
+    if randomness not in ("error", "different", "same"):
+        raise AutogradError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
+                            f"Got {randomness}")
+
+    def wrapper(*args, **kwargs):
+        from .. import ops
+        from ..ops import factories
+
+        dims = _dims_for(func, in_dims, args)
+        leaves: list = []
+        for value, dim in zip(args, dims):
+            _batched_leaves(func, in_dims, value, dim, leaves)
+        if not leaves:
+            raise ProgramValueError(f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>): at least one input "
+                                    "must be batched (no in_dim of a Tensor was given)")
+        sizes = [t._data.shape[d] for t, d in leaves]
+        if len(set(sizes)) != 1:
+            raise ProgramValueError("vmap: Expected all tensors to have the same size in the mapped dimension, "
+                                    f"got sizes {sizes} for the mapped dimension")
+        size = sizes[0]
+        select = ops.METHODS["select"]
+        generator = factories._generator[0]
+        state = None
+        if randomness == "same":
+            generator = factories._rng(None)
+            state = generator.bit_generator.state
+        results = []
+        try:
+            if randomness == "error":
+                factories._generator[0] = _RandomnessError()
+            for b in range(size):
+                if state is not None:
+                    generator.bit_generator.state = state
+                level = dual.enter_level(batch=size)
+                try:
+                    sample = [_sample(v, d, b, level, select) for v, d in zip(args, dims)]
+                    results.append(call_program("torch.func.vmap", None, func, *sample, **kwargs))
+                finally:
+                    dual.exit_level(level)
+        finally:
+            if randomness == "error":
+                factories._generator[0] = generator
+        return _stacked(func, results, out_dims, size)
+
+    from ..errors import Builtin
+
+    return Builtin("vmap", wrapper)
+
+
+def _stacked(func, results, out_dims, size):
+    """The per-sample outputs stacked at out_dims, in the structure func returned."""
+    from .. import ops
+
+    first = results[0] if results else None
+    if isinstance(first, dict):
+        return {k: _stacked(func, [r[k] for r in results], out_dims, size) for k in first}
+    if isinstance(first, (tuple, list)):
+        dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(first)
+        return type(first)(_stacked(func, [r[k] for r in results], dims[k], size) for k in range(len(first)))
+    if not isinstance(first, Tensor):
+        raise ProgramValueError(f"vmap({_name(func)}, ...): `{_name(func)}` must only return Tensors, got type "
+                                f"<class '{type(first).__name__}'>. Did you mean to set out_dims= to None for "
+                                "output?")
+    if out_dims is None:
+        return first
+    n = first._data.ndim + 1
+    if not -n <= out_dims < n:
+        raise ProgramValueError(f"vmap: out_dims={out_dims} is out of range for an output of "
+                                f"{first._data.ndim} dimensions (expected -{n} <= out_dim < {n})")
+    return ops.FUNCTIONS["stack"](results, out_dims % n)
