@@ -184,6 +184,12 @@ class RNNBase(Module):
             output = FUNCTIONS["transpose"](output, 0, 1) if is_lstm else _transpose_inplace(output, 0, 1)
         return (output, (h_n, c_n)) if is_lstm else (output, h_n)
 
+    def _direction(self, layer, direction, dirs, h0, c0):
+        """One layer's one direction: its weights and its initial h and c (None but for an LSTM)."""
+        w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
+        index = layer * dirs + direction
+        return w_ih, w_hh, b_ih, b_hh, h0[index], (c0[index] if c0 is not None else None)
+
     def _run(self, input, h0, c0, dirs):
         step = self._step()
         stack, unbind = FUNCTIONS["stack"], FUNCTIONS["unbind"]
@@ -191,10 +197,7 @@ class RNNBase(Module):
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(dirs):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
-                index = layer * dirs + direction
-                h = h0[index]
-                c = c0[index] if c0 is not None else None
+                w_ih, w_hh, b_ih, b_hh, h, c = self._direction(layer, direction, dirs, h0, c0)
                 steps = unbind(_linear(layer_input, w_ih, b_ih), 0)
                 order = range(len(steps) - 1, -1, -1) if direction == 1 else range(len(steps))
                 hs = [None] * len(steps)
