@@ -683,26 +683,19 @@ class ExpressionParser:
         return n.FormattedValue(value, field.conversion, spec, field.span)
 
 
+_DESCRIPTIONS = ((n.Call, "function call"), ((n.Num, n.Str, n.Constant, n.FString), "literal"),
+                 (n.Compare, "comparison"), (n.Lambda, "lambda"), (n.IfExp, "conditional expression"),
+                 (n.DictExpr, "dict literal"), (n.SetExpr, "set display"), (n.Comprehension, None),
+                 (n.TupleExpr, "tuple"))
+
+
 def describe(node: n.Node) -> str:
     """What a node is, in the words of Python's error messages."""
-    if isinstance(node, n.Call):
-        return "function call"
-    if isinstance(node, (n.Num, n.Str, n.Constant, n.FString)):
-        return "literal"
-    if isinstance(node, n.Compare):
-        return "comparison"
-    if isinstance(node, n.Lambda):
-        return "lambda"
-    if isinstance(node, n.IfExp):
-        return "conditional expression"
-    if isinstance(node, n.DictExpr):
-        return "dict literal"
-    if isinstance(node, n.SetExpr):
-        return "set display"
-    if isinstance(node, n.Comprehension):
-        return "generator expression" if node.kind == "generator" else f"{node.kind} comprehension"
-    if isinstance(node, n.TupleExpr):
-        return "tuple"
+    for types, words in _DESCRIPTIONS:
+        if isinstance(node, types):
+            if words is None:  # a comprehension: its kind says which
+                return "generator expression" if node.kind == "generator" else f"{node.kind} comprehension"
+            return words
     return "expression"
 
 

@@ -328,20 +328,14 @@ class Transformer(Module):
                  dropout=0.1, activation="relu", custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, dtype=dtype)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers,
-                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, dtype=dtype)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers,
-                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        for name, custom, layer_cls, stack_cls, num_layers in (
+                ("encoder", custom_encoder, TransformerEncoderLayer, TransformerEncoder, num_encoder_layers),
+                ("decoder", custom_decoder, TransformerDecoderLayer, TransformerDecoder, num_decoder_layers)):
+            if custom is None:  # the encoder's layers first: they draw their initial values first
+                layer = layer_cls(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                                  norm_first, bias, dtype=dtype)
+                custom = stack_cls(layer, num_layers, LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+            setattr(self, name, custom)
         for p in self.parameters():
             if len(p.shape) > 1:
                 init.xavier_uniform_(p)
