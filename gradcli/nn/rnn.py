@@ -20,6 +20,7 @@ from ..ops import FUNCTIONS, NN_FUNCTIONS
 from ..ops.factories import Parameter
 from . import init
 from .modules import Module
+from .modules.conv import _options_repr
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -218,18 +219,12 @@ class RNNBase(Module):
         """Nothing to do: gradcli keeps no fused weight buffer."""
 
     def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.num_layers != 1:
-            s += f", num_layers={self.num_layers}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if self.batch_first is not False:
-            s += f", batch_first={self.batch_first}"
-        if self.dropout != 0:
-            s += f", dropout={self.dropout}"
-        if self.bidirectional is not False:
-            s += f", bidirectional={self.bidirectional}"
-        return s
+        return _options_repr(f"{self.input_size}, {self.hidden_size}",
+                             ("num_layers", self.num_layers, self.num_layers != 1),
+                             ("bias", self.bias, self.bias is not True),
+                             ("batch_first", self.batch_first, self.batch_first is not False),
+                             ("dropout", self.dropout, self.dropout != 0),
+                             ("bidirectional", self.bidirectional, self.bidirectional is not False))
 
 
 class RNN(RNNBase):

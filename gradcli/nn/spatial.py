@@ -14,7 +14,7 @@ from ..ops import FUNCTIONS, NN_FUNCTIONS
 from ..ops.factories import Parameter
 from . import init
 from .modules import Dropout, Module
-from .modules.conv import _conv_extra_repr, _conv_init, _tuple
+from .modules.conv import _conv_extra_repr, _conv_init, _options_repr, _tuple
 
 __all__ = ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
            "AdaptiveMaxPool2d", "Dropout1d", "Dropout2d", "PixelShuffle", "PixelUnshuffle", "ReflectionPad1d",
@@ -364,14 +364,9 @@ class EmbeddingBag(Module):
                                    self.include_last_offset, self.padding_idx)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        s += f", mode={self.mode!r}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        return s
+        return _options_repr(f"{self.num_embeddings}, {self.embedding_dim}",
+                             ("max_norm", self.max_norm, self.max_norm is not None),
+                             ("norm_type", self.norm_type, self.norm_type != 2),
+                             ("scale_grad_by_freq", self.scale_grad_by_freq, self.scale_grad_by_freq is not False),
+                             ("mode", repr(self.mode), True),
+                             ("padding_idx", self.padding_idx, self.padding_idx is not None))

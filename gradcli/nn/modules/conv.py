@@ -44,21 +44,22 @@ def _conv_init(module, in_channels, out_channels, kernel_size, stride, padding, 
         module.register_parameter("bias", None)
 
 
+def _options_repr(head: str, *options) -> str:
+    """`head`, then `, name=value` for each (name, value, shown) option shown (PyTorch's reprs name an
+    option only where it is not at its default)."""
+    return head + "".join(f", {name}={value}" for name, value, shown in options if shown)
+
+
 def _conv_extra_repr(module, output_padding=None) -> str:
     """The repr of a convolution's options (a transposed one also names its output_padding)."""
     n = module.n
-    s = f"{module.in_channels}, {module.out_channels}, kernel_size={module.kernel_size}, stride={module.stride}"
-    if module.padding != (0,) * n:
-        s += f", padding={module.padding!r}"
-    if module.dilation != (1,) * n:
-        s += f", dilation={module.dilation}"
-    if output_padding is not None and output_padding != (0,) * n:
-        s += f", output_padding={output_padding}"
-    if module.groups != 1:
-        s += f", groups={module.groups}"
-    if module.bias is None:
-        s += ", bias=False"
-    return s
+    return _options_repr(
+        f"{module.in_channels}, {module.out_channels}, kernel_size={module.kernel_size}, stride={module.stride}",
+        ("padding", repr(module.padding), module.padding != (0,) * n),
+        ("dilation", module.dilation, module.dilation != (1,) * n),
+        ("output_padding", output_padding, output_padding is not None and output_padding != (0,) * n),
+        ("groups", module.groups, module.groups != 1),
+        ("bias", False, module.bias is None))
 
 
 class _ConvNd(Module):
