@@ -344,25 +344,22 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--part", choices=("ops", "layers", "optim", "all"), default="all")
     args = parser.parse_args()
+    parts = (
+        ("ops", lambda: compare_ops(args.seed, args.rounds),
+         "ops and losses: {agree}/{total} cases agree (forward and backward, 1e-10)"),
+        ("layers", lambda: compare_layers(args.seed),
+         "layers: {agree}/{total} agree (output, input and parameter gradients, 1e-10)"),
+        ("optim", lambda: compare_optimizers(args.seed),
+         "optimizers: {agree}/{total} runs of 50 steps agree (every parameter, 1e-10 relative)"),
+    )
     failed = 0
-    if args.part in ("ops", "all"):
-        total, failures = compare_ops(args.seed, args.rounds)
-        print(f"ops and losses: {total - len(failures)}/{total} cases agree (forward and backward, 1e-10)")
-        for f in failures:
-            print("  FAIL", f)
-        failed += len(failures)
-    if args.part in ("layers", "all"):
-        total, failures = compare_layers(args.seed)
-        print(f"layers: {total - len(failures)}/{total} agree (output, input and parameter gradients, 1e-10)")
-        for f in failures:
-            print("  FAIL", f)
-        failed += len(failures)
-    if args.part in ("optim", "all"):
-        total, failures = compare_optimizers(args.seed)
-        print(f"optimizers: {total - len(failures)}/{total} runs of 50 steps agree (every parameter, 1e-10 relative)")
-        for f in failures:
-            print("  FAIL", f)
-        failed += len(failures)
+    for part, compare, summary in parts:
+        if args.part in (part, "all"):
+            total, failures = compare()
+            print(summary.format(agree=total - len(failures), total=total))
+            for f in failures:
+                print("  FAIL", f)
+            failed += len(failures)
     return 1 if failed else 0
 
 

@@ -307,9 +307,9 @@ class ExpressionParser:
     def arith(self) -> n.Node:
         """`+ - * / // % @`: terms joined by `+ -`, each term factors joined by the others.
         One loop reads both levels (the sum so far and the term being read), so a chain of
-        10^5 terms costs neither stack nor a call per term; both are left-deep BinOps.
-        A plain name or number is read here, and its node and the operators' made without
-        their `__init__` (the same slots set: a third of making a node)."""
+        10^5 terms costs neither stack nor a parser call per term; both are left-deep BinOps.
+        A plain name or number is read here, and its node made without its `__init__` (the
+        same slots set: a third of making a node); the operators' nodes are made by BinOp."""
         kinds, values, offsets, ends, lines, starts = \
             self.kinds, self.values, self.offsets, self.ends, self.lines, self.starts
         Name, Num, BinOp, new = n.Name, n.Num, n.BinOp, _node
@@ -337,36 +337,18 @@ class ExpressionParser:
                 operand = self.operand()
                 i = self.i
                 kind = self.kind
-            if term_op is None:
-                term = operand
-            else:
-                node = new(BinOp)
-                node.left = term
-                node.op = term_op
-                node.right = operand
-                node.span = term_span
-                term = node
+            term = operand if term_op is None else BinOp(term, term_op, operand, term_span)
             # An operator token is never EOF: the loop steps over it without advance().
             if kind in _TERM_OPERATORS:
                 term_op = kind
             elif kind == "+" or kind == "-":
-                if total_op is None:
-                    total = term
-                else:
-                    node = new(BinOp)
-                    node.left = total
-                    node.op = total_op
-                    node.right = term
-                    node.span = total_span
-                    total = node
+                total = term if total_op is None else BinOp(total, total_op, term, total_span)
                 total_op = kind
                 term_op = None
             else:
                 self.i = i
                 self.kind = kind
-                if total_op is None:
-                    return term
-                return n.BinOp(total, total_op, term, total_span)
+                return term if total_op is None else BinOp(total, total_op, term, total_span)
             line = lines[i]
             start = offsets[i]
             col = start - starts[line - 1] + 1
@@ -701,26 +683,19 @@ class ExpressionParser:
         return n.FormattedValue(value, field.conversion, spec, field.span)
 
 
+_DESCRIPTIONS = ((n.Call, "function call"), ((n.Num, n.Str, n.Constant, n.FString), "literal"),
+                 (n.Compare, "comparison"), (n.Lambda, "lambda"), (n.IfExp, "conditional expression"),
+                 (n.DictExpr, "dict literal"), (n.SetExpr, "set display"), (n.Comprehension, None),
+                 (n.TupleExpr, "tuple"))
+
+
 def describe(node: n.Node) -> str:
     """What a node is, in the words of Python's error messages."""
-    if isinstance(node, n.Call):
-        return "function call"
-    if isinstance(node, (n.Num, n.Str, n.Constant, n.FString)):
-        return "literal"
-    if isinstance(node, n.Compare):
-        return "comparison"
-    if isinstance(node, n.Lambda):
-        return "lambda"
-    if isinstance(node, n.IfExp):
-        return "conditional expression"
-    if isinstance(node, n.DictExpr):
-        return "dict literal"
-    if isinstance(node, n.SetExpr):
-        return "set display"
-    if isinstance(node, n.Comprehension):
-        return "generator expression" if node.kind == "generator" else f"{node.kind} comprehension"
-    if isinstance(node, n.TupleExpr):
-        return "tuple"
+    for types, words in _DESCRIPTIONS:
+        if isinstance(node, types):
+            if words is None:  # a comprehension: its kind says which
+                return "generator expression" if node.kind == "generator" else f"{node.kind} comprehension"
+            return words
     return "expression"
 
 

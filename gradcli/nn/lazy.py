@@ -78,6 +78,22 @@ class _Lazy(Module):
             object.__setattr__(self, "__class__", self.cls_to_become)
         return Module.__call__(self, *args, **kwargs)
 
+    def _lazy_weight_and_bias(self, bias, dtype) -> None:
+        """An uninitialized weight and bias (or no bias), to be sized by the first input."""
+        self._lazy_dtype = dtype
+        self.weight = UninitializedParameter()
+        if bias:
+            self.bias = UninitializedParameter()
+        else:
+            self.register_parameter("bias", None)
+
+    def _fill_weight_and_bias(self, shape) -> None:
+        """Sizes the weight as `shape` and the bias as its dimension 0, then initialises them."""
+        _fill(self.weight, shape, self._lazy_dtype, 0.0)
+        if self.bias is not None:
+            _fill(self.bias, (shape[0],), self._lazy_dtype, 0.0)
+        self.reset_parameters()
+
 
 class LazyLinear(_Lazy):
     """torch.nn.LazyLinear(out_features): a Linear whose in_features is the input's last size."""
@@ -90,19 +106,11 @@ class LazyLinear(_Lazy):
     def __init__(self, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = 0, int(out_features)
-        self._lazy_dtype = dtype
-        self.weight = UninitializedParameter()
-        if bias:
-            self.bias = UninitializedParameter()
-        else:
-            self.register_parameter("bias", None)
+        self._lazy_weight_and_bias(bias, dtype)
 
     def initialize_parameters(self, input) -> None:
         self.in_features = int(input.shape[-1]) if input.shape else 1
-        _fill(self.weight, (self.out_features, self.in_features), self._lazy_dtype, 0.0)
-        if self.bias is not None:
-            _fill(self.bias, (self.out_features,), self._lazy_dtype, 0.0)
-        self.reset_parameters()
+        self._fill_weight_and_bias((self.out_features, self.in_features))
 
 
 class _LazyConvNd(_Lazy):
@@ -118,12 +126,7 @@ class _LazyConvNd(_Lazy):
         self.kernel_size, self.stride = _tuple(kernel_size, n), _tuple(stride, n)
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
         self.dilation, self.padding_mode = _tuple(dilation, n), padding_mode
-        self._lazy_dtype = dtype
-        self.weight = UninitializedParameter()
-        if bias:
-            self.bias = UninitializedParameter()
-        else:
-            self.register_parameter("bias", None)
+        self._lazy_weight_and_bias(bias, dtype)
 
     def initialize_parameters(self, input) -> None:
         batched = len(input.shape) == self.n + 2
@@ -131,10 +134,7 @@ class _LazyConvNd(_Lazy):
         if self.in_channels % self.groups:
             raise ProgramValueError("in_channels must be divisible by groups")
         shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
-        _fill(self.weight, shape, self._lazy_dtype, 0.0)
-        if self.bias is not None:
-            _fill(self.bias, (self.out_channels,), self._lazy_dtype, 0.0)
-        self.reset_parameters()
+        self._fill_weight_and_bias(shape)
 
 
 class LazyConv1d(_LazyConvNd):

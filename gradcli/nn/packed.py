@@ -147,11 +147,8 @@ def run_packed(layer, packed: PackedSequence, hx):
     for index_layer in range(layer.num_layers):
         outputs = []
         for direction in range(dirs):
-            w_ih, w_hh, b_ih, b_hh = layer._weights(index_layer, direction)
-            index = index_layer * dirs + direction
+            w_ih, w_hh, b_ih, b_hh, h, c = layer._direction(index_layer, direction, dirs, h0, c0)
             x_w = FUNCTIONS["linear"](layer_input, w_ih, b_ih)
-            h = h0[index]
-            c = c0[index] if c0 is not None else None
             outs = [None] * len(batch_sizes)
             order = range(len(batch_sizes) - 1, -1, -1) if direction == 1 else range(len(batch_sizes))
             for t in order:

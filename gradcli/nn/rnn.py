@@ -20,6 +20,7 @@ from ..ops import FUNCTIONS, NN_FUNCTIONS
 from ..ops.factories import Parameter
 from . import init
 from .modules import Module
+from .modules.conv import _options_repr
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -184,6 +185,12 @@ class RNNBase(Module):
             output = FUNCTIONS["transpose"](output, 0, 1) if is_lstm else _transpose_inplace(output, 0, 1)
         return (output, (h_n, c_n)) if is_lstm else (output, h_n)
 
+    def _direction(self, layer, direction, dirs, h0, c0):
+        """One layer's one direction: its weights and its initial h and c (None but for an LSTM)."""
+        w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
+        index = layer * dirs + direction
+        return w_ih, w_hh, b_ih, b_hh, h0[index], (c0[index] if c0 is not None else None)
+
     def _run(self, input, h0, c0, dirs):
         step = self._step()
         stack, unbind = FUNCTIONS["stack"], FUNCTIONS["unbind"]
@@ -191,10 +198,7 @@ class RNNBase(Module):
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(dirs):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
-                index = layer * dirs + direction
-                h = h0[index]
-                c = c0[index] if c0 is not None else None
+                w_ih, w_hh, b_ih, b_hh, h, c = self._direction(layer, direction, dirs, h0, c0)
                 steps = unbind(_linear(layer_input, w_ih, b_ih), 0)
                 order = range(len(steps) - 1, -1, -1) if direction == 1 else range(len(steps))
                 hs = [None] * len(steps)
@@ -215,18 +219,12 @@ class RNNBase(Module):
         """Nothing to do: gradcli keeps no fused weight buffer."""
 
     def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.num_layers != 1:
-            s += f", num_layers={self.num_layers}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if self.batch_first is not False:
-            s += f", batch_first={self.batch_first}"
-        if self.dropout != 0:
-            s += f", dropout={self.dropout}"
-        if self.bidirectional is not False:
-            s += f", bidirectional={self.bidirectional}"
-        return s
+        return _options_repr(f"{self.input_size}, {self.hidden_size}",
+                             ("num_layers", self.num_layers, self.num_layers != 1),
+                             ("bias", self.bias, self.bias is not True),
+                             ("batch_first", self.batch_first, self.batch_first is not False),
+                             ("dropout", self.dropout, self.dropout != 0),
+                             ("bidirectional", self.bidirectional, self.bidirectional is not False))
 
 
 class RNN(RNNBase):

@@ -14,6 +14,7 @@ from ..ops import FUNCTIONS, NN_FUNCTIONS
 from ..ops.factories import Parameter
 from . import init
 from .modules import Dropout, Module
+from .modules.conv import _conv_extra_repr, _conv_init, _options_repr, _tuple
 
 __all__ = ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
            "AdaptiveMaxPool2d", "Dropout1d", "Dropout2d", "PixelShuffle", "PixelUnshuffle", "ReflectionPad1d",
@@ -25,12 +26,6 @@ def _f(name):
     return NN_FUNCTIONS.get(name) or FUNCTIONS[name]
 
 
-def _tuple(value, n: int) -> tuple:
-    if isinstance(value, (tuple, list)):
-        return tuple(int(v) for v in value)
-    return (int(value),) * n
-
-
 class _ConvTransposeNd(Module):
     public = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "output_padding", "dilation",
               "groups", "padding_mode")
@@ -39,27 +34,9 @@ class _ConvTransposeNd(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
-        n = self.n
-        in_channels, out_channels, groups = int(in_channels), int(out_channels), int(groups)
-        if groups <= 0:
-            raise ProgramValueError("groups must be a positive integer")
-        if in_channels % groups:
-            raise ProgramValueError("in_channels must be divisible by groups")
-        if out_channels % groups:
-            raise ProgramValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise ProgramValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size, self.stride = _tuple(kernel_size, n), _tuple(stride, n)
-        self.padding, self.output_padding = _tuple(padding, n), _tuple(output_padding, n)
-        self.dilation, self.padding_mode = _tuple(dilation, n), padding_mode
-        kw = {} if dtype is None else {"dtype": dtype}
-        shape = (in_channels, out_channels // groups) + self.kernel_size
-        self.weight = Parameter(FUNCTIONS["empty"](*shape, **kw))
-        if bias:
-            self.bias = Parameter(FUNCTIONS["empty"](out_channels, **kw))
-        else:
-            self.register_parameter("bias", None)
+        _conv_init(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                   padding_mode, dtype, transposed=True)
+        self.output_padding = _tuple(output_padding, self.n)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -100,19 +77,7 @@ class _ConvTransposeNd(Module):
                                               self.dilation)
 
     def extra_repr(self):
-        n = self.n
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0,) * n:
-            s += f", padding={self.padding}"
-        if self.dilation != (1,) * n:
-            s += f", dilation={self.dilation}"
-        if self.output_padding != (0,) * n:
-            s += f", output_padding={self.output_padding}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+        return _conv_extra_repr(self, self.output_padding)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
@@ -399,14 +364,9 @@ class EmbeddingBag(Module):
                                    self.include_last_offset, self.padding_idx)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        s += f", mode={self.mode!r}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        return s
+        return _options_repr(f"{self.num_embeddings}, {self.embedding_dim}",
+                             ("max_norm", self.max_norm, self.max_norm is not None),
+                             ("norm_type", self.norm_type, self.norm_type != 2),
+                             ("scale_grad_by_freq", self.scale_grad_by_freq, self.scale_grad_by_freq is not False),
+                             ("mode", repr(self.mode), True),
+                             ("padding_idx", self.padding_idx, self.padding_idx is not None))

@@ -17,6 +17,51 @@ def _tuple(value, n: int) -> tuple:
     return (int(value),) * n
 
 
+def _conv_init(module, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+               padding_mode, dtype, transposed=False):
+    """Checks and stores a convolution's options and makes its empty weight and bias: one place for
+    _ConvNd and the transposed convolutions (nn.spatial), as PyTorch's _ConvNd serves both."""
+    n = module.n
+    in_channels, out_channels, groups = int(in_channels), int(out_channels), int(groups)
+    if groups <= 0:
+        raise ProgramValueError("groups must be a positive integer")
+    if in_channels % groups:
+        raise ProgramValueError("in_channels must be divisible by groups")
+    if out_channels % groups:
+        raise ProgramValueError("out_channels must be divisible by groups")
+    if padding_mode != "zeros":
+        raise ProgramValueError(f'Only "zeros" padding mode is supported for {type(module).__name__}'
+                                if transposed else f"padding_mode '{padding_mode}' is not supported (only 'zeros')")
+    module.in_channels, module.out_channels, module.groups = in_channels, out_channels, groups
+    module.kernel_size, module.stride = _tuple(kernel_size, n), _tuple(stride, n)
+    module.padding = padding if isinstance(padding, str) and not transposed else _tuple(padding, n)
+    module.dilation, module.padding_mode = _tuple(dilation, n), padding_mode
+    channels = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
+    module.weight = Parameter(FUNCTIONS["empty"](*(channels + module.kernel_size), **_dt(dtype)))
+    if bias:
+        module.bias = Parameter(FUNCTIONS["empty"](out_channels, **_dt(dtype)))
+    else:
+        module.register_parameter("bias", None)
+
+
+def _options_repr(head: str, *options) -> str:
+    """`head`, then `, name=value` for each (name, value, shown) option shown (PyTorch's reprs name an
+    option only where it is not at its default)."""
+    return head + "".join(f", {name}={value}" for name, value, shown in options if shown)
+
+
+def _conv_extra_repr(module, output_padding=None) -> str:
+    """The repr of a convolution's options (a transposed one also names its output_padding)."""
+    n = module.n
+    return _options_repr(
+        f"{module.in_channels}, {module.out_channels}, kernel_size={module.kernel_size}, stride={module.stride}",
+        ("padding", repr(module.padding), module.padding != (0,) * n),
+        ("dilation", module.dilation, module.dilation != (1,) * n),
+        ("output_padding", output_padding, output_padding is not None and output_padding != (0,) * n),
+        ("groups", module.groups, module.groups != 1),
+        ("bias", False, module.bias is None))
+
+
 class _ConvNd(Module):
     public = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation",
               "groups", "padding_mode")
@@ -26,26 +71,8 @@ class _ConvNd(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
-        n = self.n
-        in_channels, out_channels, groups = int(in_channels), int(out_channels), int(groups)
-        if groups <= 0:
-            raise ProgramValueError("groups must be a positive integer")
-        if in_channels % groups:
-            raise ProgramValueError("in_channels must be divisible by groups")
-        if out_channels % groups:
-            raise ProgramValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise ProgramValueError(f"padding_mode '{padding_mode}' is not supported (only 'zeros')")
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size, self.stride = _tuple(kernel_size, n), _tuple(stride, n)
-        self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
-        self.dilation, self.padding_mode = _tuple(dilation, n), padding_mode
-        shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(FUNCTIONS["empty"](*shape, **_dt(dtype)))
-        if bias:
-            self.bias = Parameter(FUNCTIONS["empty"](out_channels, **_dt(dtype)))
-        else:
-            self.register_parameter("bias", None)
+        _conv_init(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                   padding_mode, dtype)
         self.reset_parameters()
 
     reset_parameters = Linear.reset_parameters
@@ -55,16 +82,7 @@ class _ConvNd(Module):
                                         self.dilation, self.groups)
 
     def extra_repr(self):
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0,) * self.n:
-            s += f", padding={self.padding!r}"
-        if self.dilation != (1,) * self.n:
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+        return _conv_extra_repr(self)
 
 
 class Conv1d(_ConvNd):
