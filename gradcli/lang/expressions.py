@@ -307,9 +307,9 @@ class ExpressionParser:
     def arith(self) -> n.Node:
         """`+ - * / // % @`: terms joined by `+ -`, each term factors joined by the others.
         One loop reads both levels (the sum so far and the term being read), so a chain of
-        10^5 terms costs neither stack nor a parser call per term; both are left-deep BinOps.
-        A plain name or number is read here, and its node made without its `__init__` (the
-        same slots set: a third of making a node); the operators' nodes are made by BinOp."""
+        10^5 terms costs neither stack nor a call per term; both are left-deep BinOps.
+        A plain name or number is read here, and its node and the operators' made without
+        their `__init__` (the same slots set: a third of making a node)."""
         kinds, values, offsets, ends, lines, starts = \
             self.kinds, self.values, self.offsets, self.ends, self.lines, self.starts
         Name, Num, BinOp, new = n.Name, n.Num, n.BinOp, _node
@@ -337,18 +337,36 @@ class ExpressionParser:
                 operand = self.operand()
                 i = self.i
                 kind = self.kind
-            term = operand if term_op is None else BinOp(term, term_op, operand, term_span)
+            if term_op is None:
+                term = operand
+            else:
+                node = new(BinOp)
+                node.left = term
+                node.op = term_op
+                node.right = operand
+                node.span = term_span
+                term = node
             # An operator token is never EOF: the loop steps over it without advance().
             if kind in _TERM_OPERATORS:
                 term_op = kind
             elif kind == "+" or kind == "-":
-                total = term if total_op is None else BinOp(total, total_op, term, total_span)
+                if total_op is None:
+                    total = term
+                else:
+                    node = new(BinOp)
+                    node.left = total
+                    node.op = total_op
+                    node.right = term
+                    node.span = total_span
+                    total = node
                 total_op = kind
                 term_op = None
             else:
                 self.i = i
                 self.kind = kind
-                return term if total_op is None else BinOp(total, total_op, term, total_span)
+                if total_op is None:
+                    return term
+                return n.BinOp(total, total_op, term, total_span)
             line = lines[i]
             start = offsets[i]
             col = start - starts[line - 1] + 1
