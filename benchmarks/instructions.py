@@ -15,6 +15,7 @@ Workloads (the library's default GC thresholds):
   d2       five d2y/dx2 through 1,000 ops (higher_order.py)
   hessian  five Hessians of 100-variable Rosenbrock (higher_order.py)
   terms    2x10^4 terms parsed, run and differentiated (parse.py's program)
+  mlp      50 steps of mlp.py's network cut to batch 16, width 64 (op overhead, not BLAS)
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-WORKLOADS = ("chain", "wide", "d2", "hessian", "terms")
+WORKLOADS = ("chain", "wide", "d2", "hessian", "terms", "mlp")
 
 
 def workload(name: str) -> None:
@@ -38,6 +39,7 @@ def workload(name: str) -> None:
     from gradcli.lang import compile_program
 
     import higher_order
+    import mlp
     import parse
     import scalar_chain
 
@@ -54,6 +56,11 @@ def workload(name: str) -> None:
             higher_order.hessian_gradcli()
     elif name == "terms":
         compile_program(parse.source(20_000), "terms.py").run().output.backward()
+    elif name == "mlp":
+        mlp.BATCH, mlp.WIDTH = 16, 64
+        step = mlp.gradcli_step(*mlp.data())
+        for _ in range(50):
+            step()
     elif name != "imports":
         raise SystemExit(f"unknown workload {name!r}")
 
