@@ -30,11 +30,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import gradcli  # noqa: E402
 from gradcli.cli import GC_THRESHOLDS  # noqa: E402
-from gradcli.limits import Limits, budget, limited  # noqa: E402
+from gradcli.limits import WORK_PER_STEP, Limits, budget, limited  # noqa: E402
 
 TARGET_S = 5.0       # the default budget's CPU time on the reference machine (issue 26)
 TOLERANCE = 1.5      # a case may be this far over the target before it fails the run
 T = gradcli.tensor
+F = type("F", (), {})   # the op table's functions by name (conv2d, batch_norm, linalg_solve...)
+
+
+def _functions() -> None:
+    from gradcli.ops.linalg import linalg_solve
+    from gradcli.ops.registry import FUNCTIONS, TENSORS
+
+    for name, fn in FUNCTIONS.items():
+        setattr(F, name, staticmethod(fn))
+    F.linalg_solve = staticmethod(getattr(TENSORS, "linalg_solve", None) or
+                                  (lambda a, b: gradcli.ops.apply.apply(linalg_solve, (a, b))))
 
 
 def target_ns() -> float:
@@ -42,11 +53,16 @@ def target_ns() -> float:
     return TARGET_S * 1e9 / Limits().max_work
 
 
+# The limits every case runs under: a program run with these same limits charges the
+# budget already in force (`limits.limited` re-entered keeps the counters).
+LIMITS = Limits(max_steps=10**12)
+
+
 def measure(fn, reps: int) -> tuple:
     """(min CPU seconds, units charged) of `fn()` over `reps` runs."""
     best = float("inf")
     units = 0
-    with limited(Limits(max_steps=10**15)) as b:
+    with limited(LIMITS) as b:
         for _ in range(reps):
             before = b.work
             start = time.process_time()
@@ -64,7 +80,10 @@ def program(source: str):
     compiled = compile_program(source, "calibration.py")
 
     def run():
-        compiled.run()
+        # a step is charged at least WORK_PER_STEP: --max-steps ends a loop of short bodies
+        before = budget.work
+        result = compiled.run(limits=LIMITS)
+        budget.work = max(budget.work, before + result.interpreter.steps * WORK_PER_STEP)
     return run
 
 
@@ -106,7 +125,9 @@ def cases(quick: bool) -> list:
     out = [
         # the interpreter: tokens and steps
         ("interpreter", "loop of 40-term sums", program(
-            "x = 0\nfor i in range(20000):\n    x = " + " + ".join(["x"] * 40))),
+            "x = 0.5\nfor i in range(20000):\n    y = " + " + ".join(["x"] * 40))),
+        ("interpreter", "loop of int products", program(
+            "x = 3\nfor i in range(20000):\n    y = " + " * ".join(["x"] * 20))),
         ("interpreter", "empty loop", program("for i in range(200000):\n    pass")),
         ("interpreter", "scalar tensor ops, no grad", program(
             "x = tensor(1.0)\nfor i in range(20000):\n    x = x * 1.0 * 1.0 * 1.0 * 1.0 * 1.0")),
@@ -134,15 +155,15 @@ def cases(quick: bool) -> list:
         ("matmul", "einsum ij,jk", lambda: gradcli.einsum("ij,jk->ik", a, b)),
         ("matmul", "mm + backward", _backward(lambda: (grad_x @ grad_x.T).sum())),
         # conv and pooling
-        ("conv", "conv2d 16->32 ch 3x3", lambda: gradcli.nn.functional.conv2d(img, w)),
-        ("conv", "conv2d 3000 channels", lambda: gradcli.nn.functional.conv2d(wide, wide_w)),
-        ("pool", "max_pool2d 2x2", lambda: gradcli.nn.functional.max_pool2d(img, 2)),
-        ("pool", "avg_pool2d 3x3", lambda: gradcli.nn.functional.avg_pool2d(img, 3, 1)),
-        ("pool", "adaptive_avg_pool2d", lambda: gradcli.nn.functional.adaptive_avg_pool2d(img, (7, 5))),
+        ("conv", "conv2d 16->32 ch 3x3", lambda: F.conv2d(img, w)),
+        ("conv", "conv2d 3000 channels", lambda: F.conv2d(wide, wide_w)),
+        ("pool", "max_pool2d 2x2", lambda: F.max_pool2d(img, 2)),
+        ("pool", "avg_pool2d 3x3", lambda: F.avg_pool2d(img, 3, 1)),
+        ("pool", "adaptive_avg_pool2d", lambda: F.adaptive_avg_pool2d(img, (7, 5))),
         # normalization
-        ("norm", "batch_norm 10^6 features", lambda: gradcli.nn.functional.batch_norm(
+        ("norm", "batch_norm 10^6 features", lambda: F.batch_norm(
             u(2, 10**6 // s), None, None, training=True)),
-        ("norm", "layer_norm", lambda: gradcli.nn.functional.layer_norm(big2, (1000,))),
+        ("norm", "layer_norm", lambda: F.layer_norm(big2, (1000,))),
         ("norm", "softmax", lambda: gradcli.softmax(big2, 1)),
         # sorts and scans
         ("sort", "sort 10^6", lambda: gradcli.sort(big)),
@@ -155,7 +176,7 @@ def cases(quick: bool) -> list:
         # linalg
         ("linalg", "det", lambda: gradcli.det(cube)),
         ("linalg", "inverse", lambda: gradcli.inverse(cube)),
-        ("linalg", "solve", lambda: gradcli.linalg.solve(cube, cube)),
+        ("linalg", "solve", lambda: F.linalg_solve(cube, cube)),
         # graph nodes: made, run, and made by create_graph
         ("graph", "nested create_graph x12", _nested(12)),
         ("graph", "scalar chain 10^4 + backward", _backward(lambda: _chain(small, 10**4 // s))),
@@ -171,7 +192,7 @@ def _chain(x, n):
     return y
 
 
-def run_cases(quick: bool, only=None) -> list:
+def run_cases(quick: bool, only=None, progress: bool = True) -> list:
     rows = []
     reps = 3 if quick else 5
     for family, label, fn in cases(quick):
@@ -183,6 +204,8 @@ def run_cases(quick: bool, only=None) -> list:
             rows.append((family, label, float("nan"), 0, f"failed: {error}"))
             continue
         rows.append((family, label, seconds, units, ""))
+        if progress:
+            print(f"  {family:12} {label:34} {seconds * 1e3:9.1f} ms {units:11d} units", flush=True)
     return rows
 
 
@@ -235,6 +258,7 @@ def main() -> int:
     parser.add_argument("families", nargs="*", help="only these families")
     args = parser.parse_args()
     gc.set_threshold(*GC_THRESHOLDS)   # as the CLI runs programs
+    _functions()
     limit = target_ns()
     print(f"target: {limit:.1f} ns per unit ({TARGET_S} s for the default budget of "
           f"{Limits().max_work:.3g} units); fail over {TOLERANCE}x")
