@@ -39,9 +39,10 @@ ITEMS_PER_WORK = 32        # a Python-level scan of 32 items costs about one tok
 # Walking a nested value item by item (measuring it, then repr, compare, JSON) costs
 # ~50-200 ns an item in Python's C code: about 4 items per token.
 WALK_ITEMS_PER_WORK = 4
-# Making a graph node, or running one backward, costs ~3-5 us with the op (measured: a
-# scalar chain and nested create_graph both ~150-180 ns per unit at 25).
-NODE_WORK = 25
+# Making a graph node, or running one backward, costs ~3-5 us with the op; nested
+# create_graph (`grad --order 30`, torch.func.grad 25 deep) up to ~9 us, with the memory
+# its graphs fault in: 40 ends them within the 5 s (a scalar chain: ~130 ns a unit).
+NODE_WORK = 40
 # An op that records no node (no input requires grad, or no_grad): ~2-3 us of dispatch,
 # promotion and wrapping beside the tokens that called it.
 OP_WORK = 12

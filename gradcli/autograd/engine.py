@@ -238,6 +238,9 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     if retain_graph is None:
         retain_graph = create_graph
     deps = _discover(roots)
+    # the walks over the whole reachable graph (discover, then `_needed`): nested
+    # create_graph makes each call's graph larger than the nodes it runs
+    _budget.charge(len(deps) * (2 if targets else 1))
     needed = _needed(deps, {n for n, _ in targets}) if targets else None
     captured = [None] * (len(set(targets.values())) if targets else 0)
     buffers: dict = {}
