@@ -29,9 +29,10 @@ from .errors import LimitError
 # graph node NODE_WORK and each op recorded in no graph OP_WORK; this many per step lets a
 # 20-token loop body run 10^6 iterations.
 WORK_PER_STEP = 20
-# Elements of a cheap elementwise op (`x * y`, ~1.5 ns each with the result's allocation)
-# per unit; slower ops weigh more (ops/costs.py: ELEMENTWISE_WEIGHTS, flops per element).
-ELEMENTS_PER_WORK = 128
+# Elements of a cheap elementwise op (`x * y`, 0.8-3 ns each with the result's allocation,
+# as the machine's load goes) per unit; slower ops weigh more (ops/costs.py:
+# ELEMENTWISE_WEIGHTS, flops per element).
+ELEMENTS_PER_WORK = 64
 # Operands below this many elements are not charged by elements: their time is the op's
 # own (OP_WORK, NODE_WORK), and the per-op hot path (ops/apply.py) reads no cost for them.
 FREE_ELEMENTS = 1024

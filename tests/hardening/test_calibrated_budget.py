@@ -95,7 +95,7 @@ def test_dense_work_ends_at_the_step_limit(name, tmp_path):
 
 def test_the_limit_moves_with_max_steps(tmp_path):
     """The error names --max-steps, and raising it lets the same program go further."""
-    source = "x = rand(1000000)\nfor i in range(200):\n    y = sin(x)\n"
+    source = "x = rand(100000)\nfor i in range(20):\n    y = sin(x)\n"
     proc, _ = run_limited(["run", "--max-steps", "1000"], tmp_path, source)
     assert proc.returncode == 3 and "--max-steps" in proc.stderr, proc.stderr[-2000:]
     proc, _ = run_limited(["run", "--max-steps", "100000"], tmp_path, source)
