@@ -18,6 +18,7 @@ Workloads (the library's default GC thresholds):
   compile  the same 2x10^4 terms only parsed (`compile_program`: lexing and parsing)
   lex      the same 2x10^4 terms only lexed (`lexer.lex` where it exists, else `tokenize`)
   source   only the making of that program's text (to subtract from the three above)
+  mlp      50 steps of mlp.py's network cut to batch 16, width 64 (op overhead, not BLAS)
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-WORKLOADS = ("chain", "wide", "d2", "hessian", "terms", "compile", "lex", "source")
+WORKLOADS = ("chain", "wide", "d2", "hessian", "terms", "mlp", "compile", "lex", "source")
 
 
 def workload(name: str) -> None:
@@ -42,6 +43,7 @@ def workload(name: str) -> None:
     from gradcli.lang import compile_program
 
     import higher_order
+    import mlp
     import parse
     import scalar_chain
 
@@ -68,6 +70,11 @@ def workload(name: str) -> None:
         (lexer.lex if hasattr(lexer, "lex") else lexer.tokenize)(src)
     elif name == "source":
         parse.source(20_000)
+    elif name == "mlp":
+        mlp.BATCH, mlp.WIDTH = 16, 64
+        step = mlp.gradcli_step(*mlp.data())
+        for _ in range(50):
+            step()
     elif name != "imports":
         raise SystemExit(f"unknown workload {name!r}")
 

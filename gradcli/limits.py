@@ -16,21 +16,37 @@ from contextlib import contextmanager
 
 from .errors import LimitError
 
-# Work a run may do per step of --max-steps. Steps count loop iterations and calls, so a
-# loop whose body is 10^4 statements, one long expression, or `zeros(10**8)` would do 10^4
-# times the work of `while True: pass` per step. The interpreter charges each statement
-# run its tokens, each Python list or string 1 per 32 items; the engine each tensor op
-# 1 per 1024 elements or flops and each graph node NODE_WORK (about what each costs beside
-# running one token); this many per step lets a 100-token loop body run 10^6 iterations.
-WORK_PER_STEP = 100
-ELEMENTS_PER_WORK = 1024   # numpy does ~10^3 element operations in the time of one token
+# The work unit: about the CPU time of one token the interpreter runs (~150 ns on the
+# 2-core machine of benchmarks/README.md), so that the default budget, 10^6 steps times
+# WORK_PER_STEP units, ends any program within about 5 s of CPU (issue 26). Every rate
+# below is measured against it by benchmarks/cost_calibration.py, which prints the CPU
+# time per unit of each op family and fails on one charged below its time.
+#
+# Steps count loop iterations and calls, so a loop whose body is 10^4 statements, one long
+# expression, or `zeros(10**8)` would do 10^4 times the work of `while True: pass` per
+# step. The interpreter charges each statement run its tokens, each Python list or string
+# 1 per 32 items; the engine each tensor op its elements or flops (ops/costs.py), each
+# graph node NODE_WORK and each op recorded in no graph OP_WORK; this many per step lets a
+# 20-token loop body run 10^6 iterations.
+WORK_PER_STEP = 20
+# Elements of a cheap elementwise op (`x * y`, 0.8-3 ns each with the result's allocation,
+# as the machine's load goes) per unit; slower ops weigh more (ops/costs.py:
+# ELEMENTWISE_WEIGHTS, flops per element).
+ELEMENTS_PER_WORK = 64
+# Operands below this many elements are not charged by elements: their time is the op's
+# own (OP_WORK, NODE_WORK), and the per-op hot path (ops/apply.py) reads no cost for them.
+FREE_ELEMENTS = 1024
 ITEMS_PER_WORK = 32        # a Python-level scan of 32 items costs about one token
 # Walking a nested value item by item (measuring it, then repr, compare, JSON) costs
 # ~50-200 ns an item in Python's C code: about 4 items per token.
 WALK_ITEMS_PER_WORK = 4
-# Making a graph node, or running one backward, costs ~3-25 us and ~200 bytes: as 25 tokens.
-# (4 tensor ops in a loop body still run the spec's 10^6 iterations.)
-NODE_WORK = 25
+# Making a graph node, or running one backward, costs ~3-5 us with the op; nested
+# create_graph (`grad --order 30`, torch.func.grad 25 deep) up to ~9 us, with the memory
+# its graphs fault in: 40 ends them within the 5 s (a scalar chain: ~130 ns a unit).
+NODE_WORK = 40
+# An op that records no node (no input requires grad, or no_grad): ~2-3 us of dispatch,
+# promotion and wrapping beside the tokens that called it.
+OP_WORK = 12
 
 # Nesting of a value built at run time (`t = (t,)` in a loop): Python's own hash,
 # compare and repr recurse in C once per level, and crash the process (not a
@@ -108,7 +124,7 @@ class WorkBudget:
             raise self.exhausted()
 
     def charge_elements(self, count) -> None:
-        """Charge an engine operation over `count` elements (or flops)."""
+        """Charge an engine operation over `count` elements (ops/costs.py's measure)."""
         self.work += count // ELEMENTS_PER_WORK
         if self.work > self.max_work:
             raise self.exhausted()
@@ -126,7 +142,7 @@ class WorkBudget:
                 f"a tensor of {count} elements exceeds the limit of {self.max_elements} elements",
                 hint="raise the limit with --max-elements",
             )
-        if count >= ELEMENTS_PER_WORK:
+        if count >= FREE_ELEMENTS:
             self.charge_elements(count)
 
     def node_made(self) -> None:

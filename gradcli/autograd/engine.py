@@ -16,7 +16,7 @@ from . import anomaly
 from ..graph import node_hooks as _node_hooks, saved_hooks as _saved_hooks
 from ..graph import nodes as _graph
 from ..graph.callback import call_program
-from ..limits import NODE_WORK, budget as _budget
+from ..limits import FREE_ELEMENTS, NODE_WORK, budget as _budget
 from ..graph.nodes import MANY_INPUTS, NOTHING_SAVED, ONE_INPUT, AccumulateGrad, OpNode, accumulate_grad
 
 ndarray = np.ndarray
@@ -238,6 +238,9 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     if retain_graph is None:
         retain_graph = create_graph
     deps = _discover(roots)
+    # the walks over the whole reachable graph (discover, then `_needed`): nested
+    # create_graph makes each call's graph larger than the nodes it runs
+    _budget.charge(len(deps) * (2 if targets else 1))
     needed = _needed(deps, {n for n, _ in targets}) if targets else None
     captured = [None] * (len(set(targets.values())) if targets else 0)
     buffers: dict = {}
@@ -266,6 +269,9 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     budget.work += NODE_WORK  # a backward step costs what making a node does
                     if budget.work > budget.max_work:
                         raise budget.exhausted()
+                    if g.__class__ is ndarray and (g.size >= FREE_ELEMENTS or node.__class__ is OpNode
+                                                   and node.op.cost is not None):
+                        _charge_backward(node, g)   # rules on arrays run numpy uncharged
                     if plain and node.__class__ is OpNode and not node._tensor_hooks \
                             and node not in target_nodes and not _saved_hooks._packed.data \
                             and not _graph.extras.data:
@@ -314,6 +320,30 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     finally:
         _grad_enabled[0] = prev_mode
     return captured
+
+
+def _charge_backward(node, g) -> None:
+    """Charge a first-order backward step before it runs: its rules run on arrays, not
+    through `apply`, so nothing else charges them. Twice the op's forward cost where the
+    node saved its operands (a matrix product's two products), else three passes over the
+    gradient at the op's elementwise weight. (Under create_graph the rules run on Tensors
+    and each op they run charges itself.)"""
+    from ..ops.costs import ELEMENTWISE_WEIGHTS
+
+    count = 3 * g.size
+    if node.__class__ is OpNode:
+        op = node.op
+        count *= ELEMENTWISE_WEIGHTS.get(op.name, 1)
+        saved = node.saved
+        if op.cost is not None and saved.__class__ is tuple:
+            arrays = [t._data if isinstance(t, Tensor) else t for t in saved]
+            try:
+                # a gradient that is a broadcast view (sum's) takes numpy's loop, not BLAS
+                factor = 2 if g.flags.c_contiguous else 8
+                count = max(count, factor * op.cost(*arrays, **(node.params or {})))
+            except Exception:   # an operand not saved (None): the gradient's passes stand
+                pass
+    _budget.charge_elements(count)
 
 
 def _deposit(buffers: dict, node, nr: int, g) -> None:

@@ -22,7 +22,8 @@ from ..dtypes import _CACHE as _PROMOTIONS   # one cache: cleared when the defau
 from ..errors import ProgramTypeError
 from .._tensor import MODIFICATIONS as _MODIFICATIONS, NEVER_MODIFIED as _NEVER_MODIFIED
 from .._tensor import Tensor, _grad_enabled, check_elements
-from ..limits import ELEMENTS_PER_WORK as _FREE, NODE_WORK as _NODE_WORK, budget as _budget
+from ..limits import FREE_ELEMENTS as _FREE, NODE_WORK as _NODE_WORK, OP_WORK as _OP_WORK
+from ..limits import budget as _budget
 from ..graph import nodes as _graph
 from ..graph.nodes import NOTHING_SAVED as _NOTHING, ONE_INPUT as _ONE_INPUT, OpNode, edge_to
 from ..graph.nodes import accumulate_grad as _accumulator_of
@@ -30,6 +31,7 @@ from ..graph import saved_hooks as _saved_hooks
 from ..graph.saved_hooks import hooks_or_inference as _saving
 from .aliasing import link
 from .dual import ACTIVE as _dual_levels, propagate as _propagate_tangents
+from .costs import ELEMENTWISE_WEIGHTS as _WEIGHTS
 from .shapes import broadcast_shapes
 
 ndarray = np.ndarray
@@ -186,6 +188,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
     if want is not None and out.dtype is not want and out.dtype != want:
         out = out.astype(want)   # a forward that computed wider (float64 inside) or narrower
     if not mask or not _grad_enabled[0] or not op.differentiable:
+        _budget.work += _OP_WORK   # no node to charge: the op's own time (checked at the next charge)
         result = _wrap(out)
     else:
         node = _make_node(op, inputs, params, mask, out.shape)
@@ -229,12 +232,16 @@ def _promoted(kind: str, operands: tuple, numbers: tuple) -> tuple:
 
 def charge(op, arrays, params) -> None:
     """Charge the budget for an op before it runs: its cost function's estimate, else
-    its inputs' elements (a broadcast's output is charged by `_check_broadcast`)."""
+    its inputs' elements times its weight (ops/costs.py; a broadcast's output is charged
+    by `_check_broadcast`)."""
     cost = op.cost
     if cost is None:
         count = 0
         for a in arrays:
             count += getattr(a, "size", 1)
+        weight = _WEIGHTS.get(op.name)
+        if weight is not None:
+            count *= weight
     else:
         count = cost(*arrays, **params) if params else cost(*arrays)
     _budget.charge_elements(count)
@@ -370,7 +377,9 @@ def _note_input_dtypes(node: OpNode, inputs, dtype) -> None:
 def _wrap_outputs(op, inputs, params, outs, mask):
     """Tensors for a multi-output op (unbind, max(dim)): output k is reached with index k."""
     node = _make_node(op, inputs, params, mask, None) if mask else None
-    if node is not None:
+    if node is None:
+        _budget.work += _OP_WORK
+    else:
         node.result = None
         node.out_shapes = tuple(np.shape(o) for o in outs)
         node.n_outputs = len(outs)

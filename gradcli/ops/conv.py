@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import ProgramValueError, ShapeError
 from .._tensor import Tensor, bump_version
 from .domains import cases
+from . import costs
 from .apply import apply
 from .registry import TENSORS, defop, export, LINEAR, BILINEAR
 
@@ -193,6 +194,7 @@ def _conv_cases(rng):
 
 convolution_op = defop(
     "convolution", "ConvolutionBackward0", _convolution, inputs=("self", "weight", "bias"), public=False,
+    cost=costs.convolution,
     rules=(lambda F, g, weight, self_shape, stride, padding, dilation, groups:
            F.conv_input_grad(g, weight, _spatial(self_shape), stride, padding, dilation, groups),
            lambda F, g, self, weight_shape, stride, padding, dilation, groups:
@@ -222,7 +224,7 @@ def _weight_grad_cases(rng):
 
 conv_input_grad_op = defop(
     "conv_input_grad", "ConvolutionBackwardBackward0", _conv_input_grad, inputs=("grad", "weight"),
-    public=False,
+    public=False, cost=costs.conv_input_grad,
     rules=(lambda F, g, weight, stride, padding, dilation, groups:
            F.convolution(g, weight, None, stride, padding, dilation, groups),
            lambda F, g, grad, weight_shape, stride, padding, dilation, groups:
@@ -233,7 +235,7 @@ conv_input_grad_op = defop(
 
 conv_weight_grad_op = defop(
     "conv_weight_grad", "ConvolutionBackwardBackward0", _conv_weight_grad, inputs=("self", "grad"),
-    public=False,
+    public=False, cost=costs.conv_weight_grad,
     rules=(lambda F, g, grad, self_shape, stride, padding, dilation, groups:
            F.conv_input_grad(grad, g, _spatial(self_shape), stride, padding, dilation, groups),
            lambda F, g, self, stride, padding, dilation, groups:
@@ -368,7 +370,7 @@ def _distinct(rng, *shape):
 
 
 max_pool2d_op = defop(
-    "max_pool2d", "MaxPool2DWithIndicesBackward0", _max_pool2d, public=False,
+    "max_pool2d", "MaxPool2DWithIndicesBackward0", _max_pool2d, public=False, cost=costs.pooling,
     rules=(lambda F, g, self, kernel_size, stride, padding, dilation:
            F.max_pool2d_backward(g, _max_pool_index(_data(self), kernel_size, stride, padding, dilation),
                                  _data(self).shape[2:]),),
@@ -395,6 +397,7 @@ def _scatter_cases(rng):
 
 max_pool2d_backward_op = defop(
     "max_pool2d_backward", "MaxPool2DWithIndicesBackwardBackward0", _max_pool2d_backward, public=False,
+    cost=costs.pooling_backward,
     rules=(lambda F, g, index: F.max_pool2d_gather(g, index),),
     formulas=("grad' gathered at the indices",),
     sympy=_scatter_sympy, domain=_scatter_cases, tangent=LINEAR,
@@ -459,7 +462,7 @@ def _avg_cases(rng):
 
 
 avg_pool2d_op = defop(
-    "avg_pool2d", "AvgPool2DBackward0", _avg_pool2d, public=False,
+    "avg_pool2d", "AvgPool2DBackward0", _avg_pool2d, public=False, cost=costs.pooling,
     rules=(lambda F, g, self_shape, kernel_size, stride, padding, count_include_pad, divisor_override:
            F.avg_pool2d_backward(g, self_shape[2:], kernel_size, stride, padding, count_include_pad,
                                  divisor_override),),
@@ -469,6 +472,7 @@ avg_pool2d_op = defop(
 
 avg_pool2d_backward_op = defop(
     "avg_pool2d_backward", "AvgPool2DBackwardBackward0", _avg_pool2d_backward, public=False,
+    cost=costs.pooling_backward,
     rules=(lambda F, g, kernel_size, stride, padding, count_include_pad, divisor_override:
            _run(F, avg_pool2d_op, g, kernel_size=kernel_size, stride=stride, padding=padding,
                 count_include_pad=count_include_pad, divisor_override=divisor_override),),
@@ -523,6 +527,7 @@ def _adaptive_avg_pool2d_backward(grad, input_size):
 
 adaptive_avg_pool2d_op = defop(
     "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", _adaptive_avg_pool2d, public=False,
+    cost=costs.adaptive_pooling,
     rules=(lambda F, g, self_shape: F.adaptive_avg_pool2d_backward(g, self_shape[2:]),),
     formulas=("A_h^T grad A_w (each window's share of grad)",),
     sympy=_symbolic(_adaptive_avg_pool2d),
@@ -532,7 +537,7 @@ adaptive_avg_pool2d_op = defop(
 
 adaptive_avg_pool2d_backward_op = defop(
     "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", _adaptive_avg_pool2d_backward,
-    public=False,
+    public=False, cost=costs.adaptive_pooling_backward,
     rules=(lambda F, g, self_shape: _run(F, adaptive_avg_pool2d_op, g, output_size=self_shape[2:]),),
     formulas=("adaptive_avg_pool2d(grad')",),
     sympy=_symbolic(_adaptive_avg_pool2d_backward),
@@ -716,6 +721,7 @@ def _layer_cases(rng):
 
 layer_norm_op = defop(
     "layer_norm", "NativeLayerNormBackward0", _layer_norm, inputs=("self", "weight", "bias"), public=False,
+    cost=costs.normalization,
     rules=_layer_rules(),
     formulas=("rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), gw = grad * weight",
               "(grad * xhat).sum(batch dims)", "grad.sum(batch dims)"),
@@ -796,6 +802,7 @@ def _bn_cases(rng):
 
 batch_norm_op = defop(
     "batch_norm", "NativeBatchNormBackward0", _batch_norm, inputs=("self", "weight", "bias"), public=False,
+    cost=costs.normalization,
     rules=(_bn_input_rule, _bn_weight_rule,
            lambda F, g, self_shape: F.sum(g, _bn_axes(len(self_shape)), False)),
     formulas=("training: rstd * (gw - mean(gw) - xhat * mean(gw * xhat)); eval: grad * weight * rstd",

@@ -24,7 +24,7 @@ from .._tensor import Tensor, _dim, as_int, check_elements
 from .shapes import broadcast_shapes
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
-from . import torch_math, torch_order
+from . import costs, torch_math, torch_order
 from .apply import apply
 from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export, POINTWISE, SYMMETRIC
 from . import factories
@@ -113,7 +113,7 @@ def _log_softmax_tangent(F, t, result, dim):
 
 
 softmax_op = defop(
-    "softmax", "SoftmaxBackward0", _softmax, public=False,
+    "softmax", "SoftmaxBackward0", _softmax, public=False, cost=costs.softmax,
     rules=(lambda F, g, result, dim: result * (g - F.sum(g * result, dim, keepdim=True)),),
     formulas=("result * (grad - (grad * result).sum(dim, keepdim=True))",),
     sympy=lambda sp, x, dim: _sympy_softmax(sp, x, dim),
@@ -121,7 +121,7 @@ softmax_op = defop(
 )
 
 log_softmax_op = defop(
-    "log_softmax", "LogSoftmaxBackward0", _log_softmax, public=False,
+    "log_softmax", "LogSoftmaxBackward0", _log_softmax, public=False, cost=costs.softmax,
     rules=(lambda F, g, result, dim: g - F.exp(result) * F.sum(g, dim, keepdim=True),),
     formulas=("grad - exp(result) * grad.sum(dim, keepdim=True)",),
     sympy=lambda sp, x, dim: _sympy_softmax(sp, x, dim, log=True),

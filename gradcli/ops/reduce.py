@@ -22,6 +22,7 @@ from ..dtypes import as_floating
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, _dims, as_int
 from .domains import SHAPES, _sample, cases
+from . import costs
 from .costs import reduction
 from . import torch_order
 from .apply import apply
@@ -575,14 +576,14 @@ def _scan_sympy(step):
 
 
 cumsum_op = defop(
-    "cumsum", "CumsumBackward0", _scan(np.cumsum), public=False,
+    "cumsum", "CumsumBackward0", _scan(np.cumsum), public=False, cost=costs.scan,
     rules=(_cumsum_grad,), formulas=("grad.flip(dim).cumsum(dim).flip(dim)",),
     sympy=_scan_sympy(lambda a, b: a + b),
     domain=cases(_case((2, 3), dim=1), _case((2, 3), dim=0), _case((3,), dim=0), _case((), dim=0)), tangent=LINEAR,
 )
 
 cumprod_op = defop(
-    "cumprod", "CumprodBackward0", _scan(np.cumprod), public=False,
+    "cumprod", "CumprodBackward0", _scan(np.cumprod), public=False, cost=costs.scan,
     rules=(_cumprod_grad,),
     formulas=("reversed_cumsum(grad * result, dim) / self (with zeros: the products of the others)",),
     sympy=_scan_sympy(lambda a, b: a * b),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import get_default_dtype, promotion, raw_key
-from ..limits import budget
+from ..limits import OP_WORK, budget
 from .._tensor import MODIFICATIONS, NEVER_MODIFIED, Tensor, check_elements, is_grad_enabled
 from ..graph import nodes, saved_hooks
 from ..graph.nodes import NOTHING_SAVED, OpNode, edge_to
@@ -54,6 +54,7 @@ def reference_apply(op, inputs: tuple, params: dict | None = None):
         out = out.astype(want)
     # 5. the result; a node when an input requires grad and grad mode is on
     if not record:
+        budget.charge(OP_WORK)   # the op's own time: it makes no node to be charged for
         result = Tensor._make(out)
     else:
         node = _node(op, inputs, params, mask, out, want is not None)

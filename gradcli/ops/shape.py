@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ProgramError, ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, _dims, as_int, check_elements, shape_str
-from . import broadcast
+from . import broadcast, costs
 from .domains import cases
 from .apply import apply
 from .registry import METHODS, OPS, TENSORS, Op, defop, export, LINEAR
@@ -360,7 +360,7 @@ def _unbind(self, dim=0):
 
 
 unbind_op = defop(
-    "unbind", "UnbindBackward0", _unbind, public=False, n_outputs=None,
+    "unbind", "UnbindBackward0", _unbind, public=False, n_outputs=None, cost=costs.slices,
     rules=(lambda F, g, dim: F.stack(g, dim),), formulas=("stack(grads, dim)",),
     sympy=lambda sp, x, dim=0: _unbind(x, dim),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (3,)),), {"dim": 0}),

@@ -8,6 +8,7 @@ from .._tensor import Tensor, _dim, as_int
 from .domains import _sample, cases
 from .extremes import _return_type
 from .reduce import _array
+from .costs import charge_sort
 from .apply import apply
 from .registry import defop, export, LINEAR
 
@@ -100,6 +101,7 @@ kthvalue_op = defop(
 
 def _sorted_indices(input, dim, descending):
     x = _array(input)
+    charge_sort(x, _dim(dim, x.ndim) if x.ndim else 0, bool(descending))   # before the sort runs
     return _dim(dim, x.ndim), _order(x, _dim(dim, x.ndim), bool(descending))
 
 

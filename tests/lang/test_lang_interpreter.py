@@ -434,7 +434,7 @@ def test_engine_errors_get_the_operator_position():
     ("f = lambda: 1\nf.x", 2, 3, "'function' object has no attribute 'x'"),
     ("x = print.name", 1, 11, "no attribute 'name'"),
     ("x = [0.] * 10 ** 9", 1, 10, "exceeds the limit"),
-    ("x = list(range(10 ** 9))", 1, 5, "exceeds the limit"),
+    ("x = list(range(10 ** 8))", 1, 5, "exceeds the limit"),
     ("x = '%d' % 3", 1, 10, "'%' string formatting is not supported"),
     ("x = 's' * 10 ** 8", 1, 9, "exceeds the limit"),
 ])
