@@ -40,6 +40,15 @@ def _function(name: str):
     return fn
 
 
+def _tensor_arg(value, function: str, name: str, position: int):
+    """A layer's Parameter handed to its function, checked: a program may have set it to
+    None (`conv.weight = None`), as PyTorch allows, and the function then refuses it."""
+    if not isinstance(value, Tensor):
+        raise ProgramTypeError(f"{function}(): argument '{name}' (position {position}) must be "
+                               f"Tensor, not {type(value).__name__}")
+    return value
+
+
 def _dt(dtype) -> dict:
     return {} if dtype is None else {"dtype": dtype}
 
@@ -388,6 +397,12 @@ class Module:
         CALL_STACK.append(self)
         try:
             result = self.forward(*args, **kwargs)
+        except AttributeError as exc:  # a layer read a tensor attribute of a program's value
+            culprit = getattr(exc, "obj", None)
+            if isinstance(culprit, Tensor) or not any(a is culprit for a in (*args, *kwargs.values())):
+                raise  # not the program's value: a bug in gradcli
+            raise ProgramTypeError(f"{self._get_name()}: the input must be a Tensor, not "
+                                   f"{type(culprit).__name__}") from None
         finally:
             CALL_STACK.pop()
         _tag_nodes(self, args, result)
