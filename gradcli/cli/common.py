@@ -155,7 +155,7 @@ def emit(text: str) -> None:
 
 
 def stderr_print(line: str) -> None:
-    sys.stderr.write(line + "\n")
+    sys.stderr.write(style.terminal_safe(line, "stderr") + "\n")
 
 
 class Failed(Exception):
