@@ -604,8 +604,9 @@ class Interpreter(Calls):
             spec = self._fstring(part.spec) if part.spec is not None else ""
             for number in _FORMAT_NUMBER.findall(spec):
                 if len(number) > 6 or int(number) > MAX_FORMAT_WIDTH:
-                    raise ProgramValueError(f"format width or precision {number} is too large "
-                                            f"(at most {MAX_FORMAT_WIDTH})", part.span)
+                    raise LimitError(f"format width or precision {number} is too large "
+                                     f"(at most {MAX_FORMAT_WIDTH})", part.span,
+                                     hint="a limit of the language (not catchable); it is fixed")
             try:
                 check_walk(value)
                 check_printed(value)

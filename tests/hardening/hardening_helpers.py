@@ -129,15 +129,18 @@ CHILD_CPU_S = 20          # the child's own CPU time: a hang ends here, as a fai
 CHILD_ADDRESS = 3 * 2**30  # address space: numpy and Python start in ~1 GB of it
 
 
-def _limit_child():
+def _limit_child(close_stderr: bool = False):
     resource.setrlimit(resource.RLIMIT_CPU, (CHILD_CPU_S, CHILD_CPU_S + 1))
     resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS, CHILD_ADDRESS))
+    if close_stderr:
+        os.close(2)
 
 
-def limited_run(*args, stdin: bytes = b"", stderr_fd=None, env=None) -> Measured:
+def limited_run(*args, stdin: bytes = b"", stderr_fd=None, env=None,
+                close_stderr: bool = False) -> Measured:
     """`python -m gradcli ARGS` in a real process under the rlimits above, measured by
     wait4: its exit code (negative for a signal), output, CPU seconds and peak resident MB.
-    `stderr_fd` replaces the stderr pipe (a closed or full stderr)."""
+    `stderr_fd` replaces the stderr pipe (a full stderr); `close_stderr` closes it."""
     import subprocess
     import threading
 
@@ -145,7 +148,8 @@ def limited_run(*args, stdin: bytes = b"", stderr_fd=None, env=None) -> Measured
     proc = subprocess.Popen(
         [sys.executable, "-m", "gradcli", *args], cwd=ROOT, stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE if stderr_fd is None else stderr_fd,
-        preexec_fn=_limit_child, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+        preexec_fn=lambda: _limit_child(close_stderr),
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
     chunks = {"out": [], "err": []}
 
     def drain(stream, key):
