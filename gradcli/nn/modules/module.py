@@ -24,6 +24,7 @@ from ...graph.callback import call_program
 from ...errors import ProgramError, ProgramTypeError, ProgramValueError, cuda_unavailable
 from ...ops import FUNCTIONS, NN_FUNCTIONS
 from ...ops.factories import Parameter
+from ...limits import budget
 
 
 # The modules whose forward is running, innermost last.
@@ -267,6 +268,10 @@ class Module:
                 bump_version(grad)
 
     def apply(self, fn):
+        """fn on every submodule, then on this one. As PyTorch's, it visits a module shared by
+        two parents once per path (a DAG of modules is walked as the tree it unfolds to),
+        so each visit is charged: the budget ends `p.a = m; p.b = m` nested 40 deep."""
+        _charge_visit(self)
         for module in self.children():
             module.apply(fn)
         fn(self)
@@ -318,6 +323,9 @@ class Module:
     # --- state -------------------------------------------------------------
 
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
+        """Every parameter and persistent buffer by dotted name. A shared module appears once
+        per path to it (as in PyTorch), so each visit is charged."""
+        _charge_visit(self)
         out = {} if destination is None else destination
         for name, p in self._parameters.items():
             if p is not None:
@@ -335,6 +343,7 @@ class Module:
         if not isinstance(state_dict, dict):
             raise ProgramTypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}.")
         own = self.state_dict(keep_vars=True)
+        budget.charge_items(len(own) + len(state_dict))
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
@@ -423,10 +432,15 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
+        """PyTorch's nested repr. A shared module is written once per path to it, and each
+        level re-indents the text below it: each visit and each re-indent is charged."""
+        _charge_visit(self)
         extra = self.extra_repr()
         lines = extra.split("\n") if extra else []
         for name, module in self._modules.items():
-            lines.append(f"({name}): " + _addindent(repr(module), 2))
+            inner = repr(module)
+            budget.charge(len(inner) >> 2)  # re-indenting it: ~5 ns a character
+            lines.append(f"({name}): " + _addindent(inner, 2))
         main = self._get_name() + "("
         if lines:
             if len(lines) == 1 and not self._modules:
@@ -445,6 +459,22 @@ class Module:
 
     def __dir__(self):
         return []
+
+
+# A visit of one module by a walk that cannot share (state_dict, repr: PyTorch's visit a
+# shared module once per path) takes ~2-4 us, and each entry it writes (a detached Tensor
+# in a state_dict, a line of repr) ~1 us: charged as the budget's units take (~50 ns each),
+# so that a DAG of modules unfolding to 2^40 visits ends within a second or two.
+_VISIT_WORK = 80
+_ENTRY_WORK = 20
+
+
+def _charge_visit(module: Module) -> None:
+    """Charge one module visited by a walk over a program's module tree, before the visit."""
+    d = module.__dict__
+    budget.charge(_VISIT_WORK + _ENTRY_WORK * (len(d.get("_parameters") or ())
+                                              + len(d.get("_buffers") or ())
+                                              + len(d.get("_modules") or ())))
 
 
 def _tag_nodes(module: Module, args, result) -> None:
