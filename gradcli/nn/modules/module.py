@@ -175,6 +175,7 @@ class Module:
         if self in memo and remove_duplicate:
             return out
         memo.add(self)
+        _charge_key(prefix)
         out.append((prefix, self))
         for name, module in self._modules.items():
             if module is None:
@@ -205,6 +206,7 @@ class Module:
                 if value is None or id(value) in seen:
                     continue
                 seen.add(id(value))
+                _charge_key(module_prefix)
                 out.append((module_prefix + ("." if module_prefix else "") + name, value))
         return out
 
@@ -326,6 +328,7 @@ class Module:
         """Every parameter and persistent buffer by dotted name. A shared module appears once
         per path to it (as in PyTorch), so each visit is charged."""
         _charge_visit(self)
+        _charge_key(prefix, len(self._parameters) + len(self._buffers))
         out = {} if destination is None else destination
         for name, p in self._parameters.items():
             if p is not None:
@@ -467,6 +470,14 @@ class Module:
 # so that a DAG of modules unfolding to 2^40 visits ends within a second or two.
 _VISIT_WORK = 80
 _ENTRY_WORK = 20
+
+
+def _charge_key(prefix: str, count: int = 1) -> None:
+    """Charge `count` names built on `prefix` by what they hold: a program's prefix of 9 MB
+    (`named_parameters(prefix='x' * 9000000)`) would make a copy per parameter, GBs for a few
+    hundred; charged a unit per 4 characters, the budget holds them to ~400 MB."""
+    if len(prefix) > 64:
+        budget.charge((len(prefix) >> 2) * count)
 
 
 def _charge_visit(module: Module) -> None:
