@@ -30,9 +30,10 @@ MAX_SOURCE_BYTES = 50 * 2**20  # a larger program is refused before it is read w
 # One --points line: a point of 10^6 numbers fits; a longer line is reported and skipped
 # unread, so a runaway producer cannot make gradcli hold a gigabyte line.
 MAX_POINT_LINE_BYTES = 16 * 2**20
-# An overlong line is skipped to its end, for at most this much more: a line that never
-# ends (`--points /dev/zero`, a producer gone wrong) ends the input instead of reading forever.
-MAX_POINT_SKIP_BYTES = 64 * 2**20
+# An overlong line is skipped to its end (a 100 MB one is), for at most this much more:
+# one that never ends (`--points /dev/zero`, a producer gone wrong) ends the input instead
+# of reading forever.
+MAX_POINT_SKIP_BYTES = 2**30
 _ENDLESS = b"endless"  # the marker of such a line
 
 
