@@ -50,6 +50,20 @@ class GradcliError(Exception):
         self.span = span
         self.hint = hint
 
+    @property
+    def hint(self) -> str | None:
+        """The hint, made when first read: a "did you mean" search over every name costs
+        ~0.5 ms, and an error a program catches in a loop is never shown (a hint given as a
+        function is called then)."""
+        hint = self._hint
+        if callable(hint):
+            hint = self._hint = hint()
+        return hint
+
+    @hint.setter
+    def hint(self, value) -> None:
+        self._hint = value
+
     def at(self, span: Span | None) -> "GradcliError":
         """Attach a source position unless one is already known; returns self."""
         if self.span is None and span is not None:

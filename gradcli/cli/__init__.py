@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     from .common import FREEZE_AFTER_COMPILE
 
     FREEZE_AFTER_COMPILE[0] = True
+    backstop.stderr_that_cannot_fail()
     code = backstop.streams_closed()
     if code is not None:
         sys.exit(code)
@@ -45,7 +46,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write(f"gradcli: error: {err}\n")
         sys.exit(2)
     backstop.install(max_memory, max_seconds)
-    code = run_app(args, debug=given["debug"])
+    try:
+        code = run_app(args, debug=given["debug"])
+    except MemoryError:  # while reporting an error or another MemoryError: still one line
+        code = backstop.out_of_memory()
     try:
         sys.stdout.flush()
     except BrokenPipeError:
@@ -68,6 +72,6 @@ def _exit(code: int) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):
             pass
     os._exit(code)

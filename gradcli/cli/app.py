@@ -74,7 +74,8 @@ def run_app(argv: list[str] | None = None, debug: bool = False) -> int:
     except (BrokenPipeError, PipeClosed):
         _silence_stdout()
         return 0
-    except MemoryError:
+    except MemoryError as exc:
+        exc.__traceback__ = None  # its frames (and the program's values) are freed first
         from .backstop import out_of_memory
 
         return out_of_memory()

@@ -22,7 +22,11 @@ from .. import limits as _limits
 
 DEFAULT_MAX_MEMORY = 4 * 2**30
 DEFAULT_MAX_SECONDS = 0.0  # off: the step budget bounds a run's work already
-_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "P": 2**50, "E": 2**60}
+# The largest ceilings the system takes: setrlimit's C long, and what setitimer's time_t
+# takes here (10^10 s is refused on Linux x86-64); beyond them, 0 means no ceiling.
+MAX_MEMORY = 2**62
+MAX_SECONDS = 1e9
 
 
 def ceilings(given: dict) -> tuple:
@@ -43,7 +47,13 @@ def _size(text: str) -> int:
         number = -1.0
     if not number >= 0 or number == float("inf"):
         raise UsageError(f"--max-memory {text!r}: expected a size such as 4G, 512M or 0 (off)")
-    return int(number * _UNITS[unit])
+    size = int(number * _UNITS[unit])
+    if size > MAX_MEMORY:  # setrlimit takes a C long
+        raise UsageError(f"--max-memory {text!r}: larger than the system takes (at most "
+                         f"{describe(MAX_MEMORY)}); 0 is no ceiling")
+    if size == 0 and number > 0:
+        raise UsageError(f"--max-memory {text!r}: less than one byte; 0 is no ceiling")
+    return size
 
 
 def _seconds(text: str) -> float:
@@ -53,11 +63,14 @@ def _seconds(text: str) -> float:
         value = -1.0
     if not value >= 0 or value == float("inf"):
         raise UsageError(f"--max-seconds {text!r}: expected a number of seconds, or 0 (off)")
+    if value > MAX_SECONDS:  # setitimer's time_t
+        raise UsageError(f"--max-seconds {text!r}: larger than the system takes (at most "
+                         f"{MAX_SECONDS:g}); 0 is no ceiling")
     return value
 
 
 def describe(size: int) -> str:
-    for unit in ("T", "G", "M", "K"):
+    for unit in ("E", "P", "T", "G", "M", "K"):
         if size >= _UNITS[unit] and size % (_UNITS[unit] // 16) == 0:
             return f"{size / _UNITS[unit]:g} {unit}iB"
     return f"{size} bytes"
@@ -74,7 +87,7 @@ def install(max_memory: int, max_seconds: float) -> None:
                 _soft, hard = resource.getrlimit(limit)
                 ceiling = max_memory if hard == resource.RLIM_INFINITY else min(max_memory, hard)
                 resource.setrlimit(limit, (ceiling, hard))
-            except (ValueError, OSError):
+            except (ValueError, OSError, OverflowError):
                 continue
             _limits.MEMORY_CEILING[0] = f"{describe(ceiling)}, --max-memory"
             break
@@ -92,8 +105,18 @@ def install(max_memory: int, max_seconds: float) -> None:
 
 
 def out_of_memory() -> int:
-    """Report a MemoryError that reached the command line's boundary (exit 3)."""
-    _stderr(f"gradcli: error: {_limits.out_of_memory_message()}")
+    """Report a MemoryError that reached the command line's boundary (exit 3): one line, even
+    if making it runs out of memory again (then a fixed line, written without Python objects)."""
+    import gc
+
+    gc.collect()
+    try:
+        _stderr(f"gradcli: error: {_limits.out_of_memory_message()}")
+    except MemoryError:
+        try:
+            os.write(2, b"gradcli: error: out of memory\n")
+        except OSError:
+            pass
     return int(ExitCode.PROGRAM)
 
 
@@ -116,6 +139,45 @@ def write_failed(exc: OSError) -> int | None:
     except OSError:
         pass
     return int(ExitCode.USAGE)
+
+
+class _ForgivingStderr:
+    """Standard error that cannot fail a run: a write to a full or broken stderr is dropped,
+    so a program error still exits 3 (not 2, "cannot write"), and a clean run exits 0."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except (OSError, ValueError):
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def stderr_that_cannot_fail() -> None:
+    """Whatever happens to standard error, the exit code is the run's: a closed stderr
+    (`2>&-`, which left `sys.stderr` None and every report an AttributeError, exit 1) is
+    pointed at /dev/null, and a full one (`2>/dev/full`) drops what it cannot take."""
+    if sys.stderr is None or not _fd_open(2):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            if devnull != 2:
+                os.dup2(devnull, 2)
+                os.close(devnull)
+            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+        except OSError:
+            return
+    sys.stderr = _ForgivingStderr(sys.stderr)
 
 
 def stdin_buffer():

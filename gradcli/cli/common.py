@@ -30,6 +30,11 @@ MAX_SOURCE_BYTES = 50 * 2**20  # a larger program is refused before it is read w
 # One --points line: a point of 10^6 numbers fits; a longer line is reported and skipped
 # unread, so a runaway producer cannot make gradcli hold a gigabyte line.
 MAX_POINT_LINE_BYTES = 16 * 2**20
+# An overlong line is skipped to its end (a 100 MB one is), for at most this much more:
+# one that never ends (`--points /dev/zero`, a producer gone wrong) ends the input instead
+# of reading forever.
+MAX_POINT_SKIP_BYTES = 2**30
+_ENDLESS = b"endless"  # the marker of such a line
 
 
 class Source:
@@ -155,7 +160,7 @@ def emit(text: str) -> None:
 
 
 def stderr_print(line: str) -> None:
-    sys.stderr.write(line + "\n")
+    sys.stderr.write(style.terminal_safe(line, "stderr") + "\n")
 
 
 class Failed(Exception):
@@ -294,13 +299,19 @@ def _count_lines(path: str) -> int | None:
         return None
     count = 0
     with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(2**20), b""):
+        for read, chunk in enumerate(iter(lambda: fh.read(2**20), b"")):
+            if read > 1024:  # past 1 GiB (or /dev/zero): no bar is worth the reading
+                return None
             count += chunk.count(b"\n")
     return count
 
 
 def _parse_point(lineno: int, line: bytes | None) -> dict:
     """One --points line as a JSON object."""
+    if line is _ENDLESS:
+        raise LimitError(f"--points line {lineno} does not end within "
+                         f"{(MAX_POINT_LINE_BYTES + MAX_POINT_SKIP_BYTES) // 2**20} MiB: the rest of "
+                         "the input is not read", hint="the limit is fixed")
     if line is None:
         raise LimitError(f"--points line {lineno} is longer than "
                          f"{MAX_POINT_LINE_BYTES // 2**20} MiB", hint="the limit is fixed")
@@ -327,8 +338,13 @@ def _point_lines(stream):
             return
         lineno += 1
         if len(line) > MAX_POINT_LINE_BYTES:
+            skipped = 0
             while line and not line.endswith(b"\n"):
+                if skipped > MAX_POINT_SKIP_BYTES:
+                    yield lineno, _ENDLESS
+                    return
                 line = stream.readline(2**20)
+                skipped += len(line)
             yield lineno, None
         else:
             yield lineno, line

@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..render.style import terminal_safe
 from .common import drive
 from .options import Common, Option, common_options
 
@@ -104,12 +105,14 @@ def graph_cmd(
 
             write_output(model, chosen, output)
             return
+        color = False
         if chosen == "tree":
             unicode, color = _terminal()
             lines = render.to_tree(model, unicode=unicode, color=color)
         else:
             lines = render.FORMATS[chosen](model)
-        sys.stdout.write("\n".join(lines) + "\n")
+        # a program's names (a ModuleDict key with ESC bytes) and source lines, escaped
+        sys.stdout.write(terminal_safe("\n".join(lines), colored=color) + "\n")
 
     # shapes are only drawn by the tree, dot, mermaid and the pictures
     with recorded_shapes() if chosen not in ("list", "json") else nullcontext() as shapes:

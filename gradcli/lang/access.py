@@ -234,13 +234,14 @@ def _set_method(obj: set, attr: str):
 
 
 def _no_attribute(obj, attr: str, span, allowed) -> ProgramError:
-    close = close_matches(attr, sorted(allowed), n=1) if allowed else []
-    if close:
-        hint = f"did you mean '{close[0]}'?"
-    elif allowed and len(allowed) <= 8:
-        hint = "its attributes are " + ", ".join(sorted(allowed))
-    else:
-        hint = None
+    def hint():  # made only if the error is shown (a caught one is not)
+        close = close_matches(attr, sorted(allowed), n=1) if allowed else []
+        if close:
+            return f"did you mean '{close[0]}'?"
+        if allowed and len(allowed) <= 8:
+            return "its attributes are " + ", ".join(sorted(allowed))
+        return None
+
     kind = obj.name() if isinstance(obj, _graph.Node) else type_name(obj)
     return _attribute_error(f"'{kind}' object has no attribute '{attr}'", span, hint)
 
@@ -291,11 +292,13 @@ def _read_namespace(obj, attr, span):
     value = obj.members.get(attr, _MISSING)
     if value is not _MISSING:
         return value
-    functional = obj.members.get("functional")
-    hint = _foreign.namespace_hint(obj.name, attr, getattr(functional, "members", {}))
-    close = close_matches(attr, sorted(obj.members), n=1) if hint is None else None
-    raise _attribute_error(f"module '{obj.name}' has no attribute '{attr}'", span,
-                           hint or (f"did you mean '{obj.name}.{close[0]}'?" if close else None))
+    def hint():  # made only if the error is shown (a caught one is not)
+        functional = obj.members.get("functional")
+        given = _foreign.namespace_hint(obj.name, attr, getattr(functional, "members", {}))
+        close = close_matches(attr, sorted(obj.members), n=1) if given is None else None
+        return given or (f"did you mean '{obj.name}.{close[0]}'?" if close else None)
+
+    raise _attribute_error(f"module '{obj.name}' has no attribute '{attr}'", span, hint)
 
 
 def _read_class(obj, attr, span):
@@ -349,7 +352,8 @@ def _tensor_reader(attributes: frozenset, methods: frozenset):
             raise error.at(span)
         if kind is None:
             error = _no_attribute(obj, attr, span, allowed)
-            error.hint = _foreign.tensor_attribute_hint(attr) or error.hint
+            close = error._hint
+            error.hint = lambda: _foreign.tensor_attribute_hint(attr) or close()
             raise error
         value = kind(obj)
         return Builtin(attr, value) if callable(value) else value

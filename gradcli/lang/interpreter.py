@@ -33,7 +33,7 @@ from gradcli.lang.calls import (BREAK, CONTINUE, RETURN, _MISSING, _PYTHON_ERROR
                                 _length)
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, iterate,
                                    make_builtins, make_modules)
-from gradcli.lang.limits import MAX_FORMAT_WIDTH, MAX_SEQUENCE_LENGTH, Limits
+from gradcli.lang.limits import CAUGHT_ERROR_WORK, MAX_FORMAT_WIDTH, MAX_SEQUENCE_LENGTH, Limits
 from gradcli.limits import budget as _budget, check_built, check_walk
 from gradcli.lang.values import Scope, type_name
 
@@ -264,10 +264,12 @@ class Interpreter(Calls):
         while scope is not None:
             known.update(scope.vars)
             scope = scope.parent
-        hint = _foreign.name_hint(name)
-        close = close_matches(name, sorted(known), n=1) if hint is None else None
-        return NameNotFound(f"unknown name '{name}'", span,
-                            hint=hint or (f"did you mean '{close[0]}'?" if close else None))
+        def hint():  # made only if the error is shown (a caught one is not)
+            given = _foreign.name_hint(name)
+            close = close_matches(name, sorted(known), n=1) if given is None else None
+            return given or (f"did you mean '{close[0]}'?" if close else None)
+
+        return NameNotFound(f"unknown name '{name}'", span, hint=hint)
 
     def _attribute(self, node):
         try:
@@ -606,8 +608,9 @@ class Interpreter(Calls):
             spec = self._fstring(part.spec) if part.spec is not None else ""
             for number in _FORMAT_NUMBER.findall(spec):
                 if len(number) > 6 or int(number) > MAX_FORMAT_WIDTH:
-                    raise ProgramValueError(f"format width or precision {number} is too large "
-                                            f"(at most {MAX_FORMAT_WIDTH})", part.span)
+                    raise LimitError(f"format width or precision {number} is too large "
+                                     f"(at most {MAX_FORMAT_WIDTH})", part.span,
+                                     hint="a limit of the language (not catchable); it is fixed")
             try:
                 check_walk(value)
                 check_printed(value)
@@ -925,6 +928,9 @@ class Interpreter(Calls):
                     break
             else:
                 raise
+            # the error was made (its message, span, Python value) before it was caught: a
+            # loop that raises and catches is charged for each, by its message's length too
+            self.budget.charge(CAUGHT_ERROR_WORK + (len(error.message) >> 3))
             if handler.name is not None:
                 self.scope.vars[handler.name] = value
             self.handling.append(error)

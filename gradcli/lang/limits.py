@@ -76,3 +76,8 @@ def _stack_depth() -> int:
         depth += 1
         frame = frame.f_back
     return depth
+
+# Work charged for an error a program's `except` catches: making it (its message, the
+# Python value the handler sees, a tensor op's checks) costs ~20-50 us, as ~1000 units; a loop that
+# raises and catches 10^6 times is ended by the budget, not by the clock.
+CAUGHT_ERROR_WORK = 1000

@@ -17,7 +17,7 @@ import numpy as np
 
 from gradcli import _tensor, dtypes
 from gradcli.errors import AutogradError, ProgramError, ProgramTypeError, cuda_unavailable
-from gradcli.lang.sequences import materialize
+from gradcli.lang.sequences import check_length, materialize
 from gradcli.lang.limits import MAX_INT_BITS
 from gradcli.lang.values import Builtin, Namespace, type_name
 
@@ -80,8 +80,14 @@ def _log_perm(n, k):
 
 
 def _prod(iterable, *, start=1):
+    """math.prod; a string or list times a count is refused before it is built
+    (`math.prod(['abc', 10**9])` made a 3 GB string first)."""
     result = start
     for item in materialize(iterable):
+        for seq, count in ((result, item), (item, result)):
+            if isinstance(seq, (str, list, tuple)) and isinstance(count, int) \
+                    and not isinstance(count, bool):
+                check_length(len(seq) * max(count, 0))
         result = _bounded(result * item)
     return result
 
@@ -330,7 +336,11 @@ def _arange(start, stop=None, step=1, dtype=None):
 
 
 def _linspace(start, stop, num=50, endpoint=True):
-    check_elements(_tensor.as_int(num, "num"))
+    """np.linspace; with an array start or stop the output is num times their broadcast,
+    refused (and charged) before it is built."""
+    count = _tensor.as_int(num, "num")
+    shapes = [np.shape(v) for v in (start, stop) if not isinstance(v, (int, float))]
+    check_elements(max(count, 0) * (math.prod(np.broadcast_shapes(*shapes)) if shapes else 1))
     return np.linspace(start, stop, num, endpoint=endpoint)
 
 

@@ -11,6 +11,7 @@ import math
 
 from ..graph.callback import call_program
 from ..errors import ProgramTypeError, ProgramValueError
+from . import checks
 from .optimizers import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR"]
@@ -24,10 +25,10 @@ class LRScheduler:
             raise ProgramTypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+            for group, _ in checks.groups(optimizer):
+                group.setdefault("initial_lr", checks.option(group, "lr"))
         else:
-            for i, group in enumerate(optimizer.param_groups):
+            for i, (group, _) in enumerate(checks.groups(optimizer)):
                 if "initial_lr" not in group:
                     raise ProgramValueError(f"param 'initial_lr' is not specified in param_groups[{i}] when "
                                             "resuming an optimizer")
@@ -49,12 +50,17 @@ class LRScheduler:
             raise ProgramValueError("scheduler.step(epoch) is deprecated and not supported: call step()")
         self._step_count += 1
         self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        for base in self.base_lrs:  # a program may have written anything into base_lrs
+            checks.lr_of(base, "base_lrs")
+        lrs = self.get_lr()
+        for (group, _), lr in zip(checks.groups(self.optimizer), lrs):
             group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self._last_lr = [group["lr"] for group, _ in checks.groups(self.optimizer)]
 
     def _current(self) -> list:
-        return [group["lr"] for group in self.optimizer.param_groups]
+        """Each group's lr, checked: a number (a program may have written anything there)."""
+        return [checks.lr_of(checks.option(group, "lr"), "lr")
+                for group, _ in checks.groups(self.optimizer)]
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} last_epoch={self.last_epoch}>"

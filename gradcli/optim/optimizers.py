@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import ProgramError, ProgramTypeError, ProgramValueError
 from .._tensor import Tensor, bump_version
+from . import checks
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer"]
 
@@ -44,7 +45,7 @@ class Optimizer:
             raise ProgramTypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, "
                 f"but got torch.{params.dtype.legacy}Tensor")
-        groups = list(params)
+        groups = _groups_given(params)
         if not groups:
             raise ProgramValueError("optimizer got an empty parameter list")
         if not isinstance(groups[0], dict):
@@ -60,9 +61,10 @@ class Optimizer:
     def add_param_group(self, group: dict) -> None:
         if not isinstance(group, dict):
             raise ProgramTypeError(f"param_group must be a dict, but got {type(group).__name__}")
-        params = group["params"]
-        params = [params] if isinstance(params, Tensor) else list(params)
-        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if "params" not in group:
+            raise ProgramTypeError("a parameter group must have a 'params' key")
+        params = checks.params_of(group["params"], "the group's 'params'")
+        seen = {id(p) for _, ps in checks.groups(self) for p in ps}
         for p in params:
             if not isinstance(p, Tensor):
                 raise ProgramTypeError(f"optimizer can only optimize Tensors, but one of the params is "
@@ -77,8 +79,8 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's gradient: to None (the default), or to zeros in place."""
-        for group in self.param_groups:
-            for p in group["params"]:
+        for _, params in checks.groups(self):
+            for p in params:
                 if p.grad is None:
                     continue
                 if set_to_none:
@@ -92,6 +94,7 @@ class Optimizer:
                     bump_version(p.grad)
 
     def __repr__(self) -> str:
+        checks.repr_checked(self)
         lines = [f"{type(self).__name__} ("]
         for i, group in enumerate(self.param_groups):
             lines.append(f"Parameter Group {i}")
@@ -143,29 +146,33 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns closure() if one is given."""
         loss = _call_closure(closure)
-        for group in self.param_groups:
-            lr = group["lr"]
-            momentum = group["momentum"]
-            dampening = group["dampening"]
-            weight_decay = group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
+        for group, params in checks.groups(self):
+            lr = checks.number(group, "lr")
+            momentum = checks.number(group, "momentum")
+            dampening = checks.number(group, "dampening")
+            weight_decay = checks.number(group, "weight_decay")
+            maximize, nesterov = checks.flag(group, "maximize"), checks.flag(group, "nesterov")
+            for p in params:
+                grad = _grad_of(p)
+                if grad is None:
                     continue
+                checks.charge_update(p)
                 dtype = p._data.dtype
-                d_p = np.asarray(p.grad._data, dtype=dtype)
-                if group["maximize"]:
+                d_p = np.asarray(grad, dtype=dtype)
+                if maximize:
                     d_p = -d_p
                 if weight_decay != 0:
                     d_p = fma(weight_decay, p._data, d_p, dtype)
                 if momentum != 0:
-                    state = self.state.setdefault(p, {})
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
+                    state = checks.state_of(self, p)
+                    if state.get("momentum_buffer") is None:
                         buf = np.array(d_p, dtype=dtype, copy=True)
-                    else:
-                        buf = fma(1.0 - dampening, d_p, buf * dtype.type(momentum), dtype)
-                    state["momentum_buffer"] = buf
-                    d_p = fma(momentum, buf, d_p, dtype) if group["nesterov"] else buf
+                        state["momentum_buffer"] = _state_tensor(buf)
+                    else:  # PyTorch's buf.mul_(momentum).add_(d_p, alpha=1 - dampening)
+                        stored = checks.state_tensor(state, "momentum_buffer", p)
+                        buf = fma(1.0 - dampening, d_p, stored * dtype.type(momentum), dtype)
+                        stored[...] = buf
+                    d_p = fma(momentum, buf, d_p, dtype) if nesterov else buf
                 _assign(p, fma(-lr, d_p, p._data, dtype))
         return loss
 
@@ -189,30 +196,72 @@ def _state_tensor(array) -> Tensor:
 
 class _Stepper(Optimizer):
     """Base of the optimizers below: `step()` visits each parameter with a gradient, in
-    PyTorch's order, and calls `update(p, grad, state, group)`, grad already negated
-    for `maximize`. State tensors are Tensors, updated in place (as PyTorch's are)."""
+    PyTorch's order, and calls `update(p, grad, arrays, options, step)`, grad already
+    negated for `maximize`, `arrays` the storage of the state Tensors (`state_keys`), which
+    the update writes in place (as PyTorch's are), `options` the group's (`option_keys`),
+    all checked first (`checks`): a program may have written anything into either."""
+
+    option_keys: tuple = ()
 
     def step(self, closure=None):
         loss = _call_closure(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
+        for group, params in checks.groups(self):
+            options = self.options(group)
+            for p in params:
+                grad = _grad_of(p)
+                if grad is None:
                     continue
-                grad = np.asarray(p.grad._data)
-                if group.get("maximize"):
+                checks.charge_update(p)
+                if options.get("maximize"):
                     grad = -grad
-                state = self.state.setdefault(p, {})
+                state = checks.state_of(self, p)
                 if not state:
-                    self.init_state(p, state, group)
-                state["step"]._data[...] += 1
-                self.update(p, grad, state, group, float(state["step"]._data))
+                    self.init_state(p, state, options)
+                step = checks.step_count(state)
+                step[...] += 1
+                arrays = {key: checks.state_tensor(state, key, p) for key in self.state_keys(options)}
+                self.update(p, grad, arrays, options, float(step.reshape(())))
         return loss
+
+    def options(self, group: dict) -> dict:
+        """The group's options the update reads, checked: numbers, flags and betas."""
+        return {key: (checks.pair(group, key) if key == "betas" else
+                      checks.flag(group, key) if key in _FLAGS else checks.number(group, key))
+                for key in self.option_keys}
+
+    def state_keys(self, options: dict) -> tuple:
+        """The state Tensors (besides `step`) the update reads and writes, for these options."""
+        raise NotImplementedError
 
     def init_state(self, p, state, group):
         raise NotImplementedError
 
     def update(self, p, grad, state, group, step):
         raise NotImplementedError
+
+
+_FLAGS = frozenset({"maximize", "amsgrad", "centered"})
+
+
+def _grad_of(p: Tensor):
+    """The parameter's gradient as an array, or None (the `.grad` setter checked its shape)."""
+    grad = p.grad
+    return None if grad is None else np.asarray(grad._data)
+
+
+def _groups_given(params) -> list:
+    """The optimizer's first argument as a list of Tensors or of group dicts, taken item by
+    item: a program's `range(10**9)` is refused at its first item, not built first."""
+    if isinstance(params, (set, frozenset, dict)) or not hasattr(params, "__iter__"):
+        return checks.params_of(params, "params")
+    taken = []
+    for item in params:
+        if not isinstance(item, (Tensor, dict)) or (taken and isinstance(item, dict)
+                                                    != isinstance(taken[0], dict)):
+            raise ProgramTypeError("params argument given to the optimizer should be an iterable "
+                                   f"of Tensors or dicts, but got {type(item).__name__}")
+        taken.append(item)
+    return taken
 
 
 def _step_counter() -> Tensor:
@@ -240,12 +289,16 @@ class Adam(_Stepper):
                                   "capturable": False, "differentiable": False, "fused": fused,
                                   "decoupled_weight_decay": self.decoupled})
 
+    option_keys = ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize")
+
+    def state_keys(self, options):
+        return ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if options["amsgrad"] else \
+            ("exp_avg", "exp_avg_sq")
+
     def init_state(self, p, state, group):
         state["step"] = _step_counter()
-        state["exp_avg"] = _state_tensor(np.zeros_like(p._data))
-        state["exp_avg_sq"] = _state_tensor(np.zeros_like(p._data))
-        if group["amsgrad"]:
-            state["max_exp_avg_sq"] = _state_tensor(np.zeros_like(p._data))
+        for key in self.state_keys(group):
+            state[key] = _state_tensor(np.zeros_like(p._data))
 
     def update(self, p, grad, state, group, step):
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
@@ -256,7 +309,7 @@ class Adam(_Stepper):
                 param = p._data
             else:
                 grad = fma(wd, param, grad)
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         exp_avg[...] = _lerp(exp_avg, grad, 1 - beta1)
         exp_avg_sq[...] = fma(1 - beta2, grad * grad, exp_avg_sq * beta2)
         bias_correction1 = 1 - beta1 ** step
@@ -264,7 +317,7 @@ class Adam(_Stepper):
         step_size = lr / bias_correction1
         bias_correction2_sqrt = bias_correction2 ** 0.5
         if group["amsgrad"]:
-            top = state["max_exp_avg_sq"]._data
+            top = state["max_exp_avg_sq"]
             np.maximum(top, exp_avg_sq, out=top)
             denom = np.sqrt(top) / bias_correction2_sqrt + eps
         else:
@@ -299,29 +352,32 @@ class RMSprop(_Stepper):
                                   "momentum": momentum, "centered": bool(centered), "capturable": False,
                                   "foreach": foreach, "maximize": bool(maximize), "differentiable": False})
 
+    option_keys = ("lr", "alpha", "eps", "weight_decay", "momentum", "centered", "maximize")
+
+    def state_keys(self, options):
+        return ("square_avg",) + (("momentum_buffer",) if options["momentum"] > 0 else ()) \
+            + (("grad_avg",) if options["centered"] else ())
+
     def init_state(self, p, state, group):
         state["step"] = _step_counter()
-        state["square_avg"] = _state_tensor(np.zeros_like(p._data))
-        if group["momentum"] > 0:
-            state["momentum_buffer"] = _state_tensor(np.zeros_like(p._data))
-        if group["centered"]:
-            state["grad_avg"] = _state_tensor(np.zeros_like(p._data))
+        for key in self.state_keys(group):
+            state[key] = _state_tensor(np.zeros_like(p._data))
 
     def update(self, p, grad, state, group, step):
         lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
         if group["weight_decay"] != 0:
             grad = fma(group["weight_decay"], p._data, grad)
-        square_avg = state["square_avg"]._data
+        square_avg = state["square_avg"]
         square_avg[...] = fma(1 - alpha, grad * grad, square_avg * alpha)
         if group["centered"]:
-            grad_avg = state["grad_avg"]._data
+            grad_avg = state["grad_avg"]
             grad_avg[...] = _lerp(grad_avg, grad, 1 - alpha)
             avg = np.sqrt(fma(-1.0, grad_avg * grad_avg, square_avg))
         else:
             avg = np.sqrt(square_avg)
         avg = avg + eps
         if momentum > 0:
-            buf = state["momentum_buffer"]._data
+            buf = state["momentum_buffer"]
             buf[...] = buf * momentum + grad / avg
             _assign(p, fma(-lr, buf, p._data))
         else:
@@ -349,6 +405,11 @@ class Adagrad(_Stepper):
             for p in group["params"]:
                 self.init_state(p, self.state.setdefault(p, {}), group)
 
+    option_keys = ("lr", "lr_decay", "eps", "weight_decay", "initial_accumulator_value", "maximize")
+
+    def state_keys(self, options):
+        return ("sum",)
+
     def init_state(self, p, state, group):
         state["step"] = _step_counter()
         state["sum"] = _state_tensor(np.full_like(p._data, group["initial_accumulator_value"]))
@@ -357,7 +418,7 @@ class Adagrad(_Stepper):
         if group["weight_decay"] != 0:
             grad = fma(group["weight_decay"], p._data, grad)
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-        total = state["sum"]._data
+        total = state["sum"]
         total[...] = total + grad * grad
         std = np.sqrt(total) + group["eps"]
         _assign(p, fma(-clr, grad / std, p._data))

@@ -12,14 +12,26 @@ def shape_text(shape) -> str:
 
 
 def clusters(model, opening, member, closing: str, depth: int = 1, parent=None) -> list[str]:
-    """The modules' clusters, nested as the modules are: each holds the nodes its forward made."""
+    """The modules' clusters, nested as the modules are: each holds the nodes its forward made.
+    Nodes and submodules are grouped by module once (not scanned once per module: 3,000
+    modules over 12,000 nodes took 3 s), and the nesting is walked without recursion."""
+    members, inner = {}, {}
+    for n in model.nodes:
+        if n.module is not None:
+            members.setdefault(n.module, []).append(n)
+    for i, (_path, _kind, up) in enumerate(model.modules):
+        inner.setdefault(up, []).append(i)
     out = []
-    for i, (path, kind, up) in enumerate(model.modules):
-        if up != parent:
+    stack = [("open", i, depth) for i in reversed(inner.get(parent, ()))]
+    while stack:
+        what, i, level = stack.pop()
+        pad = "  " * level
+        if what == "close":
+            out.append(pad + closing)
             continue
-        pad = "  " * depth
+        path, kind, _ = model.modules[i]
         out.append(pad + opening(i, f"{path} ({kind})"))
-        out.extend(pad + "  " + member(n) for n in model.nodes if n.module == i)
-        out.extend(clusters(model, opening, member, closing, depth + 1, i))
-        out.append(pad + closing)
+        out.extend(pad + "  " + member(n) for n in members.get(i, ()))
+        stack.append(("close", i, level))
+        stack.extend(("open", j, level + 1) for j in reversed(inner.get(i, ())))
     return out

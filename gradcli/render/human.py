@@ -13,6 +13,7 @@ from ..format import format_tensor
 from .._tensor import Tensor
 from .jsonout import shown
 from .layout import Table, block, clean
+from .style import terminal_safe
 
 
 def show(value) -> str:
@@ -61,7 +62,7 @@ def write(*parts) -> None:
     for part in parts:
         lines.extend(part if isinstance(part, list) else [part])
     if lines:
-        sys.stdout.write(clean("\n".join(lines)) + "\n")
+        sys.stdout.write(terminal_safe(clean("\n".join(lines))) + "\n")
 
 
 def values_and_blocks(rows, headers, suffix=""):

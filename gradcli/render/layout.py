@@ -6,6 +6,7 @@ more than one element is a block under its label (`block`), never a table cell.
 """
 from __future__ import annotations
 
+from .errors import printable
 from .style import paint
 
 WIDTH = 80
@@ -38,7 +39,8 @@ class Table:
         self.title = title
 
     def add_row(self, *cells) -> None:
-        self.rows.append([c if isinstance(c, str) else str(c) for c in cells])
+        """A row; a cell's control characters (a program's name) escaped before any colour."""
+        self.rows.append([_escaped(c if isinstance(c, str) else str(c)) for c in cells])
 
     def lines(self, width: int = WIDTH) -> list[str]:
         if not self.rows:
@@ -81,9 +83,20 @@ def _join(cells, plain=False) -> str:
     return GAP.join(parts).rstrip()
 
 
+def _escaped(cell: str) -> str:
+    """A cell with its control characters escaped (`printable`), keeping its colour role
+    and its line breaks."""
+    if cell.isprintable():
+        return cell
+    text = printable(cell, "\n")
+    return Cell(text, cell.role) if isinstance(cell, Cell) else text
+
+
 def block(label: str, text: str, below: bool) -> str:
     """A value with its label: `label = text` on one line, or (`below`: a tensor of more
-    than one element, or a text of several lines) the label and the text under it."""
+    than one element, or a text of several lines) the label and the text under it. The
+    label's control characters (a program's name) are escaped."""
+    label = printable(label)
     if below or "\n" in text:
         return f"{label}\n{text}"
     return f"{label} = {text}"

@@ -17,8 +17,9 @@ import sysconfig
 
 import numpy as np
 
-from ..errors import GradcliError, LimitError, UsageError
+from ..errors import GradcliError, LimitError, ProgramError, UsageError
 from .._tensor import Tensor
+from .errors import printable
 from .graphparts import clusters, shape_text
 
 SHARED_LEAF = 4  # a leaf used more often is drawn again beside each further use
@@ -70,12 +71,15 @@ def summary(value, with_shape: bool = True) -> str:
 # -- dot ------------------------------------------------------------------------------
 
 
+# A program's text (a ModuleDict key, a source line) may hold control characters, which
+# XML (the SVG) refuses and a terminal obeys (the dot format): escaped as `printable` does.
 def _html(text: str) -> str:
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;"))
 
 
 def _quoted(text: str) -> str:
+    text = printable(text, "\n")
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
@@ -228,9 +232,27 @@ def render(dot_lines: list[str], fmt: str, dot: list[str] | None = None) -> byte
     except OSError as exc:
         raise GradcliError(f"running {command[0]} failed: {exc}") from None
     if proc.returncode != 0 or not proc.stdout:
-        message = proc.stderr.decode("utf-8", "replace").strip()[-500:]
-        raise GradcliError(f"{command[0]} failed (exit {proc.returncode}): {message}")
+        raise renderer_failed(command[0], proc.returncode, proc.stderr)
     return proc.stdout
+
+
+def renderer_failed(name: str, code: int, stderr: bytes = b"") -> ProgramError:
+    """A renderer (Graphviz, matplotlib's child) that died, by a signal (its memory or CPU
+    ceiling, or killed) or with an error: the picture cannot be drawn, a run error (exit 3)
+    that says so, not a bug of gradcli."""
+    message = printable(stderr.decode("utf-8", "replace").strip()[-500:], "\n")
+    if code is not None and code < 0:
+        import signal
+
+        try:
+            how = f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"was killed by signal {-code}"
+        return ProgramError(f"{name} {how} while drawing the picture",
+                            hint="the graph may be too large to draw: draw part of it (--of NAME) "
+                                 "or draw it as text with --tree")
+    return ProgramError(f"{name} failed (exit {code})" + (f": {message}" if message else ""),
+                        hint="draw it as text with --tree, or check the Graphviz installation")
 
 
 def svg_body(svg: bytes) -> str:

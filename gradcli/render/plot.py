@@ -90,6 +90,7 @@ def terminal(result, width: int = WIDTH, height: int = HEIGHT, color: bool = Fal
 
 def _terminal_curve(fig, c, color: bool) -> None:
     for k, (label, v) in enumerate(zip(labels(c), c.values)):
+        v = _drawable(v)
         keep = np.flatnonzero(np.isfinite(v))
         if not keep.size:
             continue
@@ -101,7 +102,9 @@ def _terminal_curve(fig, c, color: bool) -> None:
         fig.draw(signal)
     if c.kinks:
         xs, ys = _kink_points(c)
-        fig.draw(fig.signal(xs, ys, marker="x").label("kink"))
+        kept = [(x, y) for x, y in zip(xs, ys) if abs(y) <= LARGEST_DRAWN]
+        if kept:
+            fig.draw(fig.signal([x for x, _ in kept], [y for _, y in kept], marker="x").label("kink"))
     fig.title(f"{c.output_name} and its derivatives in {c.wrt}")
     fig.label(c.wrt, axis=0)
 
@@ -128,7 +131,7 @@ def _terminal_surface(fig, s, width: int, height: int) -> None:
     yi = np.abs(s.ys[None, :] - py[:, None]).argmin(axis=1)
     for col, (title, z) in enumerate(_surface_panels(s), start=1):
         panel = fig.subplot(1, col)
-        cells = z[np.ix_(yi, xi)]
+        cells = _drawable(z[np.ix_(yi, xi)])
         finite = cells[np.isfinite(cells)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         scale = (len(SHADES) - 1) / (hi - lo) if hi > lo else 0.0
@@ -159,25 +162,47 @@ def save(result, path: str, fmt: str) -> None:
         fig = Figure(figsize=(10, 4.2), dpi=100)
         FigureCanvasAgg(fig)
         _file_surface(fig, result)
-    fig.tight_layout()
     # no date, version or random ids in the file: the same plot gives the same bytes
     metadata = {"Date": None, "Creator": None} if fmt == "svg" else {"Software": None}
     try:
+        fig.tight_layout()
         with matplotlib.rc_context({"svg.hashsalt": "gradcli"}):
             fig.savefig(path, format=fmt, metadata=metadata)
     except OSError as exc:
         from ..errors import UsageError
 
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError) as exc:
+        # matplotlib's transforms fail on what `_drawable` let through (a span of values
+        # it cannot scale): refused with a message, not a bug
+        from ..errors import ProgramError
+
+        raise ProgramError(f"matplotlib cannot draw these values: {exc}",
+                           hint="plot a narrower --range, or draw it in the terminal (no -o)") \
+            from None
+
+
+# Values past this magnitude are left out of a picture (drawn as a gap, as NaN is):
+# matplotlib's axis transforms overflow on spans near the float64 maximum (1e308 - -1e308)
+# and then fail with LinAlgError "Singular matrix".
+LARGEST_DRAWN = 1e150
+
+
+def _drawable(values):
+    """`values` as floats with the undrawable ones (inf, NaN, past LARGEST_DRAWN) as NaN."""
+    v = np.array(values, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        v[~(np.abs(v) <= LARGEST_DRAWN)] = np.nan
+    return v
 
 
 def _file_curve(fig, c) -> None:
     ax = fig.add_subplot()
     for label, v in zip(labels(c), c.values):
-        ax.plot(c.xs, v, label=label, linewidth=1.5)   # NaN breaks the line
+        ax.plot(_drawable(c.xs), _drawable(v), label=label, linewidth=1.5)   # NaN breaks the line
     if c.kinks:
         xs, ys = _kink_points(c)
-        ax.plot(xs, ys, "x", color="black", markersize=8, label="kink")
+        ax.plot(xs, _drawable(ys), "x", color="black", markersize=8, label="kink")
         for x in xs:
             ax.axvline(x, color="gray", linewidth=0.8, linestyle=":")
     ax.axhline(0, color="gray", linewidth=0.5)
@@ -190,7 +215,8 @@ def _file_curve(fig, c) -> None:
 def _file_surface(fig, s) -> None:
     for col, (title, z) in enumerate(_surface_panels(s), start=1):
         ax = fig.add_subplot(1, 2, col)
-        mesh = ax.pcolormesh(s.xs, s.ys, np.ma.masked_invalid(z), shading="nearest", cmap="viridis")
+        mesh = ax.pcolormesh(s.xs, s.ys, np.ma.masked_invalid(_drawable(z)), shading="nearest",
+                             cmap="viridis")
         fig.colorbar(mesh, ax=ax)
         ax.set_title(title)
         ax.set_xlabel(s.wrt[0])

@@ -6,6 +6,7 @@ made once per command (`choose`, from --color and NO_COLOR) for each stream.
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 CODES = {"fail": "31", "error": "1;31", "ok": "32", "hint": "2", "warn": "33", "label": "1"}
@@ -52,3 +53,31 @@ def error_report(text: str) -> str:
     lines = text.split("\n")
     lines[0] = lines[0].replace("error:", paint("error:", "error", "stderr"), 1)
     return "\n".join(paint(l, "hint", "stderr") if l.startswith("hint:") else l for l in lines)
+
+
+# The colour codes this package writes (these, the graph tree's in render/graph.py, and the
+# reset): the only escape sequences `terminal_safe` lets through, and only when colouring.
+_OWN_CODES = {*CODES.values(), "0", "1;36", "2;35", "1;33"}
+_OWN_SGR = re.compile("\x1b\\[(?:" + "|".join(sorted(map(re.escape, _OWN_CODES), key=len,
+                                                      reverse=True)) + ")m")
+
+
+def terminal_safe(text: str, stream: str = "stdout", colored: bool | None = None) -> str:
+    """Human output as it may reach a terminal: every control character of a program's
+    strings (a ModuleDict key with ESC bytes, a source line) escaped as error messages
+    escape them (`\\x1b`), line breaks kept; the colour codes of `paint` are kept when the
+    stream is coloured (program strings are escaped before they are painted: `layout`)."""
+    from .errors import printable
+
+    if text.isprintable():
+        return text
+    keep_colour = _ON[stream] if colored is None else colored
+    if not keep_colour or "\x1b" not in text:
+        return printable(text, "\n")
+    pieces = _OWN_SGR.split(text)
+    codes = _OWN_SGR.findall(text)
+    out = [printable(pieces[0], "\n")]
+    for code, piece in zip(codes, pieces[1:]):
+        out.append(code)
+        out.append(printable(piece, "\n"))
+    return "".join(out)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -137,10 +138,17 @@ def _node_data(walk: Walk) -> list:
     return nodes
 
 
+# Inside <script>, the HTML tokenizer looks for `</script` and, after `<!--`, for `<script`
+# (the "double escaped" state swallows the rest of the page): no `<`, `>` or `&` of a
+# program's text may reach it, so each is written as its JSON escape (JSON.parse reads
+# them back); U+2028/U+2029 end a string in older JavaScript.
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                              "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def _json_script(doc) -> str:
-    """JSON safe inside <script>: no `</` and no line separators that end a string."""
-    text = json.dumps(doc, allow_nan=False, separators=(",", ":"))
-    return text.replace("</", "<\\/").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    """JSON safe inside <script>: no `<`, `>`, `&` and no line separators, all escaped."""
+    return json.dumps(doc, allow_nan=False, separators=(",", ":")).translate(_SCRIPT_SAFE)
 
 
 def to_html(walk: Walk, svg: str, title: str) -> str:
@@ -155,11 +163,10 @@ def to_html(walk: Walk, svg: str, title: str) -> str:
         f'<tr><td class="leafname">{html.escape(name)}</td><td>{html.escape(shape_text(shape) if shape is not None else "")}'
         f'</td><td class="leafgrad" data-leaf="{html.escape(name)}">None</td></tr>'
         for name, shape in leaves)
-    return (_PAGE.replace("%TITLE%", html.escape(title))
-            .replace("%SVG%", svg)
-            .replace("%LEAVES%", rows)
-            .replace("%DATA%", _json_script(data))
-            .replace("%LEAFGRADS%", _json_script(walk.leaf_grads)))
+    parts = {"TITLE": html.escape(title), "SVG": svg, "LEAVES": rows, "DATA": _json_script(data),
+             "LEAFGRADS": _json_script(walk.leaf_grads)}
+    # one pass: a part that holds `%DATA%` (a source line in the picture) stays as written
+    return re.sub(r"%(TITLE|SVG|LEAVES|DATA|LEAFGRADS)%", lambda m: parts[m[1]], _PAGE)
 
 
 _PAGE = r"""<!DOCTYPE html>

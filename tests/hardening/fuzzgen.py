@@ -608,6 +608,20 @@ STATEMENTS = [
     "for i in range(30):\n    (x,) = autograd.grad(x.sum(), x, create_graph=True)",
     "x = x.sum(dim=1)", "x = x.tolist()", "print(0.5 in range(10 ** 18))",
     "print(autograd.gradcheck(lambda t: 'abc', (x,)))",
+    # issue 26's shapes: module DAGs, optimizer state edits, nested create_graph, errors
+    # caught in loops, facade calls, control characters in a program's names
+    "m = nn.Linear(3, 3)\nfor i in range(40):\n    p = nn.Module()\n    p.a = m\n    p.b = m\n    m = p",
+    "print(m)", "s = m.state_dict()", "m.load_state_dict({'a.weight': 5})", "m.apply(print)",
+    "o = optim.Adam([x])\no.step()\nfor k in o.state[x]:\n    o.state[x][k] = torch.zeros(7)\no.step()",
+    "o = optim.SGD([x], lr=0.1, momentum=0.9)\no.param_groups[0]['params'] = [1, 'a', None]\no.step()",
+    "o = optim.RMSprop([x])\no.param_groups.append({'params': [x * 2]})\no.zero_grad()\nprint(o)",
+    "s = optim.lr_scheduler.LambdaLR(optim.SGD([x]), lambda e: 10 ** 9)\ns.base_lrs[0] = 'x'\ns.step()",
+    "for i in range(10 ** 6):\n    try:\n        undefined_name\n    except Exception:\n        pass",
+    "for i in range(10 ** 6):\n    try:\n        x = x + torch.ones(7)\n    except RuntimeError as e:\n        s = str(e)",
+    "g = x\nfor i in range(20):\n    (g,) = autograd.grad(g.sum() * g.sum(), x, create_graph=True)",
+    "import numpy as np\nimport math\nv = np.isclose(np.ones(10 ** 4), [1.0])\nn = math.comb(10 ** 5, 5 * 10 ** 4)",
+    "import math\nn = math.prod(['abc', 10 ** 9])", "import numpy as np\nv = np.linspace(np.ones(10 ** 4), 1, 10 ** 4)",
+    "md = nn.ModuleDict({'\\x1b[2J\\x07': nn.Linear(3, 1)})\nx = md['\\x1b[2J\\x07'](x).sum()",
 ]
 
 

@@ -120,3 +120,69 @@ def assert_clean_error(result_stderr: str, stdout: str = ""):
     """No traceback, and an error line with a FILE:LINE:COL location."""
     assert "Traceback" not in result_stderr and "Traceback" not in stdout
     assert LOCATION.search(result_stderr), result_stderr
+
+
+# --- a real `python -m gradcli` process under a CPU and memory rlimit -------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+CHILD_CPU_S = 20          # the child's own CPU time: a hang ends here, as a failure
+CHILD_ADDRESS = 3 * 2**30  # address space: numpy and Python start in ~1 GB of it
+
+
+def _limit_child(close_stderr: bool = False):
+    resource.setrlimit(resource.RLIMIT_CPU, (CHILD_CPU_S, CHILD_CPU_S + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS, CHILD_ADDRESS))
+    if close_stderr:
+        os.close(2)
+
+
+def limited_run(*args, stdin: bytes = b"", stderr_fd=None, env=None,
+                close_stderr: bool = False) -> Measured:
+    """`python -m gradcli ARGS` in a real process under the rlimits above, measured by
+    wait4: its exit code (negative for a signal), output, CPU seconds and peak resident MB.
+    `stderr_fd` replaces the stderr pipe (a full stderr); `close_stderr` closes it."""
+    import subprocess
+    import threading
+
+    wall = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gradcli", *args], cwd=ROOT, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE if stderr_fd is None else stderr_fd,
+        preexec_fn=lambda: _limit_child(close_stderr),
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    chunks = {"out": [], "err": []}
+
+    def drain(stream, key):
+        for block in iter(lambda: stream.read(1 << 16), b""):
+            chunks[key].append(block)
+
+    readers = [threading.Thread(target=drain, args=(proc.stdout, "out"))]
+    if proc.stderr is not None:
+        readers.append(threading.Thread(target=drain, args=(proc.stderr, "err")))
+    for reader in readers:
+        reader.start()
+    try:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    for reader in readers:
+        reader.join(CHILD_CPU_S * 4)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Measured(proc.returncode, b"".join(chunks["out"]).decode("utf-8", "replace"),
+                    b"".join(chunks["err"]).decode("utf-8", "replace"),
+                    usage.ru_utime + usage.ru_stime, time.perf_counter() - wall,
+                    usage.ru_maxrss / 1024)
+
+
+def program_error(*args, message: str, stdin: bytes = b"", code: int = 3) -> Measured:
+    """Run limited and check: exit `code`, `message` in stderr, no traceback, no 'bug in
+    gradcli', at most 5 s of CPU (on the reference machine) and 2 GB."""
+    ran = limited_run(*args, stdin=stdin)
+    assert ran.code == code, (ran.code, ran.stderr[-2000:])
+    assert message in ran.stderr, ran.stderr[-2000:]
+    assert "Traceback" not in ran.stderr and "bug in gradcli" not in ran.stderr, ran.stderr[-2000:]
+    assert ran.cpu_seconds < cpu_bound(5), ran.cpu_seconds
+    assert ran.peak_mb < 2048, ran.peak_mb
+    return ran

@@ -168,7 +168,8 @@ def test_fstrings():
 
 
 def test_fstring_width_is_bounded():
-    with pytest.raises(ProgramValueError, match="too large"):
+    """A limit, as every other: not a ValueError a program's `except` catches (issue 26)."""
+    with pytest.raises(LimitError, match="too large"):
         run("s = f'{1:1000000000}'\n")
 
 

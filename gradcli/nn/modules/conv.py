@@ -5,7 +5,7 @@ from ...errors import ProgramValueError
 from ...ops import FUNCTIONS
 from ...ops.factories import Parameter
 from .linear import Linear
-from .module import Module, _dt, _function
+from .module import Module, _dt, _function, _tensor_arg
 
 
 # --- layers over nn-ops' functions (looked up when called) --------------------
@@ -78,7 +78,8 @@ class _ConvNd(Module):
     reset_parameters = Linear.reset_parameters
 
     def forward(self, input):
-        return _function(self.function)(input, self.weight, self.bias, self.stride, self.padding,
+        weight = _tensor_arg(self.weight, self.function, "weight", 2)
+        return _function(self.function)(input, weight, self.bias, self.stride, self.padding,
                                         self.dilation, self.groups)
 
     def extra_repr(self):

@@ -24,6 +24,7 @@ from ...graph.callback import call_program
 from ...errors import ProgramError, ProgramTypeError, ProgramValueError, cuda_unavailable
 from ...ops import FUNCTIONS, NN_FUNCTIONS
 from ...ops.factories import Parameter
+from ...limits import budget
 
 
 # The modules whose forward is running, innermost last.
@@ -38,6 +39,15 @@ def _function(name: str):
     if fn is None:
         raise ProgramError(f"torch.nn.functional.{name} is not available in gradcli yet")
     return fn
+
+
+def _tensor_arg(value, function: str, name: str, position: int):
+    """A layer's Parameter handed to its function, checked: a program may have set it to
+    None (`conv.weight = None`), as PyTorch allows, and the function then refuses it."""
+    if not isinstance(value, Tensor):
+        raise ProgramTypeError(f"{function}(): argument '{name}' (position {position}) must be "
+                               f"Tensor, not {type(value).__name__}")
+    return value
 
 
 def _dt(dtype) -> dict:
@@ -165,6 +175,7 @@ class Module:
         if self in memo and remove_duplicate:
             return out
         memo.add(self)
+        _charge_key(prefix)
         out.append((prefix, self))
         for name, module in self._modules.items():
             if module is None:
@@ -195,6 +206,7 @@ class Module:
                 if value is None or id(value) in seen:
                     continue
                 seen.add(id(value))
+                _charge_key(module_prefix)
                 out.append((module_prefix + ("." if module_prefix else "") + name, value))
         return out
 
@@ -258,6 +270,10 @@ class Module:
                 bump_version(grad)
 
     def apply(self, fn):
+        """fn on every submodule, then on this one. As PyTorch's, it visits a module shared by
+        two parents once per path (a DAG of modules is walked as the tree it unfolds to),
+        so each visit is charged: the budget ends `p.a = m; p.b = m` nested 40 deep."""
+        _charge_visit(self)
         for module in self.children():
             module.apply(fn)
         fn(self)
@@ -309,6 +325,10 @@ class Module:
     # --- state -------------------------------------------------------------
 
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
+        """Every parameter and persistent buffer by dotted name. A shared module appears once
+        per path to it (as in PyTorch), so each visit is charged."""
+        _charge_visit(self)
+        _charge_key(prefix, len(self._parameters) + len(self._buffers))
         out = {} if destination is None else destination
         for name, p in self._parameters.items():
             if p is not None:
@@ -326,6 +346,7 @@ class Module:
         if not isinstance(state_dict, dict):
             raise ProgramTypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}.")
         own = self.state_dict(keep_vars=True)
+        budget.charge_items(len(own) + len(state_dict))
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
@@ -388,6 +409,12 @@ class Module:
         CALL_STACK.append(self)
         try:
             result = self.forward(*args, **kwargs)
+        except AttributeError as exc:  # a layer read a tensor attribute of a program's value
+            culprit = getattr(exc, "obj", None)
+            if isinstance(culprit, Tensor) or not any(a is culprit for a in (*args, *kwargs.values())):
+                raise  # not the program's value: a bug in gradcli
+            raise ProgramTypeError(f"{self._get_name()}: the input must be a Tensor, not "
+                                   f"{type(culprit).__name__}") from None
         finally:
             CALL_STACK.pop()
         _tag_nodes(self, args, result)
@@ -408,10 +435,15 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
+        """PyTorch's nested repr. A shared module is written once per path to it, and each
+        level re-indents the text below it: each visit and each re-indent is charged."""
+        _charge_visit(self)
         extra = self.extra_repr()
         lines = extra.split("\n") if extra else []
         for name, module in self._modules.items():
-            lines.append(f"({name}): " + _addindent(repr(module), 2))
+            inner = repr(module)
+            budget.charge(len(inner) >> 2)  # re-indenting it: ~5 ns a character
+            lines.append(f"({name}): " + _addindent(inner, 2))
         main = self._get_name() + "("
         if lines:
             if len(lines) == 1 and not self._modules:
@@ -430,6 +462,30 @@ class Module:
 
     def __dir__(self):
         return []
+
+
+# A visit of one module by a walk that cannot share (state_dict, repr: PyTorch's visit a
+# shared module once per path) takes ~2-4 us, and each entry it writes (a detached Tensor
+# in a state_dict, a line of repr) ~1 us: charged as the budget's units take (~50 ns each),
+# so that a DAG of modules unfolding to 2^40 visits ends within a second or two.
+_VISIT_WORK = 80
+_ENTRY_WORK = 20
+
+
+def _charge_key(prefix: str, count: int = 1) -> None:
+    """Charge `count` names built on `prefix` by what they hold: a program's prefix of 9 MB
+    (`named_parameters(prefix='x' * 9000000)`) would make a copy per parameter, GBs for a few
+    hundred; charged a unit per 4 characters, the budget holds them to ~400 MB."""
+    if len(prefix) > 64:
+        budget.charge((len(prefix) >> 2) * count)
+
+
+def _charge_visit(module: Module) -> None:
+    """Charge one module visited by a walk over a program's module tree, before the visit."""
+    d = module.__dict__
+    budget.charge(_VISIT_WORK + _ENTRY_WORK * (len(d.get("_parameters") or ())
+                                              + len(d.get("_buffers") or ())
+                                              + len(d.get("_modules") or ())))
 
 
 def _tag_nodes(module: Module, args, result) -> None:

@@ -77,10 +77,11 @@ class _BatchNorm(Module):
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             tracked = self.num_batches_tracked
-            tracked._data = tracked._data + 1
-            bump_version(tracked)
-            if self.momentum is None:
-                momentum = 1.0 / float(tracked._data)
+            if tracked is not None:  # PyTorch counts only while the buffer is there
+                tracked._data = tracked._data + 1
+                bump_version(tracked)
+            if self.momentum is None:  # float(None) is PyTorch's TypeError too
+                momentum = 1.0 / float(None if tracked is None else tracked._data)
         use_batch = self.training or self.running_mean is None
         return _function("batch_norm")(
             input,

@@ -5,7 +5,7 @@ from ...errors import ProgramValueError
 from ...ops import FUNCTIONS
 from ...ops.factories import Parameter
 from .. import init
-from .module import Module, _dt, _function
+from .module import Module, _dt, _function, _tensor_arg
 
 
 class Embedding(Module):
@@ -36,7 +36,8 @@ class Embedding(Module):
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def forward(self, input):
-        return _function("embedding")(input, self.weight, self.padding_idx, self.max_norm,
+        weight = _tensor_arg(self.weight, "embedding", "weight", 2)
+        return _function("embedding")(input, weight, self.padding_idx, self.max_norm,
                                       self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
