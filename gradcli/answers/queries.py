@@ -63,12 +63,14 @@ class Step:
 
 class BackwardResult:
     def __init__(self, output_name: str, output: Tensor, grads: dict, why_none: dict,
-                 steps: list | None = None):
+                 steps: list | None = None, note: str | None = None, by_program=None):
         self.output_name = output_name
         self.output = output
         self.grads = grads        # name -> Tensor or None
         self.why_none = why_none  # name -> reason its .grad is None
         self.steps = steps
+        self.note = note              # who computed the .grad values, when the program did
+        self.by_program = by_program  # the span of the program's own backward call, if it made them
 
 
 def why_no_grad(t: Tensor, reached: bool, left_out: bool = False) -> str | None:
@@ -85,16 +87,36 @@ def why_no_grad(t: Tensor, reached: bool, left_out: bool = False) -> str | None:
 
 def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
                  create_graph=False, steps=False) -> BackwardResult:
+    from ..autograd.kept import differentiated
+
     name, out = tensor_output(run, of)
     grad_tensor = as_gradient(gradient, out)
-    input_tensors = lookup(run, inputs, "--inputs") if inputs else None
+    input_tensors = lookup(run, inputs, "--inputs", out) if inputs else None
     trace = [] if steps else None
-    with explained(run, name, out):
-        engine.backward([out], None if grad_tensor is None else [grad_tensor],
-                        retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
+    named = tensors(run, out)
+    own = differentiated(getattr(run, "calls", ()), out)
+    note = by_program = None
+    if own is not None:
+        where = _call_text(run, own.source)
+        if gradient is None and not inputs and not steps and not create_graph:
+            # the snippet's own `y.backward()` made the .grad values: report them, and do not
+            # add a second backward's on top (issue 28.1)
+            by_program = own.source
+            note = (f"the program's own {where} computed these .grad values (as they are at the "
+                    "end of the program); gradcli did not call backward again")
+        else:
+            for t in named.values():
+                if t.is_leaf and t.requires_grad:
+                    t.grad = None
+            note = (f"the program called {where} itself; these .grad values are gradcli's own "
+                    f"{name}.backward() with the options given, from .grad = None")
+    if by_program is None:
+        with explained(run, name, out):
+            engine.backward([out], None if grad_tensor is None else [grad_tensor],
+                            retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
     grads, why = {}, {}
     chosen = {id(t) for t in input_tensors or ()}
-    for key, t in tensors(run).items():
+    for key, t in named.items():
         # with --inputs, PyTorch accumulates into exactly those, non-leaves included
         if id(t) in chosen or (t.is_leaf and t.requires_grad) or t.retains_grad:
             grads[key] = t.grad
@@ -104,12 +126,24 @@ def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
                     else why_no_grad(t, False, left_out)
         elif t.grad is None and t is not out:
             why[key] = why_no_grad(t, True)
-    return BackwardResult(name, out, grads, why, _steps(trace, run) if steps else None)
+    return BackwardResult(name, out, grads, why, _steps(trace, run, out) if steps else None,
+                          note, by_program)
 
 
-def _steps(trace, run) -> list[Step]:
+def _call_text(run, span) -> str:
+    """`y.backward()` at 4:1: the program's line at a call's place, for a note."""
+    if span is None:
+        return "backward() call"
+    lines = run.interpreter.program.source.splitlines()
+    text = lines[span.line - 1].strip() if 0 < span.line <= len(lines) else ""
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"`{text}` (line {span.line})" if text else f"backward() call (line {span.line})"
+
+
+def _steps(trace, run, out=None) -> list[Step]:
     """The trace as steps; an edge into a leaf names the leaf's variable."""
-    names = {id(t): k for k, t in reversed(list(tensors(run).items()))}
+    names = {id(t): k for k, t in reversed(list(tensors(run, out).items()))}
     out = []
     for node, grad_in, grads in trace:
         leaf = getattr(node, "variable", None)
@@ -159,7 +193,7 @@ def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = Fa
 def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
              allow_unused=False, create_graph=False, command: str = "grad") -> GradResult:
     name, out = tensor_output(run, of)
-    xs = lookup(run, wrt, "--wrt")
+    xs = lookup(run, wrt, "--wrt", out)
     if order < 1:
         raise UsageError("--order must be 1 or more")
     if order == 1:
@@ -210,7 +244,7 @@ def _check_passes(run, passes: int) -> None:
 
 def run_jacobian(run, wrt: list[str], of=None) -> MatrixResult:
     name, out = tensor_output(run, of)
-    xs = lookup(run, wrt, "--wrt")
+    xs = lookup(run, wrt, "--wrt", out)
     _check_passes(run, out._data.size)
     blocks = _rows(out, xs, create_graph=False)
     return MatrixResult(name, out, list(wrt), dict(zip(wrt, blocks)))

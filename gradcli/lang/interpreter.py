@@ -105,6 +105,9 @@ class Printer:
 
 
 
+MAX_NOTED_LEAVES = 10_000  # leaves noted by their first name, whether they require grad or not
+
+
 class Interpreter(Calls):
     """Runs one program once: its module scope, step counter and printed lines.
 
@@ -117,7 +120,12 @@ class Interpreter(Calls):
         self.program = program
         self.overrides = overrides
         self.requires_grad = frozenset(requires_grad)
-        self.script = script
+        self.script = script  # Python's literals (a PyTorch program, or `gradcli run`)
+        self.run_command = script
+        # every leaf tensor first bound to a top-level name: [(name, span, tensor)], each
+        # tensor once, so that a leaf whose name is reassigned is still reported by it
+        self.first_bindings: list = []
+        self._bound_leaves: set = set()
         self.max_steps = limits.max_steps
         self.steps = 0
         # the work budget (gradcli.limits): tokens run here, tensor ops and scans charged
@@ -694,12 +702,26 @@ class Interpreter(Calls):
         scope.vars[name] = value
         if scope is self.module_scope:
             self.last_assigned = name
+            if value.__class__ is Tensor and value.grad_fn is None:
+                self._note_leaf(name, value, span)
             if name in self.requires_grad and isinstance(value, Tensor) and value.is_leaf \
                     and not value.requires_grad:
                 try:
                     value.requires_grad_(True)
                 except GradcliError as error:
                     raise error.at(span)
+
+    def _note_leaf(self, name: str, value: Tensor, span) -> None:
+        """Remember the first name a leaf was bound to (past MAX_NOTED_LEAVES, only leaves
+        that require grad: a loop that makes a leaf per step does not grow this unbounded)."""
+        key = id(value)
+        if key in self._bound_leaves:
+            return
+        count = len(self._bound_leaves)
+        if count >= MAX_NOTED_LEAVES and (not value.requires_grad or count >= 10 * MAX_NOTED_LEAVES):
+            return
+        self._bound_leaves.add(key)
+        self.first_bindings.append((name, span, value))
 
     def _unpack(self, value, count: int, span) -> list:
         if isinstance(value, (tuple, list)):

@@ -129,6 +129,8 @@ def print_backward(r) -> None:
             by_reason.setdefault(reason, []).append(name)
     for reason, group in by_reason.items():
         lines.append(f"no .grad for {', '.join(group)}: {reason}")
+    if getattr(r, "note", None):
+        lines.append(f"note: {r.note}")
     write(lines)
 
 
