@@ -15,6 +15,7 @@ from ..errors import AutogradError, GradcliError, Span
 NON_SCALAR = "grad can be implicitly created only for scalar outputs"
 NO_GRAD_FN = "does not require grad and does not have a grad_fn"
 WRT_NO_GRAD = "One of the differentiated Tensors does not require grad"
+INPLACE = "has been modified by an inplace operation"
 UNUSED = re.compile(r"The differentiated Tensor at index (\d+) appears to not have been used")
 
 _GENERAL = {
@@ -90,6 +91,14 @@ def _explain(err: AutogradError, run, name: str, out, wrt: list[str], command: s
             err.at(made_at(run, culprit))
             err.hint = (f"{culprit!r} does not require grad: make it with requires_grad=True, or "
                         "differentiate with respect to a tensor it is computed from")
+    elif INPLACE in message and getattr(run, "calls", None):
+        # a training loop: loss.backward(), then optimizer.step() changed the parameters the
+        # last loss was computed from (issue 28.1)
+        err.hint = (f"the program changed a tensor {name!r} is computed from in place after "
+                    f"computing it (an optimizer's step() after its own backward?), so {name!r} "
+                    "cannot be differentiated again: `gradcli backward` shows the .grad values the "
+                    "program's own backward left, or pick with --of a value computed after the "
+                    "last change")
     else:
         unused = UNUSED.search(message)
         if unused and int(unused.group(1)) < len(wrt):

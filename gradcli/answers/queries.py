@@ -102,8 +102,8 @@ def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
             # the snippet's own `y.backward()` made the .grad values: report them, and do not
             # add a second backward's on top (issue 28.1)
             by_program = own.source
-            note = (f"the program's own {where} computed these .grad values (as they are at the "
-                    "end of the program); gradcli did not call backward again")
+            note = (f"these are the .grad values the program's own {where} left (just after "
+                    "its last run); gradcli did not call backward again")
         else:
             for t in named.values():
                 if t.is_leaf and t.requires_grad:
@@ -116,16 +116,22 @@ def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
                             retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
     grads, why = {}, {}
     chosen = {id(t) for t in input_tensors or ()}
+    left = own.grads if by_program is not None else None
     for key, t in named.items():
         # with --inputs, PyTorch accumulates into exactly those, non-leaves included
         if id(t) in chosen or (t.is_leaf and t.requires_grad) or t.retains_grad:
-            grads[key] = t.grad
-            if t.grad is None:
+            grads[key] = t.grad if left is None else left.get(id(t), (None, None))[1]
+            if left is not None and grads[key] is None and t.is_leaf:
+                why[key] = f"the program's {where} did not reach it"
+            elif grads[key] is None:
                 left_out = input_tensors is not None and id(t) not in chosen
                 why[key] = "no path leads from the output to it" if id(t) in chosen \
                     else why_no_grad(t, False, left_out)
         elif t.grad is None and t is not out:
             why[key] = why_no_grad(t, True)
+            first = next((k for k in named if k.startswith(key + " (")), None)
+            if first is not None and not t.is_leaf:
+                why[key] = f"it is not a leaf (the leaf first bound to {key} is {first!r})"
     return BackwardResult(name, out, grads, why, _steps(trace, run, out) if steps else None,
                           note, by_program)
 
@@ -215,7 +221,8 @@ def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
                          "derivatives", hint="ask for a lower --order")
     check_elements(n ** order)
     _check_passes(run, order if n <= 1 else (n ** order - 1) // (n - 1))
-    nested = derivatives(out.reshape(()), xs, order)
+    with explained(run, name, out, wrt, command):
+        nested = derivatives(out.reshape(()), xs, order)
     return GradResult(name, out, list(wrt), order, _name_nested(nested, wrt))
 
 
@@ -246,7 +253,8 @@ def run_jacobian(run, wrt: list[str], of=None) -> MatrixResult:
     name, out = tensor_output(run, of)
     xs = lookup(run, wrt, "--wrt", out)
     _check_passes(run, out._data.size)
-    blocks = _rows(out, xs, create_graph=False)
+    with explained(run, name, out, wrt, "jacobian"):
+        blocks = _rows(out, xs, create_graph=False)
     return MatrixResult(name, out, list(wrt), dict(zip(wrt, blocks)))
 
 

@@ -318,6 +318,8 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     ready.append(nxt)
     finally:
         _grad_enabled[0] = prev_mode
+    if keeper is not None and accumulate:
+        keeper.finish(deps)
     return captured
 
 

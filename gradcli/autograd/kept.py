@@ -28,13 +28,14 @@ active = [None]  # the Keeper of the program being run, else None (read by the e
 class Call:
     """One backward or autograd.grad call of the program."""
 
-    __slots__ = ("roots", "accumulate", "source", "stash")
+    __slots__ = ("roots", "accumulate", "source", "stash", "grads")
 
     def __init__(self, roots: list, accumulate: bool, source):
         self.roots = roots            # the tensors it differentiated
         self.accumulate = accumulate  # backward (into .grad), not autograd.grad
         self.source = source          # the span of the op being run when it was called
         self.stash = []               # (node, what release would have dropped)
+        self.grads = {}               # id(leaf) -> (leaf, a copy of its .grad just after the call)
 
 
 class Keeper:
@@ -45,6 +46,19 @@ class Keeper:
 
     def begin(self, roots: list, accumulate: bool) -> None:
         self.calls.append(Call(list(roots), accumulate, _graph._current_source[0]))
+
+    def finish(self, deps: dict) -> None:
+        """After a backward call: copy the .grad of every leaf its graph reaches, as the call
+        left it (a later `zero_grad()` or `x.grad.zero_()` does not change what it produced)."""
+        if not self.calls:
+            return
+        from .._tensor import Tensor
+
+        grads = self.calls[-1].grads
+        for node in deps:
+            leaf = getattr(node, "variable", None)
+            if leaf is not None and leaf.grad is not None:
+                grads[id(leaf)] = (leaf, Tensor._make(leaf.grad._data.copy()))
 
     def stash(self, node) -> None:
         """Note what releasing `node` drops (call before the release)."""

@@ -143,8 +143,12 @@ def default_wrt(run) -> list[str]:
 
     found = [name for name, _ in default_inputs(run)]
     if not found:
+        pytorch = getattr(getattr(run, "program", None), "is_pytorch", False)
         raise UsageError("the program has no input that requires grad",
-                         hint="assign an input a literal (x = 2.0) or name one with --wrt")
+                         hint="a PyTorch program's inputs are its tensors made with "
+                              "requires_grad=True (or .requires_grad_()) and its modules' parameters"
+                              if pytorch else
+                              "assign an input a literal (x = 2.0) or name one with --wrt")
     return found
 
 

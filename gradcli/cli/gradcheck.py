@@ -14,7 +14,10 @@ from .common import Failed, emit, isolated, load, names, parse_sets, report, std
 from .options import LIMIT_OPTIONS, Argument, Common, Option, common_options
 
 Files = Annotated[Optional[List[str]], Argument(
-    help="Programs to check (- for standard input); none: check every built-in op.", metavar="FILE",
+    help="Programs to check (- for standard input); none: check every built-in op. A file that "
+         "imports torch is a PyTorch program (inputs: tensors made with requires_grad=True, module "
+         "parameters); any other is an expression (inputs: names assigned a number or list).",
+    metavar="FILE",
     show_default=False)]
 
 

@@ -73,10 +73,12 @@ class Program:
                 if close:
                     hint = f"did you mean '{close[0]}'?"
                 elif self.input_names:
-                    hint = "the inputs are " + ", ".join(self.input_names)
+                    hint = ("the names --set can replace (assigned a literal at the top level) are "
+                            if self.is_pytorch else "the inputs are ") + ", ".join(self.input_names)
                 else:
                     hint = "the program has no inputs (names assigned a literal at top level)"
-                raise UsageError(f"--set: no input named '{name}'", hint=hint)
+                raise UsageError(f"--set: no {'literal assignment' if self.is_pytorch else 'input'} "
+                                 f"named '{name}'", hint=hint)
         limits = limits or Limits()
         interpreter = Interpreter(self, overrides, requires_grad, stdout or _write_stdout,
                                   limits, script or self.is_pytorch)
