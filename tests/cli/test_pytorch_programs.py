@@ -142,3 +142,14 @@ def test_help_says_which_kind_a_file_is():
         text = " ".join(invoke(command, "--help").stdout.split())
         assert "imports torch is a PyTorch program" in text, command
         assert "expression" in text, command
+
+
+def test_the_side_by_side_samples_differ_as_the_readme_says():
+    from pathlib import Path
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    pytorch = as_json(invoke("backward", str(samples / "pytorch_program.py"), "--json"))
+    expression = as_json(invoke("backward", str(samples / "expression.txt"), "--json"))
+    assert pytorch["grads"] == {"w": 3.0, "b": 1.0}
+    assert expression["grads"] == {"w": 3.0, "b": 1.0, "lr": None, "x": 2.0}
+    readme = (samples.parent / "README.md").read_text()
+    assert "samples/pytorch_program.py" in readme and "samples/expression.txt" in readme
