@@ -15,7 +15,9 @@ from ..lang import runs
 from .._tensor import Tensor, no_grad
 from ..errors import AutogradError, GradcliError
 from . import symbolic
+from ..autograd.function import FunctionCtx
 from .core import Options, check_function
+from .functions import find_culprits
 from .perop import Chain
 from .replay import Tape, Unavailable, recording
 
@@ -27,6 +29,7 @@ class OutputReport:
     file: str
     output: str
     results: list = field(default_factory=list)
+    culprits: list = field(default_factory=list)  # custom Functions whose backward is wrong
 
 
 def default_inputs(run) -> list:
@@ -79,8 +82,27 @@ def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> li
         if slow:
             for r in results:
                 r.note = r.note or slow
-        reports.append(OutputReport(label, out_name, results))
+        _mark_unused(results, tape, names)
+        culprits = []
+        if any(not r.ok for r in results) and any(isinstance(node, FunctionCtx) for node in tape.order):
+            culprits = find_culprits(tape, label, options.eps, options.atol, options.rtol, options.seed)
+        reports.append(OutputReport(label, out_name, results, culprits))
     return reports
+
+
+def _mark_unused(results: list, tape: Tape, names: list) -> None:
+    """An input no path of the graph leads to from the output is unused (PyTorch's word for
+    it), not a pass with error 0."""
+    used = set()
+    for key in tape.out_keys:
+        if key is None:
+            continue
+        if key in tape.wrt_keys:
+            used.add(tape.wrt_keys.index(key))
+        used |= tape.depends.get(key[0], set())
+    for r in results:
+        if r.input in names and names.index(r.input) not in used and r.ok:
+            r.unused = True
 
 
 # A full check evaluates the program twice per input element. Past this estimate of
