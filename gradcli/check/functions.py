@@ -47,10 +47,10 @@ class Culprit:
     def text(self) -> str:
         which = f"gradient {self.position}" + (f" (for {self.parameter!r})" if self.parameter else "")
         at = f"[{', '.join(map(str, self.element))}]"
-        seed = "" if self.grad_output is None else f", grad_output = {self.grad_output}"
-        return (f"{self.cls}.backward ({self.where()}) returns a wrong {which}: element {at} is "
-                f"{self.analytical:.6g}, the central differences of {self.cls}.forward give "
-                f"{self.expected:.6g}{seed}")
+        seed = "" if self.grad_output is None else f" (grad_output {self.grad_output})"
+        return (f"{self.cls}.backward ({self.where()}) returns a wrong {which}\n"
+                f"  element {at}: {self.analytical:.6g}; the central differences of "
+                f"{self.cls}.forward give {self.expected:.6g}{seed}")
 
 
 def find_culprits(tape, filename: str, eps: float, atol: float, rtol: float, seed: int = 0) -> list:

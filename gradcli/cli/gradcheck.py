@@ -233,7 +233,7 @@ def _human(result) -> None:
             if r.order == 2:
                 lines.append(f"order 2, {c.output} wrt {r.input}: " + _second_order(c.output, r))
     for file, output, culprit in getattr(result, "culprits", ()):
-        lines.append(paint("found: ", "fail") + culprit.text())
+        lines.extend((paint("found: ", "fail") + culprit.text()).split("\n"))
     notes, noted = [], set()  # notes go to stderr: the report on stdout stays the table
     for c in result.checks:
         r = c.result

@@ -1,8 +1,9 @@
 """Human output: plain tables (`layout`), tensors written as PyTorch writes them, and
 the printed answer of each value and derivative command (`print_backward`, ...).
 
-A tensor of more than one element is a block under its label; the same bytes
-whatever $COLUMNS says; colour (`style`) only on a terminal.
+A tensor of more than one element is a block under its label, the same bytes
+whatever $COLUMNS says, except a Jacobian or Hessian over several inputs: one grid of
+numbers folded to the terminal's width (`grid`); colour (`style`) only on a terminal.
 """
 from __future__ import annotations
 
@@ -187,6 +188,13 @@ def _sup(n):
 def print_jacobian(r) -> None:
     lines = [output_line(r.output_name, r.output)]
     partial = len(r.blocks) > 1
+    if partial:  # several inputs: one labelled grid of numbers, folded to the terminal's width
+        from .grid import jacobian_grid
+
+        grid = jacobian_grid(r.output_name, r.output, r.blocks)
+        if grid is not None:
+            write(lines + grid)
+            return
     for name, blk in r.blocks.items():
         lines.append(block(f"{derivative_label(r.output_name, (name,), partial)}  shape "
                            f"{list(blk._data.shape)}", show(blk), True))
@@ -197,6 +205,13 @@ def print_hessian(r) -> None:
     lines = [output_line(r.output_name, r.output)]
     cells = {(a, b): r.blocks[a][b] for a in r.wrt for b in r.wrt}
     partial = len(r.wrt) > 1
+    if partial:  # several inputs: one labelled grid of numbers, folded to the terminal's width
+        from .grid import hessian_grid
+
+        grid = hessian_grid(r.output_name, r.wrt, r.blocks)
+        if grid is not None:
+            write(lines + grid)
+            return
     if all(v is None or numel(v) <= 1 for v in cells.values()):
         t = Table("", *r.wrt)
         for a in r.wrt:
