@@ -83,8 +83,8 @@ def _explain(err: AutogradError, run, name: str, out, wrt: list[str], command: s
                       and t._data.dtype.kind == "f" and k != name]
             err.at(made_at(run, leaves[0]) if leaves else made_at(run, name))
             which = f"{leaves[0]!r}" if leaves else "its inputs"
-            err.hint = (f"no tensor {name!r} is computed from requires grad: make {which} with "
-                        "requires_grad=True: torch.tensor(..., requires_grad=True)")
+            err.hint = (f"{name!r} is not computed from any tensor that requires grad: make {which} "
+                        "with requires_grad=True: torch.tensor(..., requires_grad=True)")
     elif WRT_NO_GRAD in message:
         culprit = next((k for k in wrt if k in named and not named[k].requires_grad), None)
         if culprit is not None:

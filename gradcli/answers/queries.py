@@ -37,6 +37,17 @@ def as_gradient(spec, like: Tensor) -> Tensor | None:
     return Tensor._make(data)
 
 
+def check_gradient_shape(gradient: Tensor | None, out: Tensor, name: str, option: str) -> None:
+    """A --gradient/--grad-outputs of another shape than the output is a wrong command line
+    (exit 2), said in PyTorch's words with the shape to give."""
+    if gradient is None or gradient._data.shape == out._data.shape:
+        return
+    want = list(out._data.shape)
+    raise UsageError(f"{option}: Mismatch in shape: the gradient has shape "
+                     f"{list(gradient._data.shape)} and the output {name!r} has shape {want}",
+                     hint=f"give a value of shape {want} (such as {option} ones)")
+
+
 # -- backward ------------------------------------------------------------------
 
 
@@ -91,6 +102,7 @@ def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
 
     name, out = tensor_output(run, of)
     grad_tensor = as_gradient(gradient, out)
+    check_gradient_shape(grad_tensor, out, name, "--gradient")
     input_tensors = lookup(run, inputs, "--inputs", out) if inputs else None
     trace = [] if steps else None
     named = tensors(run, out)
@@ -188,6 +200,11 @@ class GradResult:
         self.grad_outputs = grad_outputs  # order 1: the seed given (--grad-outputs)
 
 
+# The highest --order: each order is one more level of nesting (of the passes, and of the
+# answer's dicts and JSON); order 250 of a one-line program takes seconds, 500 overflows.
+MAX_ORDER = 200
+
+
 def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = False) -> list:
     """All `order`-th partial derivatives of f, nested: entry [i][j] has shape x_i.shape + x_j.shape."""
     level = _rows(f, xs, create_graph=order > 1 or create_graph)
@@ -198,12 +215,17 @@ def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = Fa
 
 def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
              allow_unused=False, create_graph=False, command: str = "grad") -> GradResult:
-    name, out = tensor_output(run, of)
-    xs = lookup(run, wrt, "--wrt", out)
     if order < 1:
         raise UsageError("--order must be 1 or more")
+    if order > MAX_ORDER:
+        raise UsageError(f"--order {order} is more than the highest order gradcli computes, {MAX_ORDER}",
+                         hint=f"each order nests the answer one level deeper: ask for --order "
+                              f"{MAX_ORDER} or less")
+    name, out = tensor_output(run, of)
+    xs = lookup(run, wrt, "--wrt", out)
     if order == 1:
         seed = as_gradient(grad_outputs, out)
+        check_gradient_shape(seed, out, name, "--grad-outputs")
         with explained(run, name, out, wrt, "grad"):
             grads = engine.grad(out, xs, seed, create_graph=create_graph, allow_unused=allow_unused)
         return GradResult(name, out, list(wrt), 1, dict(zip(wrt, grads)), grad_outputs=seed)

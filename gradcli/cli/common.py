@@ -142,6 +142,10 @@ def default_wrt(run) -> list[str]:
     from ..check.program import default_inputs
 
     found = [name for name, _ in default_inputs(run)]
+    if not found and run.output_name is None and run.output is None:
+        from ..lang.runs import no_output
+
+        raise no_output()
     if not found:
         pytorch = getattr(getattr(run, "program", None), "is_pytorch", False)
         raise UsageError("the program has no input that requires grad",

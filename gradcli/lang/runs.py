@@ -18,12 +18,25 @@ def output_of(run, of: str | None = None) -> tuple[str, object]:
 
 def tensor_output(run, of: str | None = None) -> tuple[str, Tensor]:
     name, value = output_of(run, of)
+    if name is None and value is None:
+        raise no_output()
     if not isinstance(value, Tensor):
         raise ProgramTypeError(
             f"the output {name!r} is {_kind(value)}, not a tensor",
             hint="name a tensor with --of NAME" if of is None else None,
         )
     return name, value
+
+
+def no_output():
+    """The error of a program with no output (SPEC 2.4): an empty one, or one that assigns
+    nothing at its top level."""
+    from gradcli.errors import ProgramError
+
+    return ProgramError("the program has no output: it assigns no name at its top level and "
+                        "does not end with an expression",
+                        hint="the output is the last name assigned at the top level (z = x * y) "
+                             "or a final bare expression; --of NAME picks a top-level value")
 
 
 def _kind(value) -> str:
@@ -111,8 +124,11 @@ def lookup(run, names: list[str], option: str, out=None) -> list[Tensor]:
         if name not in named:
             import difflib
 
-            close = difflib.get_close_matches(name, list(named), n=1)
-            raise UsageError(f"{option}: no tensor named {name!r} in the program",
-                             hint=f"did you mean {close[0]!r}?" if close else None)
+            close = [k for k in named if k.lower() == name.lower()] or \
+                difflib.get_close_matches(name, list(named), n=1)
+            inputs = [k for k, t in named.items() if t.requires_grad and t.is_leaf]
+            hint = f"did you mean {close[0]!r}?" if close else (
+                "the tensors that require grad are " + ", ".join(inputs[:12]) if inputs else None)
+            raise UsageError(f"{option}: no tensor named {name!r} in the program", hint=hint)
         found.append(named[name])
     return found

@@ -32,8 +32,10 @@ def show(value) -> str:
 
 
 def shape_of(value) -> str:
+    """`[2, 3]`: the one shape style of every output (torch.Size's list, as the graph and
+    the error messages write it)."""
     if isinstance(value, Tensor):
-        return "(" + ", ".join(str(d) for d in value._data.shape) + ("," if value._data.ndim == 1 else "") + ")"
+        return "[" + ", ".join(str(d) for d in value._data.shape) + "]"
     return type(value).__name__
 
 
@@ -72,15 +74,29 @@ def values_and_blocks(rows, headers, suffix=""):
     `rows` are (name, value, shape, cells after the value...); the columns are `headers`.
     """
     t = Table(*headers)
-    blocks = []
+    order = []  # ("row", index in the table) or ("block", text), in the program's order
     for label, value, *extra in rows:
         if value is not None and numel(value) > 1:
             info = "  ".join(e for e in extra[1:] if e)
-            blocks.append(block(f"{label}{suffix}  shape {shape_of(value)}" + (f"  {info}" if info else ""),
-                                show(value), True))
+            order.append(("block", block(f"{label}{suffix}  shape {shape_of(value)}" +
+                                         (f"  {info}" if info else ""), show(value), True)))
         else:
+            order.append(("row", len(t.rows)))
             t.add_row(label, *(extra[:1]), show(value), *(extra[1:]))
-    return t.lines() + blocks
+    table = t.lines()
+    if len(table) != len(t.rows) + 2:  # folded into a list: the table first, then the blocks
+        return table + [text for kind, text in order if kind == "block"]
+    # one table's columns, its rows and the blocks interleaved in the program's order
+    # (`fc1.weight`'s block before `fc2.bias`'s row), the header once, before the first row
+    out, header = [], table[:2]
+    for kind, item in order:
+        if kind == "row":
+            out.extend(header)
+            header = []
+            out.append(table[2 + item])
+        else:
+            out.append(item)
+    return out
 
 
 def output_line(name, value) -> str:
@@ -101,7 +117,8 @@ def print_eval(answer) -> None:
             info = ""
         rows.append((key, value, shape_of(value), info))
     write(values_and_blocks(rows, ("name", "shape", "value", "grad_fn / requires_grad")),
-          f"output: {name}")
+          f"output: {name}" if name is not None else
+          "output: none (the program assigns no name at its top level)")
 
 
 def print_backward(r) -> None:
