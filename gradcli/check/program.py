@@ -146,7 +146,7 @@ def filled_inputs(run, wrt) -> list:
     return [name for name, _ in default_inputs(run) if name not in wrt]
 
 
-def symbolic_derivatives(run, grad_result, full: bool = False) -> dict:
+def symbolic_derivatives(run, grad_result, full: bool = False, latex: bool = False) -> dict:
     """The SymPy formula of each derivative of `grad --symbolic`, nested as its grads.
 
     Each formula is simplified within a time budget (`symbolic.SIMPLIFY_SECONDS`),
@@ -179,14 +179,39 @@ def symbolic_derivatives(run, grad_result, full: bool = False) -> dict:
         return _nested_constant(wrt, grad_result.order, f"(no formula: {type(exc).__name__})")
     flat = [symbolic.integral_floats(sp, e) for _, arr in exprs for e in arr.reshape(-1)]
     simple = iter(symbolic.simplify_all(sp, flat, symbolic.SIMPLIFY_SECONDS))
-    out = {}
+    out, shown = {}, {}
     for path, arr in exprs:
         shaped = np.array([next(simple) for _ in range(arr.size)], dtype=object).reshape(arr.shape)
-        node = out
+        node, seen = out, shown
         for name in path[:-1]:
             node = node.setdefault(name, {})
+            seen = seen.setdefault(name, {})
         node[path[-1]] = _text(shaped)
+        seen[path[-1]] = _text(shaped, lambda e: readable(sp, e, latex))
+    # the JSON keeps each formula whole; people read it with common subexpressions named
+    grad_result.symbolic_shown = shown
     return out
+
+
+CSE_CHARS = 100  # a formula longer than this is shown with its common subexpressions named
+
+
+def readable(sp, e, latex: bool = False) -> str:
+    """A formula for people: common subexpressions named (`c0 = ...`) when it is long, in
+    LaTeX with `latex`."""
+    fmt = sp.latex if latex else str
+    if not hasattr(e, "free_symbols") or len(str(e)) <= CSE_CHARS:
+        return fmt(e)
+    used = {str(s) for s in e.free_symbols}
+    prefix = next((p for p in ("c", "u", "v", "q", "k") if not any(n.startswith(p) for n in used)), "cse")
+    try:
+        repl, reduced = sp.cse(e, symbols=sp.numbered_symbols(prefix))
+    except Exception:  # the formulas are an extra: an expression cse cannot take stays whole
+        return fmt(e)
+    if not repl:
+        return fmt(e)
+    where = [f"{fmt(s)} = {fmt(v)}" for s, v in repl]
+    return fmt(reduced[0]) + "\n  where " + "\n        ".join(where)
 
 
 def _rerun(run, wrt):
@@ -235,13 +260,13 @@ def _derivatives(sp, y, symbols, grad_result, budget) -> list:
     return out
 
 
-def _text(arr: np.ndarray) -> str:
+def _text(arr: np.ndarray, fmt=str) -> str:
     """A formula, or nested lists of them for a tensor's elements."""
     if not isinstance(arr, np.ndarray):
-        return str(arr)
+        return fmt(arr)
     if arr.ndim == 0:
-        return str(arr[()])
-    return "[" + ", ".join(_text(arr[i]) for i in range(arr.shape[0])) + "]"
+        return fmt(arr[()])
+    return "[" + ", ".join(_text(arr[i], fmt) for i in range(arr.shape[0])) + "]"
 
 
 def _nested_constant(names, order, text):

@@ -84,6 +84,8 @@ def grad_cmd(
         "--symbolic", help="Also print each derivative's SymPy formula; the inputs not in --wrt are "
                            "filled in with their values, or kept as symbols with --symbolic=full.")] = False,
     symbolic_full: Annotated[bool, Option("--symbolic-full", hidden=True)] = False,
+    latex: Annotated[bool, Option(
+        "--latex", help="With --symbolic (implied): the formulas in LaTeX.")] = False,
 ):
     """autograd.grad of the output with respect to --wrt; --order N for higher order.
 
@@ -98,10 +100,10 @@ def grad_cmd(
     def answer(run):
         result = queries.run_grad(run, wrt_list or default_wrt(run), opts.of, order, seed, allow_unused)
         nan_hint(result.grads)
-        if symbolic or full:
+        if symbolic or full or latex:
             from ..check.program import filled_inputs, symbolic_derivatives
 
-            result.symbolic = symbolic_derivatives(run, result, full=full)
+            result.symbolic = symbolic_derivatives(run, result, full=full, latex=latex)
             filled = [] if full else filled_inputs(run, result.wrt)
             result.symbolic_filled = {n: run.values[n] for n in filled}
         return result

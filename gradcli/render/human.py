@@ -154,7 +154,7 @@ def print_backward(r) -> None:
 
 def print_grad(r) -> None:
     lines = [output_line(r.output_name, r.output)]
-    sym = r.symbolic or {}
+    sym = getattr(r, "symbolic_shown", None) or r.symbolic or {}
     several = len(r.wrt) > 1
     t = Table("derivative", "value", *(["formula"] if sym else []))
     blocks = []

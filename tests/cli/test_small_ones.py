@@ -122,3 +122,18 @@ def test_backward_wrt_points_at_inputs_and_grad():
 def test_samples_paste_back_into_pytorch():
     for sample in (ROOT / "samples").glob("*.py"):
         assert "seed=" not in sample.read_text(), sample.name
+
+
+def test_symbolic_at_order_3_names_common_subexpressions_and_latex():
+    program = "x = 0.5\ny = 1.5\nz = tanh(x*y) * exp(sin(x) + y**2) / (1 + x**2 * y)\n"
+    plain = invoke("grad", "-e", program, "--wrt", "x", "--order", "3", "--symbolic")
+    assert plain.exit_code == 0, plain.stderr
+    assert "where c0 = sin(x)" in plain.stdout
+    whole = json.loads(invoke("grad", "-e", program, "--wrt", "x", "--order", "3", "--symbolic",
+                              "--json").stdout)["symbolic"]["x"]["x"]["x"]
+    assert max(len(line) for line in plain.stdout.splitlines()) < len(whole)  # JSON keeps it whole
+    assert "c0" not in whole
+    latex = invoke("grad", "-e", program, "--wrt", "x", "--order", "3", "--latex").stdout
+    assert "\\sin{\\left(x \\right)}" in latex and "c_{0}" in latex
+    short = invoke("grad", "-e", "x = 0.5\ny = sin(x) * x\n", "--wrt", "x", "--symbolic").stdout
+    assert "x*cos(x) + sin(x)" in short and "where" not in short
