@@ -240,6 +240,8 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
         try:
             run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print,
                               limits=limits, script=script)
+            if getattr(run, "output_note", None) and opts.of is None and not script:
+                stderr_print(style.paint(f"note: {run.output_note}", "hint", "stderr"))
             result = answer(run)
         finally:  # a program's own backward (a custom Function) may have run: its places end here
             set_current_source(None)

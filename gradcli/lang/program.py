@@ -127,6 +127,25 @@ class RunResult:
             self.output = self.values[self.output_name]
         else:
             self.output_name, self.output = None, None
+        self.output_note = None
+        if calls and not (isinstance(self.output, Tensor) and self.output.requires_grad):
+            self._output_of_calls(calls)
+
+    def _output_of_calls(self, calls) -> None:
+        """A snippet that ends `y.backward(v)` or `g, = autograd.grad(y, x)` and then assigns
+        something without a graph (`v`, `g`): its output is the tensor it differentiated last,
+        when a top-level name holds it (issue 28.1); a note says so."""
+        for call in reversed(calls):
+            for root in call.roots:
+                name = next((k for k, v in self.values.items() if v is root), None)
+                if name is not None and isinstance(root, Tensor) and root.requires_grad:
+                    line = f" (line {call.source[0]})" if call.source is not None else ""
+                    self.output_note = (f"the output is {name!r}, which the program's own "
+                                        f"{'backward' if call.accumulate else 'autograd.grad'} call"
+                                        f"{line} differentiated: {self.output_name!r}, the last "
+                                        "value assigned, has no graph (--of NAME picks another)")
+                    self.output_name, self.output = name, root
+                    return
 
     def select_output(self, name: str) -> tuple:
         """(name, value) of the top-level value `name` (--of NAME)."""

@@ -189,6 +189,7 @@ def derivative_label(out: str, path, partial: bool) -> str:
     d = "∂" if partial else "d"
     groups = []  # runs of one name: x, x, y -> [(x, 2), (y, 1)]
     for p in path:
+        p = f"[{p}]" if " " in p else p  # a reassigned leaf, `x (3:1)`: dy/d[x (3:1)]
         if groups and groups[-1][0] == p:
             groups[-1][1] += 1
         else:

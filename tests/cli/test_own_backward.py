@@ -100,3 +100,20 @@ def test_seed_snippets_that_call_backward_answer_grad():
     assert doc["grads"] == {"x": [0.0, 2.0, 4.0, 6.0]}
     doc = as_json(invoke("jacobian", str(seed), "--json"))
     assert doc["jacobian"]["x"] == [[0.0, 0, 0, 0], [0, 2.0, 0, 0], [0, 0, 4.0, 0], [0, 0, 0, 6.0]]
+
+
+def test_a_snippet_ending_with_its_gradient_vector_answers_for_what_it_differentiated():
+    # the last assignment (v, g) has no graph: the output is what the program differentiated
+    program = ("import torch\nx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\ny = x * 2\n"
+               "v = torch.tensor([0.1, 1.0, 0.0001])\ny.backward(v)\n")
+    result = invoke("backward", "-e", program, "--json")
+    doc = as_json(result)
+    assert doc["output"]["name"] == "y" and doc["by_program"]["line"] == 5
+    assert doc["grads"]["x"] == [0.2, 2.0, 0.0002]
+    assert "the output is 'y'" in result.stderr
+    program = ("import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x ** 3\n"
+               "dy, = torch.autograd.grad(y, x, create_graph=True)\nd2y, = torch.autograd.grad(dy, x)\n")
+    doc = as_json(invoke("grad", "-e", program, "--json"))
+    assert doc["output"]["name"] == "dy" and doc["grads"]["x"] == 12.0  # d(3x^2)/dx at 2
+    # --of still picks any value
+    assert as_json(invoke("eval", "-e", program, "--of", "d2y", "--json"))["output"] == "d2y"
