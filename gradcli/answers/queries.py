@@ -217,10 +217,6 @@ def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
              allow_unused=False, create_graph=False, command: str = "grad") -> GradResult:
     if order < 1:
         raise UsageError("--order must be 1 or more")
-    if order > MAX_ORDER:
-        raise UsageError(f"--order {order} is more than the highest order gradcli computes, {MAX_ORDER}",
-                         hint=f"each order nests the answer one level deeper: ask for --order "
-                              f"{MAX_ORDER} or less")
     name, out = tensor_output(run, of)
     xs = lookup(run, wrt, "--wrt", out)
     if order == 1:
@@ -243,6 +239,10 @@ def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
                          "derivatives", hint="ask for a lower --order")
     check_elements(n ** order)
     _check_passes(run, order if n <= 1 else (n ** order - 1) // (n - 1))
+    if order > MAX_ORDER:  # (after the budget's refusals, which name the work)
+        raise UsageError(f"--order {order} is more than the highest order gradcli computes, {MAX_ORDER}",
+                         hint=f"each order nests the answer one level deeper: ask for --order "
+                              f"{MAX_ORDER} or less")
     with explained(run, name, out, wrt, command):
         nested = derivatives(out.reshape(()), xs, order)
     return GradResult(name, out, list(wrt), order, _name_nested(nested, wrt))
