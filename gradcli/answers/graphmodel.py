@@ -295,12 +295,15 @@ def _value_of(node, tensor_name, names, by_fn_out):
 def graph_of(run, of: str | None = None, saved: bool = False, values: bool = False,
              shapes: dict | None = None) -> GraphModel:
     """The graph of a run's output (or of `--of NAME`)."""
-    from ..lang.runs import tensor_output
+    from ..lang.runs import orphan_leaves, tensor_output
 
     name, out = tensor_output(run, of)
     names = getattr(run, "values", None)
     if getattr(run, "modules", None):
         names = {**names, **run.modules}  # their parameters are named by path (fc1.weight)
+    if names is not None:
+        # a leaf whose name was reassigned: `x (2:1)`, as backward and grad name it
+        names = {**names, **orphan_leaves(run, out)}
     model = build(out, names, output_name=name, saved=saved, values=values, shapes=shapes)
     program = getattr(getattr(run, "interpreter", None), "program", None)
     text = getattr(program, "source", None)

@@ -15,6 +15,7 @@ from ..errors import AutogradError, GradcliError, Span
 NON_SCALAR = "grad can be implicitly created only for scalar outputs"
 NO_GRAD_FN = "does not require grad and does not have a grad_fn"
 WRT_NO_GRAD = "One of the differentiated Tensors does not require grad"
+INPLACE = "has been modified by an inplace operation"
 UNUSED = re.compile(r"The differentiated Tensor at index (\d+) appears to not have been used")
 
 _GENERAL = {
@@ -82,14 +83,22 @@ def _explain(err: AutogradError, run, name: str, out, wrt: list[str], command: s
                       and t._data.dtype.kind == "f" and k != name]
             err.at(made_at(run, leaves[0]) if leaves else made_at(run, name))
             which = f"{leaves[0]!r}" if leaves else "its inputs"
-            err.hint = (f"no tensor {name!r} is computed from requires grad: make {which} with "
-                        "requires_grad=True: torch.tensor(..., requires_grad=True)")
+            err.hint = (f"{name!r} is not computed from any tensor that requires grad: make {which} "
+                        "with requires_grad=True: torch.tensor(..., requires_grad=True)")
     elif WRT_NO_GRAD in message:
         culprit = next((k for k in wrt if k in named and not named[k].requires_grad), None)
         if culprit is not None:
             err.at(made_at(run, culprit))
             err.hint = (f"{culprit!r} does not require grad: make it with requires_grad=True, or "
                         "differentiate with respect to a tensor it is computed from")
+    elif INPLACE in message and getattr(run, "calls", None):
+        # a training loop: loss.backward(), then optimizer.step() changed the parameters the
+        # last loss was computed from (issue 28.1)
+        err.hint = (f"the program changed a tensor {name!r} is computed from in place after "
+                    f"computing it (an optimizer's step() after its own backward?), so {name!r} "
+                    "cannot be differentiated again: `gradcli backward` shows the .grad values the "
+                    "program's own backward left, or pick with --of a value computed after the "
+                    "last change")
     else:
         unused = UNUSED.search(message)
         if unused and int(unused.group(1)) < len(wrt):

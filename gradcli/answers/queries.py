@@ -37,6 +37,17 @@ def as_gradient(spec, like: Tensor) -> Tensor | None:
     return Tensor._make(data)
 
 
+def check_gradient_shape(gradient: Tensor | None, out: Tensor, name: str, option: str) -> None:
+    """A --gradient/--grad-outputs of another shape than the output is a wrong command line
+    (exit 2), said in PyTorch's words with the shape to give."""
+    if gradient is None or gradient._data.shape == out._data.shape:
+        return
+    want = list(out._data.shape)
+    raise UsageError(f"{option}: Mismatch in shape: the gradient has shape "
+                     f"{list(gradient._data.shape)} and the output {name!r} has shape {want}",
+                     hint=f"give a value of shape {want} (such as {option} ones)")
+
+
 # -- backward ------------------------------------------------------------------
 
 
@@ -63,12 +74,14 @@ class Step:
 
 class BackwardResult:
     def __init__(self, output_name: str, output: Tensor, grads: dict, why_none: dict,
-                 steps: list | None = None):
+                 steps: list | None = None, note: str | None = None, by_program=None):
         self.output_name = output_name
         self.output = output
         self.grads = grads        # name -> Tensor or None
         self.why_none = why_none  # name -> reason its .grad is None
         self.steps = steps
+        self.note = note              # who computed the .grad values, when the program did
+        self.by_program = by_program  # the span of the program's own backward call, if it made them
 
 
 def why_no_grad(t: Tensor, reached: bool, left_out: bool = False) -> str | None:
@@ -85,31 +98,70 @@ def why_no_grad(t: Tensor, reached: bool, left_out: bool = False) -> str | None:
 
 def run_backward(run, of=None, gradient=None, inputs=None, retain_graph=False,
                  create_graph=False, steps=False) -> BackwardResult:
+    from ..autograd.kept import differentiated
+
     name, out = tensor_output(run, of)
     grad_tensor = as_gradient(gradient, out)
-    input_tensors = lookup(run, inputs, "--inputs") if inputs else None
+    check_gradient_shape(grad_tensor, out, name, "--gradient")
+    input_tensors = lookup(run, inputs, "--inputs", out) if inputs else None
     trace = [] if steps else None
-    with explained(run, name, out):
-        engine.backward([out], None if grad_tensor is None else [grad_tensor],
-                        retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
+    named = tensors(run, out)
+    own = differentiated(getattr(run, "calls", ()), out)
+    note = by_program = None
+    if own is not None:
+        where = _call_text(run, own.source)
+        if gradient is None and not inputs and not steps and not create_graph:
+            # the snippet's own `y.backward()` made the .grad values: report them, and do not
+            # add a second backward's on top (issue 28.1)
+            by_program = own.source
+            note = (f"these are the .grad values the program's own {where} left (just after "
+                    "its last run); gradcli did not call backward again")
+        else:
+            for t in named.values():
+                if t.is_leaf and t.requires_grad:
+                    t.grad = None
+            note = (f"the program called {where} itself; these .grad values are gradcli's own "
+                    f"{name}.backward() with the options given, from .grad = None")
+    if by_program is None:
+        with explained(run, name, out):
+            engine.backward([out], None if grad_tensor is None else [grad_tensor],
+                            retain_graph or None, create_graph, inputs=input_tensors, trace=trace)
     grads, why = {}, {}
     chosen = {id(t) for t in input_tensors or ()}
-    for key, t in tensors(run).items():
+    left = own.grads if by_program is not None else None
+    for key, t in named.items():
         # with --inputs, PyTorch accumulates into exactly those, non-leaves included
         if id(t) in chosen or (t.is_leaf and t.requires_grad) or t.retains_grad:
-            grads[key] = t.grad
-            if t.grad is None:
+            grads[key] = t.grad if left is None else left.get(id(t), (None, None))[1]
+            if left is not None and grads[key] is None and t.is_leaf:
+                why[key] = f"the program's {where} did not reach it"
+            elif grads[key] is None:
                 left_out = input_tensors is not None and id(t) not in chosen
                 why[key] = "no path leads from the output to it" if id(t) in chosen \
                     else why_no_grad(t, False, left_out)
         elif t.grad is None and t is not out:
             why[key] = why_no_grad(t, True)
-    return BackwardResult(name, out, grads, why, _steps(trace, run) if steps else None)
+            first = next((k for k in named if k.startswith(key + " (")), None)
+            if first is not None and not t.is_leaf:
+                why[key] = f"it is not a leaf (the leaf first bound to {key} is {first!r})"
+    return BackwardResult(name, out, grads, why, _steps(trace, run, out) if steps else None,
+                          note, by_program)
 
 
-def _steps(trace, run) -> list[Step]:
+def _call_text(run, span) -> str:
+    """`y.backward()` at 4:1: the program's line at a call's place, for a note."""
+    if span is None:
+        return "backward() call"
+    lines = run.interpreter.program.source.splitlines()
+    text = lines[span.line - 1].strip() if 0 < span.line <= len(lines) else ""
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"`{text}` (line {span.line})" if text else f"backward() call (line {span.line})"
+
+
+def _steps(trace, run, out=None) -> list[Step]:
     """The trace as steps; an edge into a leaf names the leaf's variable."""
-    names = {id(t): k for k, t in reversed(list(tensors(run).items()))}
+    names = {id(t): k for k, t in reversed(list(tensors(run, out).items()))}
     out = []
     for node, grad_in, grads in trace:
         leaf = getattr(node, "variable", None)
@@ -148,6 +200,11 @@ class GradResult:
         self.grad_outputs = grad_outputs  # order 1: the seed given (--grad-outputs)
 
 
+# The highest --order: each order is one more level of nesting (of the passes, and of the
+# answer's dicts and JSON); order 250 of a one-line program takes seconds, 500 overflows.
+MAX_ORDER = 200
+
+
 def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = False) -> list:
     """All `order`-th partial derivatives of f, nested: entry [i][j] has shape x_i.shape + x_j.shape."""
     level = _rows(f, xs, create_graph=order > 1 or create_graph)
@@ -158,12 +215,13 @@ def derivatives(f: Tensor, xs: list[Tensor], order: int, create_graph: bool = Fa
 
 def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
              allow_unused=False, create_graph=False, command: str = "grad") -> GradResult:
-    name, out = tensor_output(run, of)
-    xs = lookup(run, wrt, "--wrt")
     if order < 1:
         raise UsageError("--order must be 1 or more")
+    name, out = tensor_output(run, of)
+    xs = lookup(run, wrt, "--wrt", out)
     if order == 1:
         seed = as_gradient(grad_outputs, out)
+        check_gradient_shape(seed, out, name, "--grad-outputs")
         with explained(run, name, out, wrt, "grad"):
             grads = engine.grad(out, xs, seed, create_graph=create_graph, allow_unused=allow_unused)
         return GradResult(name, out, list(wrt), 1, dict(zip(wrt, grads)), grad_outputs=seed)
@@ -181,7 +239,12 @@ def run_grad(run, wrt: list[str], of=None, order: int = 1, grad_outputs=None,
                          "derivatives", hint="ask for a lower --order")
     check_elements(n ** order)
     _check_passes(run, order if n <= 1 else (n ** order - 1) // (n - 1))
-    nested = derivatives(out.reshape(()), xs, order)
+    if order > MAX_ORDER:  # (after the budget's refusals, which name the work)
+        raise UsageError(f"--order {order} is more than the highest order gradcli computes, {MAX_ORDER}",
+                         hint=f"each order nests the answer one level deeper: ask for --order "
+                              f"{MAX_ORDER} or less")
+    with explained(run, name, out, wrt, command):
+        nested = derivatives(out.reshape(()), xs, order)
     return GradResult(name, out, list(wrt), order, _name_nested(nested, wrt))
 
 
@@ -213,7 +276,7 @@ def run_jacobian(run, wrt: list[str], of=None, mode: str = "reverse") -> MatrixR
     columns (forward mode: the program re-run once per input element, that input made
     dual); "auto" takes the fewer passes and says which it took."""
     name, out = tensor_output(run, of)
-    xs = lookup(run, wrt, "--wrt")
+    xs = lookup(run, wrt, "--wrt", out)
     n_in = sum(x._data.size for x in xs)
     chosen = mode
     if mode == "auto":
@@ -225,7 +288,8 @@ def run_jacobian(run, wrt: list[str], of=None, mode: str = "reverse") -> MatrixR
         blocks = _forward_columns(run, name, out, wrt, xs)
     else:
         _check_passes(run, out._data.size)
-        blocks = _rows(out, xs, create_graph=False)
+        with explained(run, name, out, wrt, "jacobian"):
+            blocks = _rows(out, xs, create_graph=False)
     result = MatrixResult(name, out, list(wrt), dict(zip(wrt, blocks)))
     result.mode = chosen
     result.mode_reason = None if mode != "auto" else (

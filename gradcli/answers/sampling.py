@@ -276,6 +276,10 @@ def scalar_input(run, program, name: str) -> float:
                          f"level), and {name!r} is not one", hint=f"the inputs are: {inputs}")
     value = run.values.get(name)
     data = getattr(value, "_data", None)
+    if data is None and isinstance(value, (int, float)) and program.is_pytorch:
+        raise UsageError(f"--wrt {name}: in a PyTorch program {name!r} is a Python number, not a "
+                         "tensor that requires grad", hint="plot varies a tensor made with "
+                         "requires_grad=True; --set or --points sweeps a number such as this one")
     if data is None or data.size != 1:
         shape = list(data.shape) if data is not None else None
         raise ProgramError(f"--wrt {name}: plot needs a scalar input, and {name!r} has shape {shape}",

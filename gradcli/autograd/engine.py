@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import AutogradError, GradcliError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, bump_version, shape_str
-from . import anomaly
+from . import anomaly, kept as _kept
 from ..graph import node_hooks as _node_hooks, saved_hooks as _saved_hooks
 from ..graph import nodes as _graph
 from ..graph.callback import call_program
@@ -241,6 +241,9 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     # the walks over the whole reachable graph (discover, then `_needed`): nested
     # create_graph makes each call's graph larger than the nodes it runs
     _budget.charge(len(deps) * (2 if targets else 1))
+    keeper = _kept.active[0]  # a program run by a command: what is freed is kept (kept.py)
+    if keeper is not None:
+        keeper.begin(outputs, accumulate)
     needed = _needed(deps, {n for n, _ in targets}) if targets else None
     captured = [None] * (len(set(targets.values())) if targets else 0)
     buffers: dict = {}
@@ -287,6 +290,8 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                 if anomaly.enabled[0]:
                     anomaly.check(node, grads)
             if not retain_graph:
+                if keeper is not None:
+                    keeper.stash(node)
                 if node.__class__ is OpNode:   # OpNode.release, inlined
                     if node.saved is not NOTHING_SAVED or node.result is not None:
                         node.saved = None
@@ -319,6 +324,8 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     ready.append(nxt)
     finally:
         _grad_enabled[0] = prev_mode
+    if keeper is not None and accumulate:
+        keeper.finish(deps)
     return captured
 
 

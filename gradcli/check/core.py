@@ -89,6 +89,8 @@ class Result:
     case: str | None = None            # the op self-check: which domain case
     method: str | None = None          # SymPy: WHOLE_PROGRAM or PER_OP
     projection: bool = False           # fast mode: the numbers are v^T J u
+    unused: bool = False               # the output does not depend on this input at all
+    grad_output: object = None         # order 2, several output elements: the vector v of v^T H
     others: dict = field(default_factory=dict)  # the other reference's value at the worst element
     flat: int | None = field(default=None, repr=False)      # the worst element within its block
     arrays: dict = field(default_factory=dict, repr=False)  # wrt -> this reference's block
@@ -276,9 +278,11 @@ def check_function(func, inputs: list, names: list, options: Options, sympy_fn=N
     if original is not None:
         try:
             first = _first(func, inputs, options, rng, original)
-        except AutogradError:
-            note = note or ("the program's own graph could not be differentiated again (a backward "
-                            "freed it): the analytical derivatives are those of its replay")
+        except AutogradError as error:
+            why = ("a tensor it saved was changed in place after it was built, as an optimizer's "
+                   "step() does" if "inplace" in error.message else "a backward freed it")
+            note = note or (f"the program's own graph could not be differentiated again ({why}): "
+                            "the analytical derivatives are those of its replay")
             rng = np.random.default_rng(options.seed)
     if first is None:
         first = _first(func, inputs, options, rng, None)
@@ -292,7 +296,11 @@ def check_function(func, inputs: list, names: list, options: Options, sympy_fn=N
     second = fd2 = None
     v = None
     if options.order >= 2:
-        v = Tensor(rng.uniform(-1.0, 1.0, out_shape), requires_grad=True)
+        # a one-element output: v = 1, so the second-order blocks are Hessian entries; else the
+        # vector-Hessian product v^T H for a random v, which the report shows
+        several = int(np.prod(out_shape, dtype=np.int64)) > 1
+        v = Tensor(rng.uniform(-1.0, 1.0, out_shape) if several else np.ones(out_shape),
+                   requires_grad=True)
         g = grad_function(func, n)
         args = list(inputs) + [v]
         second = blocks(g, args, options.eps, options.atol, options.rtol, options.fast, rng,
@@ -318,6 +326,7 @@ def check_function(func, inputs: list, names: list, options: Options, sympy_fn=N
         arg_shapes = shapes + [out_shape]
         for k in range(n):
             r = Result(names[k], 2, FD)
+            r.grad_output = np.round(v._data, 4).tolist() if several else None
             for j in range(n + 1):
                 _merge(r, judge(second[k][j], second[k][j].central, None, options.atol, options.rtol),
                        second[k][j].central, shapes[k], arg_shapes[j], arg_names[j], options.fast)
@@ -335,6 +344,7 @@ def check_function(func, inputs: list, names: list, options: Options, sympy_fn=N
         for k in range(n):
             results.append(fd2[k])
             if sym2:
+                sym2[k].grad_output = fd2[k].grad_output
                 results.append(sym2[k])
     _cross_reference(results)
     if note:

@@ -15,7 +15,9 @@ from ..lang import runs
 from .._tensor import Tensor, no_grad
 from ..errors import AutogradError, GradcliError
 from . import symbolic
+from ..autograd.function import FunctionCtx
 from .core import Options, check_function
+from .functions import find_culprits
 from .perop import Chain
 from .replay import Tape, Unavailable, recording
 
@@ -27,6 +29,7 @@ class OutputReport:
     file: str
     output: str
     results: list = field(default_factory=list)
+    culprits: list = field(default_factory=list)  # custom Functions whose backward is wrong
 
 
 def default_inputs(run) -> list:
@@ -79,8 +82,27 @@ def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> li
         if slow:
             for r in results:
                 r.note = r.note or slow
-        reports.append(OutputReport(label, out_name, results))
+        _mark_unused(results, tape, names)
+        culprits = []
+        if any(not r.ok for r in results) and any(isinstance(node, FunctionCtx) for node in tape.order):
+            culprits = find_culprits(tape, label, options.eps, options.atol, options.rtol, options.seed)
+        reports.append(OutputReport(label, out_name, results, culprits))
     return reports
+
+
+def _mark_unused(results: list, tape: Tape, names: list) -> None:
+    """An input no path of the graph leads to from the output is unused (PyTorch's word for
+    it), not a pass with error 0."""
+    used = set()
+    for key in tape.out_keys:
+        if key is None:
+            continue
+        if key in tape.wrt_keys:
+            used.add(tape.wrt_keys.index(key))
+        used |= tape.depends.get(key[0], set())
+    for r in results:
+        if r.input in names and names.index(r.input) not in used and r.ok:
+            r.unused = True
 
 
 # A full check evaluates the program twice per input element. Past this estimate of
@@ -124,7 +146,7 @@ def filled_inputs(run, wrt) -> list:
     return [name for name, _ in default_inputs(run) if name not in wrt]
 
 
-def symbolic_derivatives(run, grad_result, full: bool = False) -> dict:
+def symbolic_derivatives(run, grad_result, full: bool = False, latex: bool = False) -> dict:
     """The SymPy formula of each derivative of `grad --symbolic`, nested as its grads.
 
     Each formula is simplified within a time budget (`symbolic.SIMPLIFY_SECONDS`),
@@ -157,14 +179,39 @@ def symbolic_derivatives(run, grad_result, full: bool = False) -> dict:
         return _nested_constant(wrt, grad_result.order, f"(no formula: {type(exc).__name__})")
     flat = [symbolic.integral_floats(sp, e) for _, arr in exprs for e in arr.reshape(-1)]
     simple = iter(symbolic.simplify_all(sp, flat, symbolic.SIMPLIFY_SECONDS))
-    out = {}
+    out, shown = {}, {}
     for path, arr in exprs:
         shaped = np.array([next(simple) for _ in range(arr.size)], dtype=object).reshape(arr.shape)
-        node = out
+        node, seen = out, shown
         for name in path[:-1]:
             node = node.setdefault(name, {})
+            seen = seen.setdefault(name, {})
         node[path[-1]] = _text(shaped)
+        seen[path[-1]] = _text(shaped, lambda e: readable(sp, e, latex))
+    # the JSON keeps each formula whole; people read it with common subexpressions named
+    grad_result.symbolic_shown = shown
     return out
+
+
+CSE_CHARS = 100  # a formula longer than this is shown with its common subexpressions named
+
+
+def readable(sp, e, latex: bool = False) -> str:
+    """A formula for people: common subexpressions named (`c0 = ...`) when it is long, in
+    LaTeX with `latex`."""
+    fmt = sp.latex if latex else str
+    if not hasattr(e, "free_symbols") or len(str(e)) <= CSE_CHARS:
+        return fmt(e)
+    used = {str(s) for s in e.free_symbols}
+    prefix = next((p for p in ("c", "u", "v", "q", "k") if not any(n.startswith(p) for n in used)), "cse")
+    try:
+        repl, reduced = sp.cse(e, symbols=sp.numbered_symbols(prefix))
+    except Exception:  # the formulas are an extra: an expression cse cannot take stays whole
+        return fmt(e)
+    if not repl:
+        return fmt(e)
+    where = [f"{fmt(s)} = {fmt(v)}" for s, v in repl]
+    return fmt(reduced[0]) + "\n  where " + "\n        ".join(where)
 
 
 def _rerun(run, wrt):
@@ -213,13 +260,13 @@ def _derivatives(sp, y, symbols, grad_result, budget) -> list:
     return out
 
 
-def _text(arr: np.ndarray) -> str:
+def _text(arr: np.ndarray, fmt=str) -> str:
     """A formula, or nested lists of them for a tensor's elements."""
     if not isinstance(arr, np.ndarray):
-        return str(arr)
+        return fmt(arr)
     if arr.ndim == 0:
-        return str(arr[()])
-    return "[" + ", ".join(_text(arr[i]) for i in range(arr.shape[0])) + "]"
+        return fmt(arr[()])
+    return "[" + ", ".join(_text(arr[i], fmt) for i in range(arr.shape[0])) + "]"
 
 
 def _nested_constant(names, order, text):

@@ -27,6 +27,7 @@ class Report:
     checks: list = field(default_factory=list)
     errors: list = field(default_factory=list)   # (file, GradcliError) of programs that did not run
     self_check: bool = False
+    culprits: list = field(default_factory=list)  # (file, output, check.functions.Culprit)
 
     @property
     def ok(self) -> bool:
@@ -40,6 +41,8 @@ class Report:
         for rep in output_reports:
             for r in rep.results:
                 self.checks.append(Check(rep.file, "file", rep.output, r))
+            for culprit in getattr(rep, "culprits", ()):
+                self.culprits.append((rep.file, rep.output, culprit))
 
     def add_ops(self, op_reports) -> None:
         self.self_check = True

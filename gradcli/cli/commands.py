@@ -41,6 +41,7 @@ def backward_cmd(
         "--create-graph", help="Record the backward pass, so the gradients can be differentiated.")] = False,
     steps: Annotated[bool, Option("--steps", help="Print every backward step.")] = False,
     detect_anomaly: DetectAnomaly = False,
+    wrt: Annotated[Optional[str], Option("--wrt", hidden=True)] = None,
 ):
     """Run output.backward() and show the .grad of every leaf.
 
@@ -49,11 +50,20 @@ def backward_cmd(
     from ..answers import queries
     from ..autograd import anomaly
 
+    if wrt is not None:
+        from ..errors import UsageError
+
+        raise UsageError("backward has no --wrt: it accumulates into the .grad of every leaf",
+                         hint=f"--inputs {wrt} accumulates into those only (backward(inputs=...)); "
+                              f"`gradcli grad FILE --wrt {wrt}` gives the derivatives without .grad")
     grad_spec = gradient if gradient in (None, "ones") else parse_value(gradient, "--gradient")
     input_names = names(inputs, "--inputs") if inputs is not None else None
 
     def answer(run):
-        return queries.run_backward(run, opts.of, grad_spec, input_names, retain_graph, create_graph, steps)
+        result = queries.run_backward(run, opts.of, grad_spec, input_names, retain_graph, create_graph, steps)
+        if not detect_anomaly:
+            nan_hint(result.grads, "run again with --detect-anomaly to stop")
+        return result
 
     with anomaly.detect_anomaly_if(detect_anomaly):
         drive(opts, answer, jsonout.backward_doc, human.print_backward)
@@ -74,6 +84,8 @@ def grad_cmd(
         "--symbolic", help="Also print each derivative's SymPy formula; the inputs not in --wrt are "
                            "filled in with their values, or kept as symbols with --symbolic=full.")] = False,
     symbolic_full: Annotated[bool, Option("--symbolic-full", hidden=True)] = False,
+    latex: Annotated[bool, Option(
+        "--latex", help="With --symbolic (implied): the formulas in LaTeX.")] = False,
 ):
     """autograd.grad of the output with respect to --wrt; --order N for higher order.
 
@@ -87,10 +99,11 @@ def grad_cmd(
 
     def answer(run):
         result = queries.run_grad(run, wrt_list or default_wrt(run), opts.of, order, seed, allow_unused)
-        if symbolic or full:
+        nan_hint(result.grads)
+        if symbolic or full or latex:
             from ..check.program import filled_inputs, symbolic_derivatives
 
-            result.symbolic = symbolic_derivatives(run, result, full=full)
+            result.symbolic = symbolic_derivatives(run, result, full=full, latex=latex)
             filled = [] if full else filled_inputs(run, result.wrt)
             result.symbolic_filled = {n: run.values[n] for n in filled}
         return result
@@ -110,9 +123,13 @@ def jacobian_cmd(opts: Common, wrt: Wrt = None, mode: Annotated[str, Option(
     from ..answers import queries
 
     wrt_list = wrt_names(wrt)
-    drive(opts, lambda run: queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of, mode),
-          jsonout.jacobian_doc,
-          human.print_jacobian, requires_grad=tuple(wrt_list))
+
+    def answer(run):
+        result = queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of, mode)
+        nan_hint(result.blocks)
+        return result
+
+    drive(opts, answer, jsonout.jacobian_doc, human.print_jacobian, requires_grad=tuple(wrt_list))
 
 
 @common_options()
@@ -124,8 +141,34 @@ def hessian_cmd(opts: Common, wrt: Wrt = None):
     from ..answers import queries
 
     wrt_list = wrt_names(wrt)
-    drive(opts, lambda run: queries.run_hessian(run, wrt_list or default_wrt(run), opts.of), jsonout.hessian_doc,
-          human.print_hessian, requires_grad=tuple(wrt_list))
+
+    def answer(run):
+        result = queries.run_hessian(run, wrt_list or default_wrt(run), opts.of)
+        nan_hint(result.blocks)
+        return result
+
+    drive(opts, answer, jsonout.hessian_doc, human.print_hessian, requires_grad=tuple(wrt_list))
+
+
+def nan_hint(grads: dict, how: str = "`gradcli backward FILE --detect-anomaly` stops") -> None:
+    """A NaN among the derivatives passes silently in PyTorch; say where and how to find its
+    origin (standard error: standard output stays the answer)."""
+    import numpy as np
+
+    from ..render.style import paint
+    from .._tensor import Tensor
+
+    found, stack = [], [((), grads)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((path + (k,), v) for k, v in reversed(list(value.items())))
+        elif isinstance(value, Tensor) and value._data.dtype.kind in "fc" and np.isnan(value._data).any():
+            found.append("/".join(path))
+    if found:
+        sys.stderr.write(paint(f"hint: the derivative of {', '.join(found[:4])} holds NaN (a 0/0, "
+                               f"sqrt or log at 0, inf - inf ...): {how} at the backward node "
+                               "that first produced it", "hint", "stderr") + "\n")
 
 
 @common_options("file", "expr", "sets", "json", "dtype", *LIMIT_OPTIONS)

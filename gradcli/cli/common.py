@@ -147,9 +147,17 @@ def default_wrt(run) -> list[str]:
     from ..check.program import default_inputs
 
     found = [name for name, _ in default_inputs(run)]
+    if not found and run.output_name is None and run.output is None:
+        from ..lang.runs import no_output
+
+        raise no_output()
     if not found:
+        pytorch = getattr(getattr(run, "program", None), "is_pytorch", False)
         raise UsageError("the program has no input that requires grad",
-                         hint="assign an input a literal (x = 2.0) or name one with --wrt")
+                         hint="a PyTorch program's inputs are its tensors made with "
+                              "requires_grad=True (or .requires_grad_()) and its modules' parameters"
+                              if pytorch else
+                              "assign an input a literal (x = 2.0) or name one with --wrt")
     return found
 
 
@@ -237,6 +245,8 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
         try:
             run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print,
                               limits=limits, script=script)
+            if getattr(run, "output_note", None) and opts.of is None and not script:
+                stderr_print(style.paint(f"note: {run.output_note}", "hint", "stderr"))
             result = answer(run)
         finally:  # a program's own backward (a custom Function) may have run: its places end here
             set_current_source(None)

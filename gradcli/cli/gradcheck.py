@@ -14,7 +14,10 @@ from .common import Failed, emit, isolated, load, names, parse_sets, report, std
 from .options import LIMIT_OPTIONS, Argument, Common, Option, common_options
 
 Files = Annotated[Optional[List[str]], Argument(
-    help="Programs to check (- for standard input); none: check every built-in op.", metavar="FILE",
+    help="Programs to check (- for standard input); none: check every built-in op. A file that "
+         "imports torch is a PyTorch program (inputs: tensors made with requires_grad=True, module "
+         "parameters); any other is an expression (inputs: names assigned a number or list).",
+    metavar="FILE",
     show_default=False)]
 
 
@@ -129,11 +132,24 @@ def _programs(opts, files, of, wrt, options):
 def _status(r) -> str:
     if not r.ok:
         return "FAIL"
+    if r.unused:
+        return "unused"
     if r.skipped:
         return "skipped"
     if r.kink is not None:
         return "kink"
     return "ok"
+
+
+def _second_order(output: str, r) -> str:
+    """What an order-2 check compared at its worst element (gradgradcheck's blocks)."""
+    if r.wrt == "grad_output":
+        return (f"d/d(grad_output) of the gradient wrt {r.input} is the first derivative again, "
+                "so a backward that is wrong only when differentiated shows here")
+    if r.grad_output is not None:
+        return (f"compared v^T H (the vector-Hessian product d/d{r.wrt}(v . d{output}/d{r.input})) "
+                f"for grad_output v = {r.grad_output}")
+    return f"compared Hessian entries d²{output}/d{r.input}d{r.wrt or r.input}"
 
 
 def _num(x) -> str:
@@ -164,11 +180,12 @@ def _cell(text: str):
 
 def counts(result) -> str:
     """"2 passed, 1 skipped, 1 failed": a skipped check is not a pass."""
-    skipped = sum(1 for c in result.checks if c.result.ok and c.result.skipped)
+    skipped = sum(1 for c in result.checks if c.result.ok and c.result.skipped and not c.result.unused)
+    unused = sum(1 for c in result.checks if c.result.ok and c.result.unused)
     failed = len(result.failures) + len(result.errors)
-    passed = len(result.checks) - len(result.failures) - skipped
+    passed = len(result.checks) - len(result.failures) - skipped - unused
     parts = [f"{passed} passed"] + ([f"{skipped} skipped"] if skipped else []) + (
-        [f"{failed} failed"] if failed else [])
+        [f"{unused} unused"] if unused else []) + ([f"{failed} failed"] if failed else [])
     return ", ".join(parts)
 
 
@@ -191,7 +208,7 @@ def _human(result) -> None:
             for c in checks:
                 r = c.result
                 t.add_row(c.output, r.input, str(r.order), _reference(r), _cell(_status(r)),
-                          _num(r.max_abs_error))
+                          "-" if r.unused else _num(r.max_abs_error))
             lines += ([""] if lines else []) + t.lines()
     # One entry per failing (file or op, output, input, order): the element, the engine's value
     # and both references there.
@@ -211,6 +228,12 @@ def _human(result) -> None:
             t.add_row(where, c.output, r.input, str(r.order), _element(r), _num(r.analytical),
                       _num(fd), _num(sym), _num(r.max_abs_error))
         lines += [""] + t.lines()
+        for c in failing.values():
+            r = c.result
+            if r.order == 2:
+                lines.append(f"order 2, {c.output} wrt {r.input}: " + _second_order(c.output, r))
+    for file, output, culprit in getattr(result, "culprits", ()):
+        lines.extend((paint("found: ", "fail") + culprit.text()).split("\n"))
     notes, noted = [], set()  # notes go to stderr: the report on stdout stays the table
     for c in result.checks:
         r = c.result
@@ -219,6 +242,9 @@ def _human(result) -> None:
             at = f" at element {r.kink}" if r.kink else ""
             notes.append(f"{label}: the point is on a kink{at} (the finite differences do not "
                          "settle there: a derivative is a convention), not a failure")
+        if r.unused and r.reference == FD:
+            notes.append(f"{label.rsplit(',', 1)[0]}: {c.output} does not depend on {r.input} "
+                         "(no path of its graph leads to it): nothing to compare")
         if r.skipped and not result.self_check:
             notes.append(f"{label}: skipped: {r.skipped}")
         if r.note and (c.where, c.output, r.note) not in noted:

@@ -50,10 +50,21 @@ def _terminal() -> tuple[bool, bool]:
 PICTURES = ("svg", "png", "html")
 
 
+def _is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 @common_options()
 def graph_cmd(
     opts: Common,
-    tree: Annotated[bool, Option("--tree", help="Draw the nested next_functions as a tree.")] = False,
+    tree: Annotated[bool, Option(
+        "--tree", help="Draw the nested next_functions as a tree. The [k] before a node is the "
+                       "edge's output index, the second element of its (node, k) pair in "
+                       "next_functions (which output of that node the gradient flows to), not a "
+                       "child number; #n marks a node reached twice, drawn once.")] = False,
     format: Annotated[Optional[GraphFormat], Option(
         "--format", help="tree, list (the default without --tree), dot (Graphviz), mermaid, json, "
                          "or a picture: svg, png, html (the backward walk-through).",
@@ -77,6 +88,11 @@ def graph_cmd(
         from .graph_output import format_of_path
 
         chosen = format_of_path(output, chosen, tree, opts.json)
+    if chosen == "png" and output is None and _is_terminal():
+        from ..errors import UsageError
+
+        raise UsageError("--format png writes binary data, and standard output is a terminal",
+                         hint="write it to a file with -o graph.png, or pipe it to a viewer")
     if opts.points is not None and (chosen in PICTURES or output is not None):
         raise typer.BadParameter("--points prints one JSON line per point; it cannot draw a picture "
                                  "or write a file", param_hint="--points")

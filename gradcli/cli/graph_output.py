@@ -7,8 +7,6 @@ from __future__ import annotations
 import os
 import sys
 
-import typer
-
 from ..errors import UsageError
 
 EXTENSIONS = {".svg": "svg", ".png": "png", ".html": "html", ".htm": "html", ".dot": "dot",
@@ -16,20 +14,19 @@ EXTENSIONS = {".svg": "svg", ".png": "png", ".html": "html", ".htm": "html", ".d
 
 
 def format_of_path(path: str, chosen: str | None, tree: bool, json: bool) -> str:
-    """The format `-o PATH` writes: its extension's (.txt: the list, or the tree with --tree)."""
+    """The format `-o PATH` writes: --format's when given (it wins over the extension), else
+    the extension's (.txt: the list, or the tree with --tree)."""
     ext = os.path.splitext(path)[1].lower()
+    if json:
+        raise UsageError(f"-o {path}: --json prints JSON to standard output; to write JSON to a "
+                         "file, name a .json file (or give --format json)")
+    if chosen is not None:
+        return chosen
     by_path = ("tree" if tree else "list") if ext == ".txt" else EXTENSIONS.get(ext)
     if by_path is None:
-        raise typer.BadParameter(f"{path!r}: the extension does not name a format (use one of "
-                                 f"{', '.join(sorted(set(EXTENSIONS) | {'.txt'}))})", param_hint="--output")
-    if json:
-        raise typer.BadParameter("--json prints JSON to standard output; with -o, name a .json file",
-                                 param_hint="--json")
-    allowed = (None, "tree", "list") if ext == ".txt" else (None, by_path)
-    if chosen not in allowed:
-        raise typer.BadParameter(f"-o {path} writes {by_path}; it cannot be combined with --format {chosen}",
-                                 param_hint="--format")
-    return chosen or by_path
+        raise UsageError(f"-o {path}: graph writes .svg, .png, .html, .dot, .mmd, .json or .txt files",
+                         hint="or name the format with --format (it wins over the extension)")
+    return by_path
 
 
 def picture_answer(run, of, fmt: str, saved: bool, values: bool, shapes, max_nodes: int):
@@ -73,6 +70,7 @@ def write_output(answer, fmt: str, path: str | None) -> None:
             fh.write(data)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    sys.stderr.write(f"wrote {path}\n")  # as plot -o says it
 
 
 def _picture(answer, fmt: str, path: str | None) -> bytes:

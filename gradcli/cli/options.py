@@ -41,14 +41,20 @@ class Argument(Option):
     typer_kind = "Argument"
 
 
-File = Annotated[Optional[str], Argument(help="The program: a file, or - for standard input.", metavar="FILE",
-                                         show_default=False)]
+File = Annotated[Optional[str], Argument(
+    help="The program: a file, or - for standard input. A file that imports torch is a PyTorch "
+         "program: Python's numbers, and its inputs are the tensors made with requires_grad=True "
+         "(or .requires_grad_()) and module parameters by path (fc1.weight). Any other file is an "
+         "expression: each name assigned a number or list at the top level (x = 2.0) is an input.",
+    metavar="FILE", show_default=False)]
 Expr = Annotated[Optional[str], Option("--expr", "-e", help="The program as text instead of FILE.", metavar="TEXT")]
 Of = Annotated[Optional[str], Option(
     "--of", help="The tensor to answer about (default: the program's output, the last assignment).",
     metavar="NAME")]
-Set = Annotated[Optional[List[str]], Option("--set", help="Override an input's value (repeatable).",
-                                            metavar="NAME=VALUE")]
+Set = Annotated[Optional[List[str]], Option(
+    "--set", help="Replace the value of a top-level assignment of a literal, NAME = number or list "
+                  "(an expression's input, or a PyTorch program's setting such as lr); repeatable.",
+    metavar="NAME=VALUE")]
 Json = Annotated[bool, Option(
     "--json", help="Print one JSON document for scripts (indented in a terminal, compact when piped).")]
 Points = Annotated[Optional[str], Option(
@@ -73,7 +79,8 @@ DType = Annotated[Optional[DTypeName], Option(
     "--dtype", help="The default floating dtype (default: float64, float32 for run, as in PyTorch).",
     show_default=False)]
 Wrt = Annotated[Optional[str], Option(
-    "--wrt", help="Comma-separated inputs to differentiate with respect to (default: every input).",
+    "--wrt", help="Comma-separated inputs to differentiate with respect to: names, parameter paths "
+                  "(fc1.weight), or a reassigned leaf as `x (2:1)` (default: every input).",
     metavar="NAMES", show_default=False)]
 
 MaxMemory = Annotated[Optional[str], Option(

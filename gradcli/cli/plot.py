@@ -82,7 +82,8 @@ def plot_cmd(
     if output is not None:
         fmt = os.path.splitext(output)[1].lower().lstrip(".")
         if fmt not in render.FORMATS:
-            raise UsageError(f"-o {output}: plot writes .svg or .png files")
+            raise UsageError(f"-o {output}: plot writes .svg or .png files",
+                             hint="name the file FILE.svg or FILE.png")
         render.load("matplotlib")
     elif not opts.json:
         render.load("plotext")
@@ -104,6 +105,7 @@ def plot_cmd(
         _warn(result)
         if output is not None:
             render.save(result, output, fmt)
+            sys.stderr.write(f"wrote {output}\n")
         return jsonout.surface_json(result) if two else jsonout.curve_json(result)
 
     def human(result):

@@ -106,6 +106,10 @@ class Printer:
 
 
 
+MAX_NOTED_LEAVES = 10_000      # leaves noted by the name they were first bound to (`x (2:1)`)
+MAX_NOTED_ELEMENTS = 10 ** 7   # ... and their elements, which the notes keep alive
+
+
 class Interpreter(Calls):
     """Runs one program once: its module scope, step counter and printed lines.
 
@@ -119,7 +123,13 @@ class Interpreter(Calls):
         self.overrides = overrides
         self.limits = limits   # a re-run (jacobian --mode forward) runs under the same limits
         self.requires_grad = frozenset(requires_grad)
-        self.script = script
+        self.script = script  # Python's literals (a PyTorch program, or `gradcli run`)
+        self.run_command = False  # `gradcli run` (Program.run sets it)
+        # every leaf that requires grad first bound to a top-level name: [(name, span, tensor)], each
+        # tensor once, so that a leaf whose name is reassigned is still reported by it
+        self.first_bindings: list = []
+        self._bound_leaves: set = set()
+        self.noted_elements = 0
         self.max_steps = limits.max_steps
         self.steps = 0
         # the work budget (gradcli.limits): tokens run here, tensor ops and scans charged
@@ -699,6 +709,9 @@ class Interpreter(Calls):
         scope.vars[name] = value
         if scope is self.module_scope:
             self.last_assigned = name
+            if value.__class__ is Tensor and value.grad_fn is None and value.requires_grad \
+                    and not self.run_command:
+                self._note_leaf(name, value, span)
             if name in self.requires_grad and isinstance(value, Tensor) and value.is_leaf \
                     and not value.requires_grad:
                 try:
@@ -707,6 +720,19 @@ class Interpreter(Calls):
                     raise error.at(span)
             if _dual.NAMED_TANGENTS and name in _dual.NAMED_TANGENTS and isinstance(value, Tensor):
                 _dual.give_named_tangent(name, value)   # `jacobian --mode forward`: an input made dual
+
+    def _note_leaf(self, name: str, value: Tensor, span) -> None:
+        """Remember the first name a leaf that requires grad was bound to (at most
+        MAX_NOTED_LEAVES of them and MAX_NOTED_ELEMENTS elements: a loop that makes a leaf
+        per step keeps only its first ones alive)."""
+        key = id(value)
+        if key in self._bound_leaves or len(self._bound_leaves) >= MAX_NOTED_LEAVES:
+            return
+        self.noted_elements += value._data.size
+        if self.noted_elements > MAX_NOTED_ELEMENTS:
+            return
+        self._bound_leaves.add(key)
+        self.first_bindings.append((name, span, value))
 
     def _unpack(self, value, count: int, span) -> list:
         if isinstance(value, (tuple, list)):

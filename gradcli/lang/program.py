@@ -1,7 +1,10 @@
 """A compiled program and the result of running it: the API the commands call.
 
-`compile_program` parses once and finds the program's inputs (SPEC 2.1: a
-top-level `x = <literal>`, or `x = torch.tensor(<literal>, ...)`);
+`compile_program` parses once, tells the two kinds of file apart (SPEC 2.1: one
+that imports torch is a PyTorch program, whose literals are Python numbers and
+whose inputs are its leaves that require grad; any other is an expression) and
+finds the assignments `--set` may replace (a top-level `x = <literal>`, or
+`x = torch.tensor(<literal>, ...)`: in an expression, its inputs);
 `Program.run` runs it with fresh scopes each time (one run per `--points`
 line), with `--set` overrides, the limits of SPEC 2.5 and the output of
 SPEC 2.4.
@@ -38,6 +41,12 @@ class Program:
         self.filename = filename
         self.module = module
         self.input_sites, self.input_names = find_inputs(module)
+        self.is_pytorch = imports_torch(module)
+
+    @property
+    def kind(self) -> str:
+        """"pytorch" (the file imports torch) or "expression" (SPEC 2.1)."""
+        return "pytorch" if self.is_pytorch else "expression"
 
     def run(self, overrides: dict | None = None, requires_grad: Iterable[str] = (),
             stdout: Callable[[str], None] | None = None, limits: Limits | None = None,
@@ -46,10 +55,14 @@ class Program:
 
         `overrides` replaces the literal of named inputs (--set); `requires_grad`
         names leaves to make require grad when assigned at top level (grad --wrt);
-        `stdout` receives each printed line; `script` runs with Python's semantics
-        (`lr = 0.01` is a float) instead of expression mode (it is an input leaf).
+        `stdout` receives each printed line; `script` runs it as `gradcli run` does.
+        A PyTorch program, or any program with `script`, has Python's literals
+        (`lr = 0.01` is a float); an expression's literal assignment is an input leaf.
+        Except with `script`, what the program's own backward calls free is kept
+        (`autograd.kept`): the command may differentiate the output again.
         """
         from gradcli import _tensor as engine_tensor
+        from gradcli.autograd import kept
         from gradcli.graph.nodes import set_current_source
         from gradcli.lang.interpreter import Interpreter
 
@@ -60,18 +73,23 @@ class Program:
                 if close:
                     hint = f"did you mean '{close[0]}'?"
                 elif self.input_names:
-                    hint = "the inputs are " + ", ".join(self.input_names)
+                    hint = ("the names --set can replace (assigned a literal at the top level) are "
+                            if self.is_pytorch else "the inputs are ") + ", ".join(self.input_names)
                 else:
                     hint = "the program has no inputs (names assigned a literal at top level)"
-                raise UsageError(f"--set: no input named '{name}'", hint=hint)
+                raise UsageError(f"--set: no {'literal assignment' if self.is_pytorch else 'input'} "
+                                 f"named '{name}'", hint=hint)
         limits = limits or Limits()
         interpreter = Interpreter(self, overrides, requires_grad, stdout or _write_stdout,
-                                  limits, script)
+                                  limits, script or self.is_pytorch)
+        interpreter.run_command = script
+        keeper = None if script else kept.Keeper()
         from gradcli.ops import dual
 
         depth = len(dual.LEVELS)
         try:
             with limited(limits) as budget, recursion_headroom(), engine_tensor.enable_grad():
+                previous, kept.active[0] = kept.active[0], keeper
                 try:
                     final, value = interpreter.run_module(self.module)
                 except RecursionError:
@@ -79,20 +97,27 @@ class Program:
                                        hint="the program nests calls or expressions too deeply") \
                         from None
                 finally:
+                    kept.active[0] = previous
                     interpreter.work = budget.work  # what the run charged (a figure for tests)
         finally:
             interpreter.printer.flush()
             set_current_source(None)
             dual.leave_levels(depth)   # a dual level a program entered and never left ends with it
-        return RunResult(interpreter, final, value)
+        if keeper is not None:
+            keeper.restore()
+        return RunResult(interpreter, final, value, keeper.calls if keeper is not None else ())
 
 
 class RunResult:
     """What a run left: the top-level values, the output (SPEC 2.4), the printed lines."""
 
-    def __init__(self, interpreter, final: n.ExprStmt | None, final_value):
+    def __init__(self, interpreter, final: n.ExprStmt | None, final_value, calls=()):
         variables = interpreter.module_scope.vars
         self.interpreter = interpreter
+        self.program = interpreter.program
+        self.calls = calls  # the program's own backward/autograd.grad calls (autograd.kept)
+        # every leaf tensor bound to a top-level name: (name first bound to, its span, tensor)
+        self.first_bindings = interpreter.first_bindings
         self.values = {name: value for name, value in variables.items() if is_data(value)}
         from gradcli.nn.modules import Module
 
@@ -106,6 +131,25 @@ class RunResult:
             self.output = self.values[self.output_name]
         else:
             self.output_name, self.output = None, None
+        self.output_note = None
+        if calls and not (isinstance(self.output, Tensor) and self.output.requires_grad):
+            self._output_of_calls(calls)
+
+    def _output_of_calls(self, calls) -> None:
+        """A snippet that ends `y.backward(v)` or `g, = autograd.grad(y, x)` and then assigns
+        something without a graph (`v`, `g`): its output is the tensor it differentiated last,
+        when a top-level name holds it (issue 28.1); a note says so."""
+        for call in reversed(calls):
+            for root in call.roots:
+                name = next((k for k, v in self.values.items() if v is root), None)
+                if name is not None and isinstance(root, Tensor) and root.requires_grad:
+                    line = f" (line {call.source[0]})" if call.source is not None else ""
+                    self.output_note = (f"the output is {name!r}, which the program's own "
+                                        f"{'backward' if call.accumulate else 'autograd.grad'} call"
+                                        f"{line} differentiated: {self.output_name!r}, the last "
+                                        "value assigned, has no graph (--of NAME picks another)")
+                    self.output_name, self.output = name, root
+                    return
 
     def select_output(self, name: str) -> tuple:
         """(name, value) of the top-level value `name` (--of NAME)."""
@@ -131,6 +175,32 @@ def _write_stdout(line: str) -> None:
 
 
 # --- inputs -----------------------------------------------------------------
+
+
+def imports_torch(module: n.Module) -> bool:
+    """Whether the file imports torch anywhere (`import torch`, `import torch.nn as nn`,
+    `from torch import ...`): then it is a PyTorch program (SPEC 2.1)."""
+    blocks = [module.body]
+    while blocks:
+        for stmt in blocks.pop():
+            cls = stmt.__class__
+            if cls is n.Import:
+                if any(alias.name.split(".")[0] == "torch" for alias in stmt.names):
+                    return True
+            elif cls is n.ImportFrom:
+                if (getattr(stmt, "module", None) or "").split(".")[0] == "torch":
+                    return True
+            elif cls is n.If:
+                blocks.extend(body for _, body in stmt.branches)
+                blocks.append(stmt.orelse)
+            elif cls in (n.While, n.For):
+                blocks.extend((stmt.body, stmt.orelse))
+            elif cls is n.With:
+                blocks.append(stmt.body)
+            elif cls is n.Try:
+                blocks.extend(h.body for h in stmt.handlers)
+                blocks.extend((stmt.body, stmt.orelse, stmt.finalbody))
+    return False
 
 
 def find_inputs(module: n.Module) -> tuple:

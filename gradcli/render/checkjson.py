@@ -33,6 +33,10 @@ def check_json(c: Check) -> dict:
         doc["fast"] = True
     if r.kink is not None:
         doc["kink"] = r.kink
+    if r.unused:  # the output does not depend on it: nothing was compared
+        doc["unused"] = True
+    if r.grad_output is not None:  # order 2 of a vector output: v of the v^T H compared
+        doc["grad_output"] = r.grad_output
     if r.skipped:  # counted as skipped, not as passed; the reason beside it
         doc["skipped"] = True
         doc["skip_reason"] = r.skipped
@@ -47,6 +51,15 @@ def check_json(c: Check) -> dict:
 
 def to_json(report: Report) -> dict:
     doc = {"ok": report.ok, "checks": [check_json(c) for c in report.checks]}
+    if report.culprits:  # the custom Functions whose backward returns a wrong gradient
+        doc["functions"] = [culprit_json(f, out, c) for f, out, c in report.culprits]
     if report.errors:
         doc["errors"] = [{"file": f, "error": error_json(e)} for f, e in report.errors]
     return doc
+
+
+def culprit_json(file: str, output: str, c) -> dict:
+    return {"file": file, "output": output, "class": c.cls, "backward": c.where(),
+            "backward_def_line": c.backward_line, "position": c.position, "parameter": c.parameter,
+            "element": c.element, "analytical": _number(c.analytical), "expected": _number(c.expected),
+            "grad_output": c.grad_output}

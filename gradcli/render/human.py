@@ -1,8 +1,9 @@
 """Human output: plain tables (`layout`), tensors written as PyTorch writes them, and
 the printed answer of each value and derivative command (`print_backward`, ...).
 
-A tensor of more than one element is a block under its label; the same bytes
-whatever $COLUMNS says; colour (`style`) only on a terminal.
+A tensor of more than one element is a block under its label, the same bytes
+whatever $COLUMNS says, except a Jacobian or Hessian over several inputs: one grid of
+numbers folded to the terminal's width (`grid`); colour (`style`) only on a terminal.
 """
 from __future__ import annotations
 
@@ -32,8 +33,10 @@ def show(value) -> str:
 
 
 def shape_of(value) -> str:
+    """`[2, 3]`: the one shape style of every output (torch.Size's list, as the graph and
+    the error messages write it)."""
     if isinstance(value, Tensor):
-        return "(" + ", ".join(str(d) for d in value._data.shape) + ("," if value._data.ndim == 1 else "") + ")"
+        return "[" + ", ".join(str(d) for d in value._data.shape) + "]"
     return type(value).__name__
 
 
@@ -72,15 +75,29 @@ def values_and_blocks(rows, headers, suffix=""):
     `rows` are (name, value, shape, cells after the value...); the columns are `headers`.
     """
     t = Table(*headers)
-    blocks = []
+    order = []  # ("row", index in the table) or ("block", text), in the program's order
     for label, value, *extra in rows:
         if value is not None and numel(value) > 1:
             info = "  ".join(e for e in extra[1:] if e)
-            blocks.append(block(f"{label}{suffix}  shape {shape_of(value)}" + (f"  {info}" if info else ""),
-                                show(value), True))
+            order.append(("block", block(f"{label}{suffix}  shape {shape_of(value)}" +
+                                         (f"  {info}" if info else ""), show(value), True)))
         else:
+            order.append(("row", len(t.rows)))
             t.add_row(label, *(extra[:1]), show(value), *(extra[1:]))
-    return t.lines() + blocks
+    table = t.lines()
+    if len(table) != len(t.rows) + 2:  # folded into a list: the table first, then the blocks
+        return table + [text for kind, text in order if kind == "block"]
+    # one table's columns, its rows and the blocks interleaved in the program's order
+    # (`fc1.weight`'s block before `fc2.bias`'s row), the header once, before the first row
+    out, header = [], table[:2]
+    for kind, item in order:
+        if kind == "row":
+            out.extend(header)
+            header = []
+            out.append(table[2 + item])
+        else:
+            out.append(item)
+    return out
 
 
 def output_line(name, value) -> str:
@@ -101,7 +118,8 @@ def print_eval(answer) -> None:
             info = ""
         rows.append((key, value, shape_of(value), info))
     write(values_and_blocks(rows, ("name", "shape", "value", "grad_fn / requires_grad")),
-          f"output: {name}")
+          f"output: {name}" if name is not None else
+          "output: none (the program assigns no name at its top level)")
 
 
 def print_backward(r) -> None:
@@ -130,12 +148,14 @@ def print_backward(r) -> None:
             by_reason.setdefault(reason, []).append(name)
     for reason, group in by_reason.items():
         lines.append(f"no .grad for {', '.join(group)}: {reason}")
+    if getattr(r, "note", None):
+        lines.append(f"note: {r.note}")
     write(lines)
 
 
 def print_grad(r) -> None:
     lines = [output_line(r.output_name, r.output)]
-    sym = r.symbolic or {}
+    sym = getattr(r, "symbolic_shown", None) or r.symbolic or {}
     several = len(r.wrt) > 1
     t = Table("derivative", "value", *(["formula"] if sym else []))
     blocks = []
@@ -170,6 +190,7 @@ def derivative_label(out: str, path, partial: bool) -> str:
     d = "∂" if partial else "d"
     groups = []  # runs of one name: x, x, y -> [(x, 2), (y, 1)]
     for p in path:
+        p = f"[{p}]" if " " in p else p  # a reassigned leaf, `x (3:1)`: dy/d[x (3:1)]
         if groups and groups[-1][0] == p:
             groups[-1][1] += 1
         else:
@@ -188,6 +209,13 @@ def print_jacobian(r) -> None:
     if getattr(r, "mode_reason", None):   # --mode auto says which it took
         lines.append(f"mode: {r.mode} ({r.mode_reason})")
     partial = len(r.blocks) > 1
+    if partial:  # several inputs: one labelled grid of numbers, folded to the terminal's width
+        from .grid import jacobian_grid
+
+        grid = jacobian_grid(r.output_name, r.output, r.blocks)
+        if grid is not None:
+            write(lines + grid)
+            return
     for name, blk in r.blocks.items():
         lines.append(block(f"{derivative_label(r.output_name, (name,), partial)}  shape "
                            f"{list(blk._data.shape)}", show(blk), True))
@@ -198,6 +226,13 @@ def print_hessian(r) -> None:
     lines = [output_line(r.output_name, r.output)]
     cells = {(a, b): r.blocks[a][b] for a in r.wrt for b in r.wrt}
     partial = len(r.wrt) > 1
+    if partial:  # several inputs: one labelled grid of numbers, folded to the terminal's width
+        from .grid import hessian_grid
+
+        grid = hessian_grid(r.output_name, r.wrt, r.blocks)
+        if grid is not None:
+            write(lines + grid)
+            return
     if all(v is None or numel(v) <= 1 for v in cells.values()):
         t = Table("", *r.wrt)
         for a in r.wrt:

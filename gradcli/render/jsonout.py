@@ -128,6 +128,9 @@ def backward_doc(r) -> dict:
     doc = {"output": _output(r.output_name, r.output), "grads": {k: value(v) for k, v in r.grads.items()}}
     if r.why_none:
         doc["why_none"] = r.why_none
+    if getattr(r, "by_program", None) is not None:
+        # the .grad values are the ones the program's own backward call left (issue 28.1)
+        doc["by_program"] = {"line": r.by_program[0], "col": r.by_program[1], "note": r.note}
     if r.steps is not None:
         doc["steps"] = [_step(s) for s in r.steps]
     return doc

@@ -177,8 +177,10 @@ def test_other_files_and_conflicts(tmp_path):
     assert json.loads((tmp_path / "g.json").read_text())["nodes"][0]["name"] == "MulBackward0"
     assert invoke(*prog, "--tree", "-o", tmp_path / "g.txt").exit_code == 0
     assert (tmp_path / "g.txt").read_text().startswith("MulBackward0 tensor y scalar")
-    for bad in (["-o", tmp_path / "g.gif"], ["-o", tmp_path / "g.svg", "--format", "png"],
-                ["-o", tmp_path / "g.svg", "--json"], ["-o", tmp_path / "g.svg", "--tree"],
+    # --format wins over the extension (issue 28.5)
+    assert invoke(*prog, "-o", tmp_path / "g.out", "--format", "mermaid").exit_code == 0
+    assert (tmp_path / "g.out").read_text().startswith("flowchart TD")
+    for bad in (["-o", tmp_path / "g.gif"], ["-o", tmp_path / "g.svg", "--json"], ["-o", tmp_path / "g.svg", "--tree"],
                 ["--format", "svg", "--points", tmp_path / "p.jsonl"]):
         result = invoke(*prog, *bad)
         assert result.exit_code == 2, (bad, result.stdout)

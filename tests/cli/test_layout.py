@@ -61,7 +61,7 @@ def test_a_6x6_hessian_is_a_block_under_its_label():
 def test_a_12_element_gradient_is_a_block_under_its_label():
     program = "x = [1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12.]\ny = (x * x).sum()\n"
     lines = invoke("backward", "-e", program).stdout.splitlines()
-    at = lines.index("x.grad  shape (12,)")
+    at = lines.index("x.grad  shape [12]")
     assert lines[at + 1] == "tensor([ 2.,  4.,  6.,  8., 10., 12., 14., 16., 18., 20., 22., 24.])"
 
 

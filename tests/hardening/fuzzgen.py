@@ -287,6 +287,10 @@ class Generator:
         if rng.random() < 0.25:
             self.custom_function()
         self.finish()
+        if not self.script_ok:
+            # literal inputs make an expression; a file that imports torch is a PyTorch
+            # program, whose literals are Python numbers and lists (SPEC 2.1, issue 32)
+            self.lines[0] = ""
         source = "\n".join(line for line in self.lines if line) + "\n"
         return Case(source, dict(self.leaves), script_ok=self.script_ok)
 

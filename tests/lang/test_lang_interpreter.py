@@ -45,8 +45,9 @@ def test_literal_assignments_are_input_leaves():
 
 
 def test_input_names_in_order_and_kinds():
+    # an expression (no torch import): its literal assignments are input leaves
     program = compile_program(
-        "import torch\na = -2.5\nb = 2 * pi\nc = [[1, 2], [3, 4]]\nd = torch.tensor(3.)\n"
+        "a = -2.5\nb = 2 * pi\nc = [[1, 2], [3, 4]]\nd = torch.tensor(3.)\n"
         "e = tensor([1., 2.], requires_grad=True)\nf = a * 2\ng = sin(1.0)\nh = []\n"
         "if True:\n    i = 1.0\na = 1.0\n")
     assert program.input_names == ["a", "b", "c", "d", "e"]
@@ -55,6 +56,11 @@ def test_input_names_in_order_and_kinds():
     assert values["c"].tolist() == [[1.0, 2.0], [3.0, 4.0]]
     assert not values["d"].requires_grad and values["e"].requires_grad
     assert not isinstance(values["i"], Tensor)
+    # the same lines importing torch: a PyTorch program, with Python's numbers (SPEC 2.1)
+    pytorch = compile_program("import torch\na = -2.5\nb = 2 * pi\nn = 3\n")
+    assert pytorch.kind == "pytorch" and program.kind == "expression"
+    assert pytorch.run().values == {"a": -2.5, "b": pytest.approx(2 * math.pi), "n": 3}
+    assert pytorch.run(overrides={"n": 5}).values["n"] == 5
 
 
 def test_shadowed_constant_is_not_a_literal():
