@@ -35,11 +35,12 @@ from gradcli.graph import nodes as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError, close_matches
 from gradcli.lang import foreign as _foreign
 from gradcli.lang.builtins import materialize, check_length
-from gradcli.lang.classes import BoundMethod, ProgramClass, ProgramModule, SuperProxy
+from gradcli.lang.classes import (MISSING as _MISSING_MEMBER, BoundMethod, ProgramClass,
+                                  ProgramModule, ProgramObject, SuperProxy, member_of)
 from gradcli.lang.exceptions import EXCEPTION_CLASSES
 from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
                                    check_array_index)
-from gradcli.lang.values import Builtin, Closure, Namespace, type_name
+from gradcli.lang.values import Builtin, Namespace, type_name
 from gradcli.limits import budget as _budget, check_built, check_walk
 from gradcli.nn.modules import Module
 from gradcli.ops.factories import Parameter
@@ -366,9 +367,9 @@ def _read_module(obj, attr, span):
             if values is not None and attr in values:
                 return values[attr]
         if obj.__class__ is ProgramModule:
-            owner, member = d["_program_class"].find(attr)
-            if owner is not None:
-                return BoundMethod(obj, owner, member) if member.__class__ is Closure else member
+            value = member_of(obj, d["_program_class"], attr)
+            if value is not _MISSING_MEMBER:
+                return value
         if attr == "training" or attr in obj.public:
             return _bound(obj, attr, span)
         if attr in MODULE_METHODS:
@@ -378,10 +379,38 @@ def _read_module(obj, attr, span):
 
 def _read_program_class(obj, attr, span):
     """`Net.method` (the program's function, unbound) or a class attribute."""
-    owner, member = obj.find(attr) if attr[:2] != "__" else (None, None)
-    if owner is None:
+    if attr == "__name__":
+        return obj.name
+    value = obj.read(attr) if attr[:2] != "__" else _MISSING_MEMBER
+    if value is _MISSING_MEMBER:
         raise _attribute_error(f"type object '{obj.name}' has no attribute '{attr}'", span, None)
-    return member
+    return value
+
+
+def _read_program_object(obj, attr, span):
+    """An attribute of a program's plain object: its own, then its class's members."""
+    if attr[:2] != "__":
+        value = obj.attrs.get(attr, _MISSING)
+        if value is not _MISSING:
+            return value
+        value = member_of(obj, obj.program_class, attr)
+        if value is not _MISSING_MEMBER:
+            return value
+    raise _attribute_error(f"'{obj.program_class.name}' object has no attribute '{attr}'", span,
+                           None)
+
+
+def set_program_attribute(obj, attr: str, value) -> None:
+    """`obj.attr = value` on a program's plain object, or `Cls.attr = value` on its class:
+    identifiers not starting with '__', kept in the program's own table."""
+    if not attr.isidentifier() or attr[:2] == "__":
+        raise ProgramError(f"cannot set attribute '{attr}'",
+                           hint="a program's attribute names are identifiers not starting "
+                                "with '__'")
+    if obj.__class__ is ProgramClass:
+        obj.attributes[attr] = value
+    else:
+        obj.attrs[attr] = value
 
 
 def _read_super(obj, attr, span):
@@ -452,6 +481,7 @@ class Access:
             Module: _read_module,
             ProgramModule: _read_module,
             ProgramClass: _read_program_class,
+            ProgramObject: _read_program_object,
             SuperProxy: _read_super,
         }
         self.readers.update((cls, _named_reader(names)) for cls, names in _attribute_tables(modules))
@@ -495,6 +525,9 @@ class Access:
         elif isinstance(obj, Module):
             set_module_attribute(obj, attr, value)
             return
+        elif obj.__class__ in (ProgramObject, ProgramClass):
+            set_program_attribute(obj, attr, value)
+            return
         else:
             raise ProgramError(f"cannot set attributes of a '{type_name(obj)}' object")
         setattr(obj, attr, value)
@@ -519,7 +552,7 @@ class Access:
 def _callable_types(modules: dict) -> tuple:
     """Engine objects a program may call besides Builtins and Closures: grad-mode switches
     (`no_grad()` used as a decorator) and loss modules (torch.nn's classes with __call__)."""
-    types = [_tensor._GradMode, Module, ProgramClass, BoundMethod]
+    types = [_tensor._GradMode, Module, ProgramClass, BoundMethod, ProgramObject]
     for value in modules["torch.nn"].members.values():
         fn = value.fn if isinstance(value, Builtin) else None
         if isinstance(fn, type) and any("__call__" in vars(k) for k in fn.__mro__[:-1]):

@@ -51,7 +51,7 @@ def _wrap(members: dict) -> dict:
         if value is None:
             continue
         if callable(value) and not isinstance(value, (Namespace, Builtin, dtypes.dtype, dtypes.Unsupported)) \
-                and not _is_class_value(value):
+                and not _is_class_value(value) and not getattr(value, "program_value", False):
             if getattr(value, "__module__", None) == __name__:
                 value.__name__ = value.__qualname__ = name  # so Python's messages say `len()`
             value = Builtin(name, value)
@@ -185,7 +185,8 @@ def make_builtins(modules: dict, print_fn) -> dict:
 
 
 def _make_builtins(modules: dict, print_fn) -> dict:
-    from gradcli.lang.classes import ProgramClass, ProgramModule, make_super
+    from gradcli.lang.classes import (OBJECT, ClassMethod, ProgramClass, ProgramModule,
+                                      ProgramObject, Property, make_super, program_class)
     from gradcli.lang.exceptions import EXCEPTION_TYPES
     from gradcli.nn.modules import Module
 
@@ -302,7 +303,7 @@ def _make_builtins(modules: dict, print_fn) -> dict:
                 and issubclass(info.fn, (Module, Tensor)):  # nn.Linear, nn.Parameter
             return info.fn
         if info.__class__ is ProgramClass:
-            return ProgramModule
+            return ProgramModule if info.is_module else ProgramObject
         if info.__class__ is type:
             return info
         if info.__class__ is tuple:
@@ -313,7 +314,10 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         infos = classinfo if classinfo.__class__ is tuple else (classinfo,)
         for info in infos:
             if info.__class__ is ProgramClass:  # a program's class: its instances and subclasses'
-                if obj.__class__ is ProgramModule and obj._program_class.is_subclass_of(info):
+                if info is OBJECT:
+                    return True
+                if obj.__class__ in (ProgramModule, ProgramObject) \
+                        and program_class(obj).is_subclass_of(info):
                     return True
             elif isinstance(obj, _class(info)):
                 return True
@@ -348,6 +352,10 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         "isinstance": _isinstance,
         "super": make_super,
         "staticmethod": lambda fn: fn,
+        "classmethod": ClassMethod,
+        "property": Property,
+        "object": OBJECT,
+        "__name__": "__main__",  # a script's `if __name__ == "__main__":` runs its main
         "no_grad": tensor.no_grad,
         "enable_grad": tensor.enable_grad,
         "set_grad_enabled": tensor.set_grad_enabled,

@@ -519,10 +519,22 @@ def tokenize(source: str) -> list[Token]:
     return Lexer(source).tokenize()
 
 
+# The dunders a program's class may define (`gradcli.lang.classes.DUNDER_METHODS`): after
+# `def`, where Python's data model calls them; a program never reads them.
+_DEFINED_DUNDERS = frozenset({"__init__", "__len__", "__getitem__", "__call__", "__iter__",
+                              "__next__", "__repr__", "__str__"})
+
+
 def _constructor_name(text: str, tokens: list) -> bool:
-    """`__init__` right after `def` (a Module class's constructor) or after `).` (as in
-    `super().__init__()`): the one dunder a program writes; the parser checks the rest."""
-    if text != "__init__" or not tokens:
-        return False
+    """`__init__` (or another of the data model's methods) right after `def`, `__init__`
+    after `).` (as in `super().__init__()`), and the bare name `__name__` (a script's
+    `if __name__ == "__main__":`, never an attribute): the dunders a program writes; the
+    parser and the class statement check the rest."""
+    if not tokens:
+        return text == "__name__"
     last = tokens[-1].kind
-    return last == "def" or last == "." and len(tokens) > 1 and tokens[-2].kind == ")"
+    if text == "__name__":
+        return last != "."
+    if last == "def":
+        return text in _DEFINED_DUNDERS
+    return text == "__init__" and last == "." and len(tokens) > 1 and tokens[-2].kind == ")"
