@@ -64,7 +64,6 @@ def test_imports_other_than_torch_are_refused_before_running(source):
     ("locals()", "unknown name 'locals'"),
     ("vars()", "unknown name 'vars'"),
     ("type(1)", "unknown name 'type'"),
-    ("object.__subclasses__()", "names that start and end with '__' are not allowed"),
     ("compile('1', 'f', 'eval')", "unknown name 'compile'"),
     ("breakpoint()", "unknown name 'breakpoint'"),
     ("input()", "unknown name 'input'"),
