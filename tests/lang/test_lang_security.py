@@ -132,7 +132,7 @@ F.apply(tensor(1., requires_grad=True))
 
 
 @pytest.mark.parametrize("source, message", [
-    ("class A:\n    pass", "only subclasses of autograd.Function may be defined"),
+    ("class A:\n    def __add__(self, o): pass", "names that start and end with"),
     ("class A(tensor):\n    pass", "only subclasses of autograd.Function may be defined"),
     ("class A(Function):\n    forward = print", "may only define forward and backward"),
     ("class A(Function):\n    def __init__(self): pass", "defines only forward and backward"),
