@@ -40,6 +40,8 @@ from gradcli.lang.classes import (MISSING as _MISSING_MEMBER, BoundMethod, Progr
 from gradcli.lang.exceptions import EXCEPTION_CLASSES
 from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
                                    check_array_index)
+from gradcli.lang.strings import STR_METHODS, str_method
+from gradcli.lang.unsupported import refusal, tensor_refusal
 from gradcli.lang.values import Builtin, Namespace, type_name
 from gradcli.limits import budget as _budget, check_built, check_walk
 from gradcli.nn.modules import Module
@@ -291,6 +293,9 @@ def _read_namespace(obj, attr, span):
     value = obj.members.get(attr, _MISSING)
     if value is not _MISSING:
         return value
+    refused = refusal(obj.name, attr)
+    if refused is not None:  # PyTorch has it: never a did-you-mean to another name
+        raise _attribute_error(refused[0], span, refused[1])
     functional = obj.members.get("functional")
     hint = _foreign.namespace_hint(obj.name, attr, getattr(functional, "members", {}))
     close = close_matches(attr, sorted(obj.members), n=1) if hint is None else None
@@ -348,6 +353,9 @@ def _tensor_reader(attributes: frozenset, methods: frozenset):
         except GradcliError as error:
             raise error.at(span)
         if kind is None:
+            refused = tensor_refusal(attr)
+            if refused is not None:
+                raise _attribute_error(refused[0], span, refused[1])
             error = _no_attribute(obj, attr, span, allowed)
             error.hint = _foreign.tensor_attribute_hint(attr) or error.hint
             raise error
@@ -473,6 +481,7 @@ class Access:
             list: _methods_reader(LIST_METHODS, _list_method),
             dict: _methods_reader(DICT_METHODS, _dict_method),
             set: _methods_reader(SET_METHODS, _set_method),
+            str: _methods_reader(STR_METHODS, str_method),
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
             np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
             np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),

@@ -35,6 +35,8 @@ from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, 
 from gradcli.lang.limits import MAX_FORMAT_WIDTH, MAX_SEQUENCE_LENGTH, Limits
 from gradcli.limits import budget as _budget, check_built, check_walk
 from gradcli.lang.values import Scope, type_name
+from gradcli.lang.strings import percent_format
+from gradcli.lang.unsupported import builtin_refusal
 
 import numpy as np
 
@@ -262,6 +264,9 @@ class Interpreter(Calls):
         while scope is not None:
             known.update(scope.vars)
             scope = scope.parent
+        refused = builtin_refusal(name)
+        if refused is not None:
+            return NameNotFound(refused, span)
         hint = _foreign.name_hint(name)
         close = close_matches(name, sorted(known), n=1) if hint is None else None
         return NameNotFound(f"unknown name '{name}'", span,
@@ -386,9 +391,7 @@ class Interpreter(Calls):
                                        or isinstance(right, (list, tuple, str))):
                 left, right = _check_sequence_arithmetic(op, left, right)
             elif op == "%" and left.__class__ is str:
-                # `"%9999999999d" % 1` would allocate without bound; f-strings are checked.
-                raise ProgramTypeError("'%' string formatting is not supported", span,
-                                       hint="use an f-string: f\"{x:.3f}\"")
+                return percent_format(left, right)  # widths checked, as f-strings' are
             result = (_INPLACE if inplace else _BINARY)[op](left, right)
             self.charge(result)
             return result
