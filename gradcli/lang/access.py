@@ -40,6 +40,7 @@ from gradcli.lang.classes import (MISSING as _MISSING_MEMBER, BoundMethod, Progr
 from gradcli.lang.exceptions import EXCEPTION_CLASSES
 from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
                                    check_array_index)
+from gradcli.lang import stdlib as _stdlib
 from gradcli.lang.strings import STR_METHODS, str_method
 from gradcli.lang.unsupported import refusal, tensor_refusal
 from gradcli.lang.values import Builtin, Namespace, type_name
@@ -224,6 +225,10 @@ def _dict_method(obj: dict, attr: str):
     if attr == "get":
         return lambda key, default=None: obj.get(key, default)
     return lambda: list(getattr(obj, attr)())
+
+
+def _counter_method(obj, attr: str):
+    return obj.most_common if attr == "most_common" else _dict_method(obj, attr)
 
 
 def _set_method(obj: set, attr: str):
@@ -482,6 +487,8 @@ class Access:
             dict: _methods_reader(DICT_METHODS, _dict_method),
             set: _methods_reader(SET_METHODS, _set_method),
             str: _methods_reader(STR_METHODS, str_method),
+            _stdlib.DefaultDict: _methods_reader(DICT_METHODS, _dict_method),
+            _stdlib.Counter: _methods_reader(DICT_METHODS | {"most_common"}, _counter_method),
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
             np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
             np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),
@@ -553,7 +560,7 @@ class Access:
             if isinstance(value, Tensor):
                 raise ProgramTypeError("assign a number or a numpy array into a numpy array, "
                                        "not a Tensor")
-        elif not (isinstance(obj, Tensor) or obj.__class__ is dict):
+        elif not (isinstance(obj, Tensor) or isinstance(obj, dict)):
             raise ProgramTypeError(f"'{type_name(obj)}' object does not support item assignment")
         obj[index] = value
 

@@ -149,8 +149,15 @@ def _make_modules() -> dict:
     from gradcli.lang import pymodules
 
     torch_members.update(pymodules.torch_members())
+    from gradcli.lang import stdlib, utils_data
+
+    data_ns = utils_data.namespace()
+    torch_members["utils"] = Namespace("torch.utils", {"data": data_ns})
     torch_ns = Namespace("torch", _wrap(torch_members))
     return {
+        **stdlib.namespaces(),
+        "torch.utils": torch_members["utils"],
+        "torch.utils.data": data_ns,
         "torch.cuda": torch_members["cuda"],
         "math": pymodules.math_namespace(),
         "numpy": pymodules.numpy_namespace(),
@@ -258,7 +265,7 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         return repr(value)
 
     def _dict(iterable=(), **kwargs):
-        if iterable.__class__ is dict:
+        if isinstance(iterable, dict):
             result = dict(iterable)
         else:
             result = dict(materialize(iterable, "a dict"))

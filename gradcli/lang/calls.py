@@ -254,7 +254,8 @@ class Calls:
             raise ProgramError(f"a program class may derive from nn.Module or from another "
                                f"program class, not from nn.{base.__name__}", node.span,
                                hint=f"hold the layer instead: self.layer = nn.{base.__name__}(...)")
-        _check_no_decorators(node)
+        if not plain:
+            _check_no_decorators(node)
         methods, attributes = {}, {}
         for stmt in node.body:
             if stmt.__class__ is n.FunctionDef:
@@ -277,7 +278,10 @@ class Calls:
             else:
                 raise ProgramError(f"a {'' if plain else 'Module '}class body may only define "
                                    "methods and name = value class attributes", stmt.span)
-        self._bind(node.name, ProgramClass(node.name, base, methods, attributes, not plain))
+        cls = ProgramClass(node.name, base, methods, attributes, not plain)
+        for decorator in reversed(node.decorators):  # a plain class's (@dataclass)
+            cls = self.call(self.eval(decorator), [cls], {}, decorator.span)
+        self._bind(node.name, cls)
 
     def _class_method(self, class_node, stmt):
         """A method of a program's class: @staticmethod, @classmethod and @property (the

@@ -312,7 +312,7 @@ class Interpreter(Calls):
             raise self.fail(exc, span) from None
 
     def _module_item(self, obj, index, span):
-        if not isinstance(index, (str, slice)):
+        if not isinstance(index, (str, slice)) and not getattr(obj.__class__, "program_items", False):
             index = _access.sequence_index(index, span)
         try:
             return obj[index]

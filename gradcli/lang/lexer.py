@@ -533,6 +533,8 @@ def _constructor_name(text: str, tokens: list) -> bool:
     if not tokens:
         return text == "__name__"
     last = tokens[-1].kind
+    if text == "__future__":
+        return last == "from"
     if text == "__name__":
         return last != "."
     if last == "def":

@@ -26,6 +26,11 @@ IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init
                       "torch.autograd.graph", "torch.autograd.function", "torch.func",
                       "math", "numpy")
 
+# The standard modules' facades (`gradcli.lang.stdlib`) and torch.utils.data.
+IMPORTABLE_MODULES += ("torch.utils", "torch.utils.data", "time", "random", "collections",
+                       "itertools", "functools", "typing", "dataclasses", "__future__",
+                       "argparse", "sys")
+
 # Precedence of the operators `binary` reads; the arithmetic ones, below comparisons, are
 # `arith`'s: `+ -` (terms), then `* / // % @` (factors), then unary `- +` and `**`.
 PREC_OR, PREC_AND, PREC_NOT, PREC_COMPARE = 1, 2, 3, 4
@@ -257,7 +262,16 @@ class Parser:
             value = self.testlist()
             return n.AugAssign(expr, _AUGMENTED[kind], value, op.span)
         if kind == ":":
-            raise ParseError("annotated assignments are not supported", self.tok.span)
+            # `x: int = 3` assigns (the annotation is read and ignored, as for parameters);
+            # a bare `x: int` declares nothing
+            if not isinstance(expr, (n.Name, n.Attribute, n.Subscript)):
+                raise ParseError("illegal target for annotation", expr.span)
+            self.advance()
+            self.test()
+            if not self.accept("="):
+                return n.Pass(first.span)
+            target = self.target(expr)
+            return n.Assign([target], self.testlist(), first.span)
         text = self.source[first.start:self.tokens[self.i - 1].end].strip()
         return n.ExprStmt(expr, text, first.span)
 
