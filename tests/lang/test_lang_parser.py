@@ -173,7 +173,7 @@ def test_fstring_expression_errors_point_inside():
      "default 'except:' must be last"),
     ("del x", 1, 1, "'del' is not supported"),
     ("f(x for x in y, 1)", 1, 3, "Generator expression must be parenthesized"),
-    ("x: float = 1", 1, 2, "annotated assignments are not supported"),
+    ("f(): float = 1", 1, 1, "illegal target for annotation"),
     ("x = a & b", 1, 7, "operator '&' is not supported"),
     ("x = {1: 2, 3}", 1, 13, "expected ':'"),
     ("x = *a", 1, 5, "starred expressions"),
