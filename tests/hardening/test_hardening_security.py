@@ -23,7 +23,7 @@ ATTEMPTS = [
     ("import_os", "import os\nos.system('touch pwned')", "2:8", "module 'os' is not supported"),
     ("from_os_import", "from os import system\nsystem('touch pwned')", "2:6", "module 'os' is not supported"),
     ("import_as_torch", "import subprocess as torch", "2:8", "module 'subprocess' is not supported"),
-    ("import_torch_submodule", "import torch.utils", "2:8", "no module named 'torch.utils'"),
+    ("import_torch_submodule", "import torch.utils.tensorboard", "2:8", "module 'torch.utils.tensorboard' is not supported"),
     ("open", "f = open('pwned', 'w')\nf.write('x')", "2:5", "open() is not supported in gradcli"),
     ("open_in_with", "with open('pwned', 'w') as f:\n    pass", "2:6", "open() is not supported"),
     ("eval", "eval(\"open('pwned', 'w')\")", "2:1", "eval() is not supported"),
