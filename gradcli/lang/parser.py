@@ -17,7 +17,7 @@ from gradcli.lang import nodes as n
 from gradcli.lang.lexer import Field, Lexer, Token, line_starts
 from gradcli.lang.limits import MAX_NESTING, MAX_TOKENS
 from gradcli.lang.tokencount import refuse_too_many_tokens
-from gradcli.lang.unsupported import module_refusal
+from gradcli.lang.unsupported import known_module, module_refusal
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
 IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd",
@@ -490,8 +490,7 @@ class Parser:
         span = Span(first.line, first.col, first.col + len(name))
         if name not in IMPORTABLE_MODULES:
             close = close_matches(name, IMPORTABLE_MODULES, n=1)
-            if module_refusal(name) is not None and not (close and close[0].count(".")
-                                                           == name.count(".")):
+            if known_module(name) or not (close and close[0].count(".") == name.count(".")):
                 raise ParseError(module_refusal(name), span,
                                  hint="gradcli programs can import " + ", ".join(IMPORTABLE_MODULES))
             raise ParseError(f"no module named '{name}'", span,

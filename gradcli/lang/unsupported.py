@@ -163,6 +163,13 @@ def builtin_refusal(name: str):
     return None if reason is None else f"{name}() is not supported in gradcli: {reason}"
 
 
+def known_module(name: str) -> bool:
+    """A module gradcli refuses with a reason of its own, or one PyTorch has: not a typo."""
+    parent, _, leaf = name.rpartition(".")
+    return name.split(".")[0] in MODULES or _reason(name) is not None \
+        or (bool(parent) and pytorch_has(parent, leaf))
+
+
 def module_refusal(name: str):
     """The message for `import name` of a module gradcli refuses (any module outside the
     importable ones: the recorded reason, or a general one)."""
