@@ -101,6 +101,10 @@ TENSOR_METHODS = frozenset({
     # new tensors
     "clone", "copy_", "fill_", "new_empty", "new_full", "new_ones", "new_tensor", "new_zeros",
     "zero_",
+    # sampling, queries and the rest of issue 27 (ops/sampling.py)
+    "bernoulli", "bernoulli_", "exponential_", "isfinite", "isinf", "isnan", "isneginf",
+    "isposinf", "multinomial", "nonzero", "normal_", "random_", "repeat_interleave", "resize",
+    "resize_", "scatter", "scatter_", "type_as", "uniform_", "unique",
 })
 # The language's own members of a tensor (`pymodules.TENSOR_MEMBERS` makes them), read
 # before the Tensor's: `to` checks its device argument first.

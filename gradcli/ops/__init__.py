@@ -19,6 +19,7 @@ from . import indexed  # noqa: E402,F401  (index_select/index_add, all/any, torc
 from . import conv  # noqa: E402,F401  (conv, pooling, embedding, layer_norm, batch_norm)
 from . import losses  # noqa: E402,F401  (l1, smooth_l1, huber, bce_with_logits, kl_div)
 from . import tensor_methods  # noqa: E402  (last: every Tensor method and operator, attached once)
+from . import sampling  # noqa: E402,F401  (random sampling, nonzero/unique, alpha= of add_: after the in-place methods)
 
 tensor_methods.attach()
 
