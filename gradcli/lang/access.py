@@ -104,7 +104,8 @@ TENSOR_METHODS = frozenset({
     # sampling, queries and the rest of issue 27 (ops/sampling.py)
     "bernoulli", "bernoulli_", "exponential_", "isfinite", "isinf", "isnan", "isneginf",
     "isposinf", "multinomial", "nonzero", "normal_", "random_", "repeat_interleave", "resize",
-    "resize_", "scatter", "scatter_", "type_as", "uniform_", "unique",
+    "resize_", "scatter", "scatter_", "type_as", "uniform_", "unique", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_and_", "bitwise_or_",
 })
 # The language's own members of a tensor (`pymodules.TENSOR_MEMBERS` makes them), read
 # before the Tensor's: `to` checks its device argument first.
@@ -302,11 +303,11 @@ def _read_namespace(obj, attr, span):
     value = obj.members.get(attr, _MISSING)
     if value is not _MISSING:
         return value
-    refused = refusal(obj.name, attr)
-    if refused is not None:  # PyTorch has it: never a did-you-mean to another name
-        raise _attribute_error(refused[0], span, refused[1])
     functional = obj.members.get("functional")
     hint = _foreign.namespace_hint(obj.name, attr, getattr(functional, "members", {}))
+    refused = refusal(obj.name, attr)
+    if refused is not None:  # PyTorch has it: never a did-you-mean to another name
+        raise _attribute_error(refused[0], span, hint or refused[1])
     close = close_matches(attr, sorted(obj.members), n=1) if hint is None else None
     raise _attribute_error(f"module '{obj.name}' has no attribute '{attr}'", span,
                            hint or (f"did you mean '{obj.name}.{close[0]}'?" if close else None))

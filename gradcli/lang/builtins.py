@@ -377,12 +377,4 @@ def _make_builtins(modules: dict, print_fn) -> dict:
     manual_seed = modules["torch"].members.get("manual_seed")
     if manual_seed is not None:
         table["manual_seed"] = manual_seed
-    table = _wrap(table)
-    from gradcli.lang import reflect
-    from gradcli.lang.access import policy
-
-    looking = reflect.make(table, modules, policy(modules))
-    for name, fn in looking.items():
-        fn.__name__ = fn.__qualname__ = name  # so Python's messages say `getattr()`
-    table.update(_wrap(looking))
-    return table
+    return _wrap(table)  # the interpreter adds reflect.builtins (type, getattr...) to it

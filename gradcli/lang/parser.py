@@ -42,9 +42,10 @@ _BINARY_PREC = {
 }
 _TRAILERS = frozenset({".", "(", "[", "**"})
 _TERM_OPERATORS = frozenset({"*", "/", "//", "%", "@"})
-_UNSUPPORTED_BINARY = frozenset({"&", "|", "^", "<<", ">>"})
+# The bitwise operators, between comparisons and arithmetic, by Python's precedence.
+_BITWISE_PREC = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4}
 _AUGMENTED = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "@=": "@", "**=": "**",
-              "//=": "//", "%=": "%"}
+              "//=": "//", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
 _UNSUPPORTED_STATEMENTS = frozenset({"global", "nonlocal", "del", "yield", "async", "await"})
 _COMPOUND = frozenset({"if", "while", "for", "def", "class", "with", "try", "@"})
 
@@ -590,14 +591,10 @@ class Parser:
             self.leave()
             left: n.Node = n.UnaryOp("not", operand, token.span)
         else:
-            left = self.arith()
+            left = self.bitwise(1)
         while True:
             token = self.tok
             kind = token.kind
-            if kind in _UNSUPPORTED_BINARY:
-                raise ParseError(f"operator '{kind}' is not supported", token.span,
-                                 hint="write ** for a power (x ** 2); ^ is Python's bitwise xor"
-                                 if kind == "^" else None)
             prec = _BINARY_PREC.get(kind)
             if prec is None or prec < min_prec:
                 return left
@@ -619,6 +616,18 @@ class Parser:
                     spans.append(op[1])
                     comparators.append(self.binary(PREC_COMPARE + 1))
                 left = n.Compare(left, ops, comparators, spans, spans[0])
+
+    def bitwise(self, min_prec: int) -> n.Node:
+        """`| ^ & << >>` over `arith`, by precedence climbing: a chain of one level is read
+        by the loop, each operand at most four levels down."""
+        left = self.arith()
+        while True:
+            token = self.tok
+            prec = _BITWISE_PREC.get(token.kind)
+            if prec is None or prec < min_prec:
+                return left
+            self.advance()
+            left = n.BinOp(left, token.kind, self.bitwise(prec + 1), token.span)
 
     def arith(self) -> n.Node:
         """`+ - * / // % @`: terms joined by `+ -`, each term factors joined by the others.
@@ -690,7 +699,11 @@ class Parser:
             self.leave()
             return n.UnaryOp(token.kind, operand, token.span)
         if token.kind == "~":
-            raise ParseError("operator '~' is not supported", token.span)
+            self.advance()
+            self.enter(token)
+            operand = self.factor()
+            self.leave()
+            return n.UnaryOp("~", operand, token.span)
         return self.power()
 
     def power(self) -> n.Node:

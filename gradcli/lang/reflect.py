@@ -54,6 +54,21 @@ class OpaqueType:
 OpaqueType.__name__ = "type"
 
 
+_MADE: dict = {}
+
+
+def builtins(table: dict, modules: dict, access) -> dict:
+    """The builtins below as Builtins, made once per process (for these namespaces)."""
+    made = _MADE.get("table")
+    if made is None or _MADE.get("modules") is not modules:
+        made = {}
+        for name, fn in make(table, modules, access).items():
+            fn.__name__ = fn.__qualname__ = name  # so Python's messages say `getattr()`
+            made[name] = Builtin(name, fn)
+        _MADE.update(table=made, modules=modules)
+    return made
+
+
 def make(table: dict, modules: dict, access) -> dict:
     """The builtins, given the builtin table (for `type(1) is int`), the namespaces and the
     access policy (for getattr/setattr/hasattr)."""

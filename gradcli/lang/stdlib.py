@@ -47,10 +47,10 @@ def _iterator(gen):
 
 
 def _callable(fn):
-    from gradcli.lang.access import policy
-    from gradcli.lang.builtins import make_modules
-
-    if fn.__class__ in (Builtin, Closure) or isinstance(fn, policy(make_modules()).callable_types):
+    """A function argument (a key, a factory, a reducer): any value the program holds that
+    can be called (the sandbox hands a program nothing that is unsafe to call)."""
+    if fn.__class__ in (Builtin, Closure) or (callable(fn) and not isinstance(fn, type)
+                                               or fn in (int, float, str, list, dict)):
         return fn
     raise ProgramTypeError(f"'{type_name(fn)}' object is not callable")
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 import string
 
-from gradcli.errors import ProgramTypeError, ProgramValueError
-from gradcli.lang.limits import MAX_FORMAT_WIDTH
+from gradcli.errors import LimitError, ProgramTypeError, ProgramValueError
+from gradcli.lang.limits import MAX_FORMAT_WIDTH, MAX_SEQUENCE_LENGTH
 from gradcli.lang.sequences import check_length, materialize
-from gradcli.limits import check_walk
+from gradcli.limits import check_walk, measure
 
 _FORMATTER = string.Formatter()
 _NUMBER = re.compile(r"\d+")
@@ -39,9 +39,16 @@ def _check_spec(spec: str) -> None:
                                     f"(at most {MAX_FORMAT_WIDTH})")
 
 
-def _format_value(value, spec: str, conversion) -> str:
-    from gradcli.lang.builtins import check_printed
+def check_printed(value) -> None:
+    """As builtins.check_printed: a nested value whose text would pass the string limit."""
+    if value.__class__ in (list, tuple, dict):
+        depth, size, distinct = measure(value)
+        if 3 * size > MAX_SEQUENCE_LENGTH:
+            raise LimitError(f"printing a value of {size} items would make a string longer "
+                             f"than the limit of {MAX_SEQUENCE_LENGTH} characters")
 
+
+def _format_value(value, spec: str, conversion) -> str:
     _check_spec(spec)
     check_walk(value)
     check_printed(value)
@@ -105,8 +112,6 @@ def percent_format(template: str, values) -> str:
         if match.group("type") is None:
             raise ProgramValueError(f"unsupported format character at index {match.start()}")
     check_walk(values)
-    from gradcli.lang.builtins import check_printed
-
     check_printed(values)
     text = template % values
     check_length(len(text), "a string")

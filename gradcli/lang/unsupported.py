@@ -63,7 +63,7 @@ _REASONS = {
 # Python's builtins that gradcli refuses, with the reason.
 BUILTINS = {
     "open": _FILES,
-    "input": "programs read no input (give an input a value with --set NAME=VALUE)",
+    "input": "programs read no input",
     "eval": "programs never evaluate text as code",
     "exec": "programs never evaluate text as code",
     "compile": "programs never evaluate text as code",

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _dim, as_int, check_elements, no_grad
-from ..errors import ProgramTypeError, ProgramValueError, ShapeError
+from ..errors import ProgramError, ProgramTypeError, ProgramValueError, ShapeError
 from .factories import _leaf, _np_dtype, _rng, _size
 from .registry import FUNCTIONS, METHODS, TENSORS, export
 
@@ -345,6 +345,54 @@ def _inplace_with_alpha(name):
     method.__name__ = name + "_"
     return method
 
+
+# --- bitwise ops on bool and integer tensors (`mask & other`, `~mask`) -------------------
+
+def _bitwise(name, fn):
+    def op(input, other):
+        a, b = _array(input), _array(other)
+        for value in (a, b):
+            if value.dtype.kind == "f":
+                raise ProgramError(f"\"{name}_cpu\" not implemented for "
+                                       f"'{'Float' if value.dtype == np.float32 else 'Double'}'")
+        if not isinstance(other, Tensor) and a.dtype.kind != "b":
+            b = np.asarray(b, dtype=a.dtype)
+        if not isinstance(input, Tensor) and b.dtype.kind != "b":
+            a = np.asarray(a, dtype=b.dtype)
+        out = fn(a, b)
+        return _leaf(out if out.dtype.kind == "b" else out.astype(np.int64, copy=False)
+                     if a.dtype.kind == "b" or b.dtype.kind == "b" else out, False)
+    op.__name__ = name
+    return op
+
+
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
+
+
+def bitwise_not(input):
+    data = _array(input)
+    if data.dtype.kind == "f":
+        raise ProgramError(f"\"bitwise_not_cpu\" not implemented for "
+                               f"'{'Float' if data.dtype == np.float32 else 'Double'}'")
+    return _leaf(np.invert(data), False)
+
+
+def _swapped(fn):
+    return lambda self, other: fn(other, self)
+
+
+for _fn in (bitwise_and, bitwise_or, bitwise_xor, bitwise_not):
+    export(_fn.__name__, _fn)
+# the operators, set on Tensor here (not Tensor methods a program calls by name)
+for _dunder, _fn in (("and", bitwise_and), ("or", bitwise_or), ("xor", bitwise_xor)):
+    setattr(Tensor, f"__{_dunder}__", _fn)
+    setattr(Tensor, f"__r{_dunder}__", _swapped(_fn))
+    setattr(Tensor, f"__i{_dunder}__", lambda self, other, _fn=_fn: self._inplace(_fn, other))
+Tensor.__invert__ = bitwise_not
+METHODS["bitwise_and_"] = lambda self, other: self._inplace(bitwise_and, other)
+METHODS["bitwise_or_"] = lambda self, other: self._inplace(bitwise_or, other)
 
 _WHERE = FUNCTIONS["where"]
 for _fn in (normal, randint, randperm, multinomial, bernoulli, nonzero, unique, isnan, isinf,
