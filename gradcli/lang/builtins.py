@@ -306,12 +306,11 @@ def _make_builtins(modules: dict, print_fn) -> dict:
     def _class(info):
         if info.__class__ is Builtin and info.fn in classes:
             return classes[info.fn]
-        if info.__class__ is Builtin and isinstance(info.fn, type) \
-                and issubclass(info.fn, (Module, Tensor)):  # nn.Linear, nn.Parameter
+        if info.__class__ is Builtin and isinstance(info.fn, type):  # nn.Linear, optim.Optimizer
             return info.fn
         if info.__class__ is ProgramClass:
             return ProgramModule if info.is_module else ProgramObject
-        if info.__class__ is type:
+        if isinstance(info, type):  # the classes a program holds (Node has a metaclass)
             return info
         if info.__class__ is tuple:
             return tuple(_class(item) for item in info)
