@@ -109,7 +109,8 @@ TENSOR_METHODS = frozenset({
 })
 # The language's own members of a tensor (`pymodules.TENSOR_MEMBERS` makes them), read
 # before the Tensor's: `to` checks its device argument first.
-TENSOR_LANGUAGE_MEMBERS = frozenset({"numpy", "cpu", "cuda", "to", "device", "is_cuda"})
+TENSOR_LANGUAGE_MEMBERS = frozenset({"numpy", "cpu", "cuda", "to", "device", "is_cuda",
+                                     "is_xpu", "is_mps"})
 # The methods of every module a program may call (besides a layer's `public` names).
 MODULE_METHODS = frozenset({
     "forward", "parameters", "named_parameters", "buffers", "named_buffers", "children",

@@ -479,6 +479,8 @@ TENSOR_MEMBERS = {
     "to": _to,
     "device": lambda t: CPU,
     "is_cuda": lambda t: False,
+    "is_xpu": lambda t: False,
+    "is_mps": lambda t: False,
 }
 
 

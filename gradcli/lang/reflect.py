@@ -74,7 +74,7 @@ def make(table: dict, modules: dict, access) -> dict:
     access policy (for getattr/setattr/hasattr)."""
     from gradcli._tensor import Tensor
     from gradcli.lang.classes import ProgramModule, ProgramObject, program_class
-    from gradcli.lang.exceptions import RaisedError
+    from gradcli.lang.exceptions import EXCEPTION_CLASSES, RaisedError
 
     opaque: dict = {}
     by_type: dict = {}
@@ -100,6 +100,8 @@ def make(table: dict, modules: dict, access) -> dict:
         known = named_types().get(value.__class__)
         if known is not None:
             return known
+        if value.__class__ in EXCEPTION_CLASSES:  # a class the program holds as itself
+            return value.__class__
         name = type_name(value)
         if name not in opaque and len(opaque) < 256:
             opaque[name] = OpaqueType(name)
