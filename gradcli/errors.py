@@ -131,6 +131,9 @@ def type_name(value) -> str:
     """
     if isinstance(value, type):
         return "type"
+    program_class = getattr(value.__class__, "program_class", None)
+    if program_class is not None:  # a program's plain object: its class's name
+        return value.program_class.name
     return type(value).__name__
 
 

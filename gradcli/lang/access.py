@@ -35,11 +35,15 @@ from gradcli.graph import nodes as _graph
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError, close_matches
 from gradcli.lang import foreign as _foreign
 from gradcli.lang.builtins import materialize, check_length
-from gradcli.lang.classes import BoundMethod, ProgramClass, ProgramModule, SuperProxy
+from gradcli.lang.classes import (MISSING as _MISSING_MEMBER, BoundMethod, ProgramClass,
+                                  ProgramModule, ProgramObject, SuperProxy, member_of)
 from gradcli.lang.exceptions import EXCEPTION_CLASSES
 from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
                                    check_array_index)
-from gradcli.lang.values import Builtin, Closure, Namespace, type_name
+from gradcli.lang import stdlib as _stdlib
+from gradcli.lang.strings import STR_METHODS, str_method
+from gradcli.lang.unsupported import refusal, tensor_refusal
+from gradcli.lang.values import Builtin, Namespace, type_name
 from gradcli.limits import budget as _budget, check_built, check_walk
 from gradcli.nn.modules import Module
 from gradcli.ops.factories import Parameter
@@ -97,10 +101,16 @@ TENSOR_METHODS = frozenset({
     # new tensors
     "clone", "copy_", "fill_", "new_empty", "new_full", "new_ones", "new_tensor", "new_zeros",
     "zero_",
+    # sampling, queries and the rest of issue 27 (ops/sampling.py)
+    "bernoulli", "bernoulli_", "exponential_", "isfinite", "isinf", "isnan", "isneginf",
+    "isposinf", "multinomial", "nonzero", "normal_", "random_", "repeat_interleave", "resize",
+    "resize_", "scatter", "scatter_", "type_as", "uniform_", "unique", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_and_", "bitwise_or_",
 })
 # The language's own members of a tensor (`pymodules.TENSOR_MEMBERS` makes them), read
 # before the Tensor's: `to` checks its device argument first.
-TENSOR_LANGUAGE_MEMBERS = frozenset({"numpy", "cpu", "cuda", "to", "device", "is_cuda"})
+TENSOR_LANGUAGE_MEMBERS = frozenset({"numpy", "cpu", "cuda", "to", "device", "is_cuda",
+                                     "is_xpu", "is_mps"})
 # The methods of every module a program may call (besides a layer's `public` names).
 MODULE_METHODS = frozenset({
     "forward", "parameters", "named_parameters", "buffers", "named_buffers", "children",
@@ -224,6 +234,10 @@ def _dict_method(obj: dict, attr: str):
     return lambda: list(getattr(obj, attr)())
 
 
+def _counter_method(obj, attr: str):
+    return obj.most_common if attr == "most_common" else _dict_method(obj, attr)
+
+
 def _set_method(obj: set, attr: str):
     if attr == "add":
         def add(value):
@@ -292,6 +306,12 @@ def _read_namespace(obj, attr, span):
     value = obj.members.get(attr, _MISSING)
     if value is not _MISSING:
         return value
+    refused = refusal(obj.name, attr)
+    if refused is not None:  # PyTorch has it: never a did-you-mean to another name
+        functional = obj.members.get("functional")
+        given = _foreign.namespace_hint(obj.name, attr, getattr(functional, "members", {}))
+        raise _attribute_error(refused[0], span, given or refused[1])
+
     def hint():  # made only if the error is shown (a caught one is not)
         functional = obj.members.get("functional")
         given = _foreign.namespace_hint(obj.name, attr, getattr(functional, "members", {}))
@@ -351,6 +371,9 @@ def _tensor_reader(attributes: frozenset, methods: frozenset):
         except GradcliError as error:
             raise error.at(span)
         if kind is None:
+            refused = tensor_refusal(attr)
+            if refused is not None:
+                raise _attribute_error(refused[0], span, refused[1])
             error = _no_attribute(obj, attr, span, allowed)
             close = error._hint
             error.hint = lambda: _foreign.tensor_attribute_hint(attr) or close()
@@ -371,9 +394,9 @@ def _read_module(obj, attr, span):
             if values is not None and attr in values:
                 return values[attr]
         if obj.__class__ is ProgramModule:
-            owner, member = d["_program_class"].find(attr)
-            if owner is not None:
-                return BoundMethod(obj, owner, member) if member.__class__ is Closure else member
+            value = member_of(obj, d["_program_class"], attr)
+            if value is not _MISSING_MEMBER:
+                return value
         if attr == "training" or attr in obj.public:
             return _bound(obj, attr, span)
         if attr in MODULE_METHODS:
@@ -383,10 +406,38 @@ def _read_module(obj, attr, span):
 
 def _read_program_class(obj, attr, span):
     """`Net.method` (the program's function, unbound) or a class attribute."""
-    owner, member = obj.find(attr) if attr[:2] != "__" else (None, None)
-    if owner is None:
+    if attr == "__name__":
+        return obj.name
+    value = obj.read(attr) if attr[:2] != "__" else _MISSING_MEMBER
+    if value is _MISSING_MEMBER:
         raise _attribute_error(f"type object '{obj.name}' has no attribute '{attr}'", span, None)
-    return member
+    return value
+
+
+def _read_program_object(obj, attr, span):
+    """An attribute of a program's plain object: its own, then its class's members."""
+    if attr[:2] != "__":
+        value = obj.attrs.get(attr, _MISSING)
+        if value is not _MISSING:
+            return value
+        value = member_of(obj, obj.program_class, attr)
+        if value is not _MISSING_MEMBER:
+            return value
+    raise _attribute_error(f"'{obj.program_class.name}' object has no attribute '{attr}'", span,
+                           None)
+
+
+def set_program_attribute(obj, attr: str, value) -> None:
+    """`obj.attr = value` on a program's plain object, or `Cls.attr = value` on its class:
+    identifiers not starting with '__', kept in the program's own table."""
+    if not attr.isidentifier() or attr[:2] == "__":
+        raise ProgramError(f"cannot set attribute '{attr}'",
+                           hint="a program's attribute names are identifiers not starting "
+                                "with '__'")
+    if obj.__class__ is ProgramClass:
+        obj.attributes[attr] = value
+    else:
+        obj.attrs[attr] = value
 
 
 def _read_super(obj, attr, span):
@@ -449,6 +500,9 @@ class Access:
             list: _methods_reader(LIST_METHODS, _list_method),
             dict: _methods_reader(DICT_METHODS, _dict_method),
             set: _methods_reader(SET_METHODS, _set_method),
+            str: _methods_reader(STR_METHODS, str_method),
+            _stdlib.DefaultDict: _methods_reader(DICT_METHODS, _dict_method),
+            _stdlib.Counter: _methods_reader(DICT_METHODS | {"most_common"}, _counter_method),
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
             np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
             np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),
@@ -457,6 +511,7 @@ class Access:
             Module: _read_module,
             ProgramModule: _read_module,
             ProgramClass: _read_program_class,
+            ProgramObject: _read_program_object,
             SuperProxy: _read_super,
         }
         self.readers.update((cls, _named_reader(names)) for cls, names in _attribute_tables(modules))
@@ -500,6 +555,9 @@ class Access:
         elif isinstance(obj, Module):
             set_module_attribute(obj, attr, value)
             return
+        elif obj.__class__ in (ProgramObject, ProgramClass):
+            set_program_attribute(obj, attr, value)
+            return
         else:
             raise ProgramError(f"cannot set attributes of a '{type_name(obj)}' object")
         setattr(obj, attr, value)
@@ -516,7 +574,7 @@ class Access:
             if isinstance(value, Tensor):
                 raise ProgramTypeError("assign a number or a numpy array into a numpy array, "
                                        "not a Tensor")
-        elif not (isinstance(obj, Tensor) or obj.__class__ is dict):
+        elif not (isinstance(obj, Tensor) or isinstance(obj, dict)):
             raise ProgramTypeError(f"'{type_name(obj)}' object does not support item assignment")
         obj[index] = value
 
@@ -524,7 +582,7 @@ class Access:
 def _callable_types(modules: dict) -> tuple:
     """Engine objects a program may call besides Builtins and Closures: grad-mode switches
     (`no_grad()` used as a decorator) and loss modules (torch.nn's classes with __call__)."""
-    types = [_tensor._GradMode, Module, ProgramClass, BoundMethod]
+    types = [_tensor._GradMode, Module, ProgramClass, BoundMethod, ProgramObject]
     for value in modules["torch.nn"].members.values():
         fn = value.fn if isinstance(value, Builtin) else None
         if isinstance(fn, type) and any("__call__" in vars(k) for k in fn.__mro__[:-1]):

@@ -17,6 +17,8 @@ from gradcli.lang.limits import MAX_INT_BITS
 _BINARY = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
     "//": operator.floordiv, "%": operator.mod, "@": operator.matmul, "**": operator.pow,
+    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+    ">>": operator.rshift,
 }
 _MAX_TENSOR_DIMS = 64  # numpy's limit
 
@@ -28,6 +30,8 @@ def _int_arithmetic(op: str, left: int, right: int):
     # power is computed as a float without building the integer (2 ** 62 stays an int)
     if op == "**" and right > 0 and abs(left) > 1 and right * (abs(left).bit_length() - 1) > MAX_INT_BITS:
         return _number_power(_int_to_float(left), right)
+    if op == "<<" and right > 0 and abs(left).bit_length() + right > MAX_INT_BITS:
+        return _int_to_float(left) * 2.0 ** min(right, 2048)  # past the limit: a float
     result = _BINARY[op](left, right)
     if result.__class__ is int and result.bit_length() > MAX_INT_BITS:
         return _int_to_float(result)

@@ -51,7 +51,7 @@ def _wrap(members: dict) -> dict:
         if value is None:
             continue
         if callable(value) and not isinstance(value, (Namespace, Builtin, dtypes.dtype, dtypes.Unsupported)) \
-                and not _is_class_value(value):
+                and not _is_class_value(value) and not getattr(value, "program_value", False):
             if getattr(value, "__module__", None) == __name__:
                 value.__name__ = value.__qualname__ = name  # so Python's messages say `len()`
             value = Builtin(name, value)
@@ -157,8 +157,15 @@ def _make_modules() -> dict:
     from gradcli.lang import pymodules
 
     torch_members.update(pymodules.torch_members())
+    from gradcli.lang import stdlib, utils_data
+
+    data_ns = utils_data.namespace()
+    torch_members["utils"] = Namespace("torch.utils", {"data": data_ns})
     torch_ns = Namespace("torch", _wrap(torch_members))
     return {
+        **stdlib.namespaces(),
+        "torch.utils": torch_members["utils"],
+        "torch.utils.data": data_ns,
         "torch.cuda": torch_members["cuda"],
         "math": pymodules.math_namespace(),
         "numpy": pymodules.numpy_namespace(),
@@ -196,7 +203,8 @@ def make_builtins(modules: dict, print_fn) -> dict:
 
 
 def _make_builtins(modules: dict, print_fn) -> dict:
-    from gradcli.lang.classes import ProgramClass, ProgramModule, make_super
+    from gradcli.lang.classes import (OBJECT, ClassMethod, ProgramClass, ProgramModule,
+                                      ProgramObject, Property, make_super, program_class)
     from gradcli.lang.exceptions import EXCEPTION_TYPES
     from gradcli.nn.modules import Module
 
@@ -268,7 +276,7 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         return repr(value)
 
     def _dict(iterable=(), **kwargs):
-        if iterable.__class__ is dict:
+        if isinstance(iterable, dict):
             result = dict(iterable)
         else:
             result = dict(materialize(iterable, "a dict"))
@@ -309,12 +317,11 @@ def _make_builtins(modules: dict, print_fn) -> dict:
     def _class(info):
         if info.__class__ is Builtin and info.fn in classes:
             return classes[info.fn]
-        if info.__class__ is Builtin and isinstance(info.fn, type) \
-                and issubclass(info.fn, (Module, Tensor)):  # nn.Linear, nn.Parameter
+        if info.__class__ is Builtin and isinstance(info.fn, type):  # nn.Linear, optim.Optimizer
             return info.fn
         if info.__class__ is ProgramClass:
-            return ProgramModule
-        if info.__class__ is type:
+            return ProgramModule if info.is_module else ProgramObject
+        if isinstance(info, type):  # the classes a program holds (Node has a metaclass)
             return info
         if info.__class__ is tuple:
             return tuple(_class(item) for item in info)
@@ -324,7 +331,10 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         infos = classinfo if classinfo.__class__ is tuple else (classinfo,)
         for info in infos:
             if info.__class__ is ProgramClass:  # a program's class: its instances and subclasses'
-                if obj.__class__ is ProgramModule and obj._program_class.is_subclass_of(info):
+                if info is OBJECT:
+                    return True
+                if obj.__class__ in (ProgramModule, ProgramObject) \
+                        and program_class(obj).is_subclass_of(info):
                     return True
             elif isinstance(obj, _class(info)):
                 return True
@@ -359,6 +369,10 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         "isinstance": _isinstance,
         "super": make_super,
         "staticmethod": lambda fn: fn,
+        "classmethod": ClassMethod,
+        "property": Property,
+        "object": OBJECT,
+        "__name__": "__main__",  # a script's `if __name__ == "__main__":` runs its main
         "no_grad": tensor.no_grad,
         "enable_grad": tensor.enable_grad,
         "set_grad_enabled": tensor.set_grad_enabled,
@@ -373,4 +387,4 @@ def _make_builtins(modules: dict, print_fn) -> dict:
     manual_seed = modules["torch"].members.get("manual_seed")
     if manual_seed is not None:
         table["manual_seed"] = manual_seed
-    return _wrap(table)
+    return _wrap(table)  # the interpreter adds reflect.builtins (type, getattr...) to it

@@ -14,7 +14,8 @@ import gradcli.autograd as _autograd
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
 from gradcli.lang import access as _access, nodes as n
 from gradcli.lang.builtins import materialize
-from gradcli.lang.classes import ProgramClass, module_base
+from gradcli.lang.classes import (DUNDER_METHODS, ClassMethod, ProgramClass, Property,
+                                  StaticMethod, module_base)
 from gradcli.lang.limits import MAX_CALL_DEPTH, MAX_SEQUENCE_LENGTH
 from gradcli.lang.pymodules import check_device
 from gradcli.lang.values import Builtin, Closure, Scope, type_name
@@ -218,6 +219,8 @@ class Calls:
 
     def _class(self, node):
         bases = [self.eval(base) for base in node.bases]
+        if not bases:
+            return self._module_class(node, None, is_module=False)  # a plain class
         base = module_base(bases[0]) if len(bases) == 1 else False
         if base is not False:
             return self._module_class(node, base)
@@ -242,22 +245,30 @@ class Calls:
         members["__qualname__"] = node.name
         self._bind(node.name, type(node.name, (Function,), members))
 
-    def _module_class(self, node, base):
-        """`class Net(nn.Module):` (or a program's Module class): a ProgramClass of Closures
-        and plain class attributes, never a Python class (`gradcli.lang.classes`)."""
+    def _module_class(self, node, base, is_module=True):
+        """`class Net(nn.Module):`, a plain `class SGD:` or a subclass of a program's class: a
+        ProgramClass of Closures and plain class attributes, never a Python class
+        (`gradcli.lang.classes`)."""
+        plain = not (base.is_module if isinstance(base, ProgramClass) else is_module)
         if base is not None and not isinstance(base, ProgramClass):
             raise ProgramError(f"a program class may derive from nn.Module or from another "
                                f"program class, not from nn.{base.__name__}", node.span,
                                hint=f"hold the layer instead: self.layer = nn.{base.__name__}(...)")
-        _check_no_decorators(node)
+        if not plain:
+            _check_no_decorators(node)
         methods, attributes = {}, {}
         for stmt in node.body:
             if stmt.__class__ is n.FunctionDef:
-                if stmt.name.startswith("__") and stmt.name != "__init__":
+                if stmt.name.startswith("__") and stmt.name != "__init__" \
+                        and not (plain and stmt.name in DUNDER_METHODS):
+                    if plain:
+                        raise ProgramError(f"a class may define methods without leading '__' "
+                                           f"and {', '.join(sorted(DUNDER_METHODS))}, not "
+                                           f"'{stmt.name}'", stmt.span)
                     raise ProgramError(f"a Module class may define __init__ and methods without "
                                        f"leading '__', not '{stmt.name}'", stmt.span,
                                        hint="forward(self, ...) is what calling the module runs")
-                methods[stmt.name] = self._method(node, stmt)
+                methods[stmt.name] = self._class_method(node, stmt)
             elif stmt.__class__ is n.Assign and len(stmt.targets) == 1 \
                     and stmt.targets[0].__class__ is n.Name \
                     and not stmt.targets[0].id.startswith("__"):
@@ -265,15 +276,38 @@ class Calls:
             elif _is_filler(stmt):
                 continue
             else:
-                raise ProgramError("a Module class body may only define methods and "
-                                   "name = value class attributes", stmt.span)
-        self._bind(node.name, ProgramClass(node.name, base, methods, attributes))
+                raise ProgramError(f"a {'' if plain else 'Module '}class body may only define "
+                                   "methods and name = value class attributes", stmt.span)
+        cls = ProgramClass(node.name, base, methods, attributes, not plain)
+        for decorator in reversed(node.decorators):  # a plain class's (@dataclass)
+            cls = self.call(self.eval(decorator), [cls], {}, decorator.span)
+        self._bind(node.name, cls)
+
+    def _class_method(self, class_node, stmt):
+        """A method of a program's class: @staticmethod, @classmethod and @property (the
+        innermost decorators) mark it; any other decorator is called on it as in Python."""
+        closure = Closure(self, stmt, f"{class_node.name}.{stmt.name}", stmt.params, stmt.body,
+                          self._defaults(stmt.params), self.scope, stmt.locals, False)
+        decorators = list(stmt.decorators)
+        if not decorators:
+            return closure
+        marker = self.eval(decorators[-1])
+        kind = _MARKERS.get(marker.name) if marker.__class__ is Builtin else None
+        if kind is None:
+            return self._decorate(closure, decorators)
+        if len(decorators) > 1:
+            raise ProgramError(f"@{marker.name} is supported as a method's only decorator",
+                               decorators[0].span)
+        return kind(closure)
 
     def _method(self, class_node, stmt):
         """A method of a program's class (a Function's or a Module's): its Closure, decorated."""
         closure = Closure(self, stmt, f"{class_node.name}.{stmt.name}", stmt.params, stmt.body,
                           self._defaults(stmt.params), self.scope, stmt.locals, False)
         return self._decorate(closure, stmt.decorators)
+
+
+_MARKERS = {"staticmethod": StaticMethod, "classmethod": ClassMethod, "property": Property}
 
 
 def _is_filler(stmt) -> bool:

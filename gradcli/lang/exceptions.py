@@ -17,7 +17,8 @@ EXCEPTION_TYPES = {cls.__name__: cls for cls in (
     BaseException, Exception, ArithmeticError, AssertionError, AttributeError,
     FloatingPointError, IndexError, KeyError, LookupError, NameError, NotImplementedError,
     OverflowError, RecursionError, RuntimeError, StopIteration, TypeError, ValueError,
-    ZeroDivisionError,
+    ZeroDivisionError, OSError, FileNotFoundError, ImportError, ModuleNotFoundError,
+    KeyboardInterrupt, Warning, UserWarning, RuntimeWarning, DeprecationWarning,
 )}
 EXCEPTION_CLASSES = frozenset(EXCEPTION_TYPES.values())
 

@@ -26,11 +26,12 @@ _BINARY_PREC = {
 }
 _TRAILERS = frozenset({".", "(", "[", "**"})
 _TERM_OPERATORS = frozenset({"*", "/", "//", "%", "@"})
-_UNSUPPORTED_BINARY = frozenset({"&", "|", "^", "<<", ">>"})
+# The bitwise operators, between comparisons and arithmetic, by Python's precedence.
+_BITWISE_PREC = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4}
 # what follows a call's one plain argument when the call's own parse is the short one
 _PLAIN = frozenset({"NAME", "NUMBER"})
 AUGMENTED = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "@=": "@", "**=": "**",
-             "//=": "//", "%=": "%"}
+             "//=": "//", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
 UNSUPPORTED_STATEMENTS = frozenset({"global", "nonlocal", "del", "yield", "async", "await"})
 _CONSTANTS = {"True": True, "False": False, "None": None, "...": Ellipsis}
 
@@ -272,18 +273,12 @@ class ExpressionParser:
             self.leave()
             left: n.Node = n.UnaryOp("not", operand, self.span(token))
         else:
-            left = self.arith()
+            left = self.bitwise(1)
         while True:
             token = self.i
             kind = self.kind
             prec = _BINARY_PREC.get(kind)
-            if prec is None:
-                if kind in _UNSUPPORTED_BINARY:
-                    raise ParseError(f"operator '{kind}' is not supported", self.span(token),
-                                     hint="write ** for a power (x ** 2); ^ is Python's bitwise xor"
-                                     if kind == "^" else None)
-                return left
-            if prec < min_prec:
+            if prec is None or prec < min_prec:
                 return left
             if kind == "or" or kind == "and":
                 values = [left]
@@ -303,6 +298,18 @@ class ExpressionParser:
                     spans.append(op[1])
                     comparators.append(self.binary(PREC_COMPARE + 1))
                 left = n.Compare(left, ops, comparators, spans, spans[0])
+
+    def bitwise(self, min_prec: int) -> n.Node:
+        """`| ^ & << >>` over `arith`, by precedence climbing: a chain of one level is read
+        by the loop, each operand at most four levels down."""
+        left = self.arith()
+        while True:
+            prec = _BITWISE_PREC.get(self.kind)
+            if prec is None or prec < min_prec:
+                return left
+            kind = self.kind
+            token = self.advance()
+            left = n.BinOp(left, kind, self.bitwise(prec + 1), self.span(token))
 
     def arith(self) -> n.Node:
         """`+ - * / // % @`: terms joined by `+ -`, each term factors joined by the others.
@@ -446,7 +453,11 @@ class ExpressionParser:
             self.leave()
             return n.UnaryOp(kind, operand, self.span(token))
         if kind == "~":
-            raise ParseError("operator '~' is not supported", self.span(self.i))
+            token = self.advance()
+            self.enter(token)
+            operand = self.factor()
+            self.leave()
+            return n.UnaryOp("~", operand, self.span(token))
         return self.power()
 
     def power(self) -> n.Node:

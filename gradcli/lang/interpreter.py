@@ -36,6 +36,9 @@ from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, 
 from gradcli.lang.limits import CAUGHT_ERROR_WORK, MAX_FORMAT_WIDTH, MAX_SEQUENCE_LENGTH, Limits
 from gradcli.limits import budget as _budget, check_built, check_walk
 from gradcli.lang.values import Scope, type_name
+from gradcli.lang import reflect as _reflect
+from gradcli.lang.strings import percent_format
+from gradcli.lang.unsupported import builtin_refusal
 
 import numpy as np
 
@@ -49,6 +52,7 @@ as_int = _tensor.as_int
 _INPLACE = {
     "+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
     "//": operator.ifloordiv, "%": operator.imod, "@": operator.imatmul, "**": operator.ipow,
+    "&": operator.iand, "|": operator.ior, "^": operator.ixor,
 }
 _COMPARE = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -56,7 +60,14 @@ _COMPARE = {
     "is": operator.is_, "is not": operator.is_not,
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
 }
-_UNARY = {"-": operator.neg, "+": operator.pos}
+def _xor_hint(error, op: str, left):
+    """`x ^ 2` on a float is most often a power written as in maths: say so."""
+    if op == "^" and error.hint is None and (left.__class__ is float or isinstance(left, Tensor)):
+        error.hint = "write ** for a power (x ** 2); ^ is Python's bitwise xor"
+    return error
+
+
+_UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
 _ORDERING = frozenset({"<", "<=", ">", ">=", "==", "!="})
 _NUMBERS = (int, float, bool)
 # Operands for which `+ - * /` need none of `binary`'s checks (int with int does: a
@@ -140,6 +151,8 @@ class Interpreter(Calls):
         self.printer = Printer(emit)
         self.modules = make_modules()
         self.builtins = make_builtins(self.modules, self._make_print())
+        self.builtins.update(_reflect.builtins(self.builtins, self.modules,
+                                               _access.policy(self.modules)))
         self.module_scope = Scope({}, None, None)
         self.scope = self.module_scope
         self.span = None  # the span last given to the engine
@@ -274,6 +287,10 @@ class Interpreter(Calls):
         while scope is not None:
             known.update(scope.vars)
             scope = scope.parent
+        refused = builtin_refusal(name)
+        if refused is not None:
+            return NameNotFound(refused, span, hint=_foreign.name_hint(name))
+
         def hint():  # made only if the error is shown (a caught one is not)
             given = _foreign.name_hint(name)
             close = close_matches(name, sorted(known), n=1) if given is None else None
@@ -321,7 +338,7 @@ class Interpreter(Calls):
             raise self.fail(exc, span) from None
 
     def _module_item(self, obj, index, span):
-        if not isinstance(index, (str, slice)):
+        if not isinstance(index, (str, slice)) and not getattr(obj.__class__, "program_items", False):
             index = _access.sequence_index(index, span)
         try:
             return obj[index]
@@ -400,16 +417,14 @@ class Interpreter(Calls):
                                        or isinstance(right, (list, tuple, str))):
                 left, right = _check_sequence_arithmetic(op, left, right)
             elif op == "%" and left.__class__ is str:
-                # `"%9999999999d" % 1` would allocate without bound; f-strings are checked.
-                raise ProgramTypeError("'%' string formatting is not supported", span,
-                                       hint="use an f-string: f\"{x:.3f}\"")
+                return percent_format(left, right)  # widths checked, as f-strings' are
             result = (_INPLACE if inplace else _BINARY)[op](left, right)
             self.charge(result)
             return result
         except GradcliError as error:
-            raise error.at(span)
+            raise _xor_hint(error.at(span), op, left)
         except _PYTHON_ERRORS as exc:
-            raise self.fail(exc, span) from None
+            raise _xor_hint(self.fail(exc, span), op, left) from None
 
     def _unaryop(self, node):
         value = self.eval(node.operand)

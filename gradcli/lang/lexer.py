@@ -612,10 +612,24 @@ def lex(source: str) -> Lexer:
     return Lexer(source).lex()
 
 
+# The dunders a program's class may define (`gradcli.lang.classes.DUNDER_METHODS`): after
+# `def`, where Python's data model calls them; a program never reads them.
+_DEFINED_DUNDERS = frozenset({"__init__", "__len__", "__getitem__", "__call__", "__iter__",
+                              "__next__", "__repr__", "__str__"})
+
+
 def _constructor_name(text: str, kinds: list) -> bool:
-    """`__init__` right after `def` (a Module class's constructor) or after `).` (as in
-    `super().__init__()`): the one dunder a program writes; the parser checks the rest."""
-    if text != "__init__" or not kinds:
-        return False
+    """`__init__` (or another of the data model's methods) right after `def`, `__init__`
+    after `).` (as in `super().__init__()`), `__future__` after `from`, and the bare name
+    `__name__` (a script's `if __name__ == "__main__":`, never an attribute): the dunders a
+    program writes; the parser and the class statement check the rest."""
+    if not kinds:
+        return text == "__name__"
     last = kinds[-1]
-    return last == "def" or last == "." and len(kinds) > 1 and kinds[-2] == ")"
+    if text == "__future__":
+        return last == "from"
+    if text == "__name__":
+        return last != "."
+    if last == "def":
+        return text in _DEFINED_DUNDERS
+    return text == "__init__" and last == "." and len(kinds) > 1 and kinds[-2] == ")"

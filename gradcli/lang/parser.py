@@ -19,6 +19,7 @@ from gradcli.lang.expressions import (AUGMENTED, PREC_COMPARE, UNSUPPORTED_STATE
 from gradcli.lang.lexer import Lexer
 from gradcli.lang.limits import MAX_TOKENS
 from gradcli.lang.tokencount import refuse_too_many_tokens
+from gradcli.lang.unsupported import known_module, module_refusal
 
 # The modules a program may import (SPEC 2.1); the interpreter's namespaces mirror them.
 IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd",
@@ -27,6 +28,10 @@ IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init
                       "torch.autograd.graph", "torch.autograd.function", "torch.func",
                       "torch.nn.utils", "torch.nn.utils.rnn",
                       "torch.autograd.forward_ad", "math", "numpy")
+# The standard modules' facades (`gradcli.lang.stdlib`) and torch.utils.data.
+IMPORTABLE_MODULES += ("torch.utils", "torch.utils.data", "time", "random", "collections",
+                       "itertools", "functools", "typing", "dataclasses", "__future__",
+                       "argparse", "sys")
 
 _COMPOUND = frozenset({"if", "while", "for", "def", "class", "with", "try", "@"})
 
@@ -159,7 +164,16 @@ class Parser(ExpressionParser):
             value = self.testlist()
             return n.AugAssign(expr, AUGMENTED[kind], value, self.span(op))
         if kind == ":":
-            raise ParseError("annotated assignments are not supported", self.span(self.i))
+            # `x: int = 3` assigns (the annotation is read and ignored, as for parameters);
+            # a bare `x: int` declares nothing
+            if not isinstance(expr, (n.Name, n.Attribute, n.Subscript)):
+                raise ParseError("illegal target for annotation", expr.span)
+            self.advance()
+            self.test()
+            if not self.accept("="):
+                return n.Pass(self.span(first))
+            target = self.target(expr)
+            return n.Assign([target], self.testlist(), self.span(first))
         text = self.source[self.offsets[first]:self.ends[self.i - 1]].strip()
         return n.ExprStmt(expr, text, self.span(first))
 
@@ -308,11 +322,10 @@ class Parser(ExpressionParser):
         first_span = self.span(first)
         span = Span(first_span.line, first_span.col, first_span.col + len(name))
         if name not in IMPORTABLE_MODULES:
-            if parts[0] not in ("torch", "numpy", "math"):
-                raise ParseError(f"only torch and its submodules, math and numpy can be imported, "
-                                 f"not '{name}'", span,
-                                 hint="gradcli programs can import " + ", ".join(IMPORTABLE_MODULES))
             close = close_matches(name, IMPORTABLE_MODULES, n=1)
+            if known_module(name) or not (close and close[0].count(".") == name.count(".")):
+                raise ParseError(module_refusal(name), span,
+                                 hint="gradcli programs can import " + ", ".join(IMPORTABLE_MODULES))
             raise ParseError(f"no module named '{name}'", span,
                              hint=f"did you mean '{close[0]}'?" if close else None)
         return name, span

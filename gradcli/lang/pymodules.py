@@ -489,6 +489,8 @@ TENSOR_MEMBERS = {
     "to": _to,
     "device": lambda t: CPU,
     "is_cuda": lambda t: False,
+    "is_xpu": lambda t: False,
+    "is_mps": lambda t: False,
 }
 
 
@@ -499,7 +501,12 @@ def torch_members() -> dict:
         "is_available": Builtin("is_available", lambda: False),
         "device_count": Builtin("device_count", lambda: 0),
     })
+    from gradcli._tensor import Size
+
     return {"device": Builtin("device", device), "cuda": cuda, "Tensor": Tensor,
+            "compile": Builtin("compile", lambda model=None, **options: model if model is not None
+                               else Builtin("compile", lambda fn: fn)),  # no compiler: as is
+            "Size": Builtin("Size", Size),
             "manual_seed": Builtin("manual_seed", manual_seed),
             "from_numpy": Builtin("from_numpy", from_numpy)}
 

@@ -5,6 +5,8 @@ iterable of the language), so that neither imports the other for them.
 """
 from __future__ import annotations
 
+from itertools import islice
+
 from gradcli.errors import LimitError, ProgramTypeError
 from gradcli.lang.limits import MAX_SEQUENCE_LENGTH
 from gradcli.lang.values import type_name
@@ -27,7 +29,13 @@ def materialize(iterable, what: str = "a list") -> list:
     its length, so the check comes before any item is made.
     """
     iterator = iterate(iterable)
-    check_length(len(iterable), what)
+    try:
+        length = len(iterable)
+    except TypeError:  # an iterator, a program's object without __len__: counted as it goes
+        items = list(islice(iterator, MAX_SEQUENCE_LENGTH + 1))
+        check_length(len(items), what)
+        return items
+    check_length(length, what)
     return list(iterator)
 
 

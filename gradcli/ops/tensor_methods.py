@@ -65,8 +65,8 @@ _FORWARD = {
     "__add__": "add", "__sub__": "sub", "__mul__": "mul", "__pow__": "pow",
     "__floordiv__": "floor_divide", "__mod__": "remainder",
     "__matmul__": "matmul", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
-    "__eq__": "eq", "__ne__": "ne", "__and__": "logical_and", "__or__": "logical_or",
-    "__abs__": "abs", "__neg__": "neg", "__invert__": "logical_not",
+    "__eq__": "eq", "__ne__": "ne",
+    "__abs__": "abs", "__neg__": "neg",
     "__getitem__": "getitem", "__setitem__": "setitem",
 }
 

@@ -56,9 +56,14 @@ def test_no_dunder_or_internal_is_reachable(source):
     assert "unreachable" not in error.message
 
 
-def test_type_is_not_a_builtin():
-    error = fails(NET + "type(net)")
-    assert "type" in error.message
+def test_type_gives_back_the_program_class_never_a_python_class():
+    from gradcli.lang.classes import ProgramClass
+
+    result = compile_program(NET + "t = type(net)\nsame = t is Net\nk = type(3)\n").run(
+        stdout=lambda line: None, script=True)
+    scope = result.interpreter.module_scope.vars
+    assert type(scope["t"]) is ProgramClass and scope["same"] is True
+    assert not isinstance(scope["k"], type)  # the language's int, not Python's class
 
 
 @pytest.mark.parametrize("method", ["__call__", "__getattr__", "__repr__", "__setattr__",

@@ -175,8 +175,7 @@ def test_fstring_expression_errors_point_inside():
      "default 'except:' must be last"),
     ("del x", 1, 1, "'del' is not supported"),
     ("f(x for x in y, 1)", 1, 3, "Generator expression must be parenthesized"),
-    ("x: float = 1", 1, 2, "annotated assignments are not supported"),
-    ("x = a & b", 1, 7, "operator '&' is not supported"),
+    ("f(): float = 1", 1, 1, "illegal target for annotation"),
     ("x = {1: 2, 3}", 1, 13, "expected ':'"),
     ("x = *a", 1, 5, "starred expressions"),
     ("x = 1 2", 1, 7, "invalid syntax"),
@@ -187,10 +186,12 @@ def test_syntax_errors_with_positions(source, line, col, message):
 
 
 @pytest.mark.parametrize("source, message", [
-    ("import os", "only torch and its submodules, math and numpy can be imported, not 'os'"),
-    ("import numpy.random as npr", "no module named 'numpy.random'"),
-    ("from os import path", "not 'os'"),
-    ("import torch.cuda.amp", "no module named 'torch.cuda.amp'"),
+    ("import os", "module 'os' is not supported in gradcli: programs have no file system"),
+    ("import numpy.random as npr", "module 'numpy.random' is not supported in gradcli"),
+    ("from os import path", "module 'os' is not supported in gradcli"),
+    ("import torch.cuda.amp", "module 'torch.cuda.amp' is not supported in gradcli: gradcli "
+                              "computes in float64 and float32 only"),
+    ("import torch.nn.functionl", "no module named 'torch.nn.functionl'"),
     ("from torch import *", "import \\*' is not supported"),
     ("from . import x", "relative imports"),
 ])
@@ -201,7 +202,7 @@ def test_imports_only_torch(source, message):
 
 
 def test_import_error_position():
-    raises_at(ProgramError, 2, 8, parse, "import torch\nimport os\n", match="not 'os'")
+    raises_at(ProgramError, 2, 8, parse, "import torch\nimport os\n", match="module 'os' is not supported")
 
 
 def test_long_chain_parses():
@@ -244,8 +245,9 @@ def test_chain_ends_at_what_is_not_arithmetic():
         "(- (+ (- a (/ (* b c) d)) (@ (// (% e f) g) h)) i)"
     assert expr("a * b < c + d and e") == "(and (cmp (* a b) < (+ c d)) e)"
     assert expr("-a * -b ** c - d") == "(- (* (- a) (- (** b c))) d)"
-    raises_at(ParseError, 1, 7, parse_expression, "a * b & c", match="operator '&' is not supported")
-    raises_at(ParseError, 1, 7, parse_expression, "a + b | c", match="operator '|' is not supported")
+    assert expr("a * b & c") == "(& (* a b) c)"
+    assert expr("a | b ^ c & d << e") == "(| a (^ b (& c (<< d e))))"
+    assert expr("a == b | c") == "(cmp a == (| b c))"
     raises_at(ParseError, 1, 5, parse_expression, "a + ", match="expected an expression")
 
 
