@@ -335,12 +335,10 @@ def _charge_backward(node, g) -> None:
     node saved its operands (a matrix product's two products), else three passes over the
     gradient at the op's elementwise weight. (Under create_graph the rules run on Tensors
     and each op they run charges itself.)"""
-    from ..ops.costs import ELEMENTWISE_WEIGHTS
-
     count = 3 * g.size
     if node.__class__ is OpNode:
         op = node.op
-        count *= ELEMENTWISE_WEIGHTS.get(op.name, 1)
+        count *= op.weight
         saved = node.saved
         if op.cost is not None and saved.__class__ is tuple:
             arrays = [t._data if isinstance(t, Tensor) else t for t in saved]
@@ -478,7 +476,3 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         targets = _targets_for(inputs)
     execute(tensors, grad_tensors, retain_graph, create_graph, targets, accumulate=True, trace=trace)
 
-
-from ..ops import dual as _dual  # noqa: E402  (forward mode's TRANSPOSE rules run `grad`)
-
-_dual.ENGINE_GRAD[0] = grad

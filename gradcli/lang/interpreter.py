@@ -35,7 +35,7 @@ from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, 
                                    make_builtins, make_modules)
 from gradcli.lang.limits import CAUGHT_ERROR_WORK, MAX_FORMAT_WIDTH, MAX_SEQUENCE_LENGTH, Limits
 from gradcli.limits import budget as _budget, check_built, check_walk
-from gradcli.lang.values import Scope, type_name
+from gradcli.lang.values import Printer, Scope, type_name
 from gradcli.lang import reflect as _reflect
 from gradcli.lang.strings import percent_format
 from gradcli.lang.unsupported import builtin_refusal
@@ -92,29 +92,6 @@ _ndarray = np.ndarray
 
 
 _FORMAT_NUMBER = re.compile(r"\d+")
-
-
-class Printer:
-    """`print`'s output: complete lines go to `emit` (and `lines`) as they are finished."""
-
-    def __init__(self, emit):
-        self.emit = emit
-        self.lines: list[str] = []
-        self.pending = ""
-
-    def write(self, text: str) -> None:
-        text = self.pending + text
-        *complete, self.pending = text.split("\n")
-        for line in complete:
-            self.lines.append(line)
-            self.emit(line)
-
-    def flush(self) -> None:
-        if self.pending:
-            line, self.pending = self.pending, ""
-            self.lines.append(line)
-            self.emit(line)
-
 
 
 MAX_NOTED_LEAVES = 10_000      # leaves noted by the name they were first bound to (`x (2:1)`)

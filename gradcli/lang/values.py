@@ -71,3 +71,25 @@ class Scope:
 Builtin.__name__ = "builtin_function_or_method"
 Closure.__name__ = "function"
 Namespace.__name__ = "module"
+
+
+class Printer:
+    """`print`'s output: complete lines go to `emit` (and `lines`) as they are finished."""
+
+    def __init__(self, emit):
+        self.emit = emit
+        self.lines: list[str] = []
+        self.pending = ""
+
+    def write(self, text: str) -> None:
+        text = self.pending + text
+        *complete, self.pending = text.split("\n")
+        for line in complete:
+            self.lines.append(line)
+            self.emit(line)
+
+    def flush(self) -> None:
+        if self.pending:
+            line, self.pending = self.pending, ""
+            self.lines.append(line)
+            self.emit(line)

@@ -31,7 +31,6 @@ from ..graph import saved_hooks as _saved_hooks
 from ..graph.saved_hooks import hooks_or_inference as _saving
 from .aliasing import link
 from .dual import ACTIVE as _dual_levels, propagate as _propagate_tangents
-from .costs import ELEMENTWISE_WEIGHTS as _WEIGHTS
 from .shapes import broadcast_shapes
 
 ndarray = np.ndarray
@@ -239,9 +238,7 @@ def charge(op, arrays, params) -> None:
         count = 0
         for a in arrays:
             count += getattr(a, "size", 1)
-        weight = _WEIGHTS.get(op.name)
-        if weight is not None:
-            count *= weight
+        count *= op.weight
     else:
         count = cost(*arrays, **params) if params else cost(*arrays)
     _budget.charge_elements(count)

@@ -22,6 +22,7 @@ from ..dtypes import NUMBER_PARAMS, PROMOTION
 from .._tensor import MODIFICATIONS as _MODIFICATIONS
 from .._tensor import Tensor
 from ..graph.nodes import NOTHING_SAVED as _NOTHING, OpNode
+from .costs import ELEMENTWISE_WEIGHTS
 from .apply import apply
 from .dual import BILINEAR, LINEAR, POINTWISE, SYMMETRIC, TRANSPOSE  # noqa: F401  (the tangent= kinds, for the op files)
 from . import dual as _dual
@@ -60,7 +61,7 @@ class Op:
     __slots__ = ("name", "node", "inputs", "forward", "rules", "formulas", "sympy", "domain",
                  "broadcasts", "n_outputs", "defaults", "plans", "saves_anything", "_save_cache",
                  "fn", "doc", "differentiable", "needs_shapes", "params", "reads_shapes", "cost", "promote",
-                 "number_params", "float_dtype", "float_hit", "tangent", "tangent_plans")
+                 "number_params", "float_dtype", "float_hit", "tangent", "tangent_plans", "weight")
 
     def __init__(self, name, node, forward, inputs=("self",), rules=(), formulas=(), sympy=None,
                  domain=None, broadcasts=False, n_outputs=1, doc="", cost=None, tangent=None):
@@ -108,6 +109,8 @@ class Op:
         # for the next call of the same dtype
         self.float_dtype = None
         self.float_hit = None
+        # the CPU time of its elementwise work against `x * y`'s (costs.py, calibrated)
+        self.weight = ELEMENTWISE_WEIGHTS.get(name, 1)
 
     def _plan(self, rule, first: str = "g"):
         """What each rule reads, as (kind, key) pairs: see `Reads`."""

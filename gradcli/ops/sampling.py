@@ -379,18 +379,8 @@ def bitwise_not(input):
     return _leaf(np.invert(data), False)
 
 
-def _swapped(fn):
-    return lambda self, other: fn(other, self)
-
-
 for _fn in (bitwise_and, bitwise_or, bitwise_xor, bitwise_not):
     export(_fn.__name__, _fn)
-# the operators, set on Tensor here (not Tensor methods a program calls by name)
-for _dunder, _fn in (("and", bitwise_and), ("or", bitwise_or), ("xor", bitwise_xor)):
-    setattr(Tensor, f"__{_dunder}__", _fn)
-    setattr(Tensor, f"__r{_dunder}__", _swapped(_fn))
-    setattr(Tensor, f"__i{_dunder}__", lambda self, other, _fn=_fn: self._inplace(_fn, other))
-Tensor.__invert__ = bitwise_not
 METHODS["bitwise_and_"] = lambda self, other: self._inplace(bitwise_and, other)
 METHODS["bitwise_or_"] = lambda self, other: self._inplace(bitwise_or, other)
 

@@ -146,3 +146,10 @@ def attach() -> None:
     Tensor.__imod__ = Tensor.remainder_
     Tensor.__ipow__ = Tensor.pow_
     Tensor.__imatmul__ = _imatmul
+    # the bitwise operators (ops/sampling.py's functions: no graph, as PyTorch's)
+    for dunder in ("and", "or", "xor"):
+        fn = FUNCTIONS["bitwise_" + dunder]
+        setattr(Tensor, f"__{dunder}__", fn)
+        setattr(Tensor, f"__r{dunder}__", lambda self, other, fn=fn: fn(other, self))
+        setattr(Tensor, f"__i{dunder}__", lambda self, other, fn=fn: self._inplace(fn, other))
+    Tensor.__invert__ = FUNCTIONS["bitwise_not"]
