@@ -331,7 +331,7 @@ class Tensor:
                 )
             return self
         if requires_grad and self._data.dtype.kind != "f":
-            raise AutogradError("only Tensors of floating point and complex dtype can require gradients")
+            raise AutogradError("Only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad = bool(requires_grad)
         return self
 

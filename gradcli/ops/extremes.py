@@ -74,7 +74,8 @@ def _extreme_dim(name, argfn):
 def _evenly_distributed(F, g, self, result):
     """Ties share the gradient evenly (a nan result: the nans share it), as PyTorch does."""
     mask = (self != self) if math.isnan(float(_array(result))) else (self == result)
-    return F.where(mask, g / F.sum(mask), 0.0)
+    count = float(_array(F.sum(mask)))   # a number: g keeps its dtype (numpy would promote
+    return F.where(mask, g / count, 0.0)  # a float32 g by an int64 count to float64)
 
 
 def _to_index(F, g, self_shape, dim, keepdim, indices):

@@ -60,7 +60,7 @@ def test_set_default_dtype_in_a_program():
 def test_requires_grad_of_an_integer_tensor_is_refused():
     result = invoke("run", "-e", "import torch\nx = torch.arange(4, requires_grad=True)")
     assert result.exit_code != 0
-    assert "only Tensors of floating point and complex dtype can require gradients" in result.stderr
+    assert "Only Tensors of floating point and complex dtype can require gradients" in result.stderr
 
 
 def test_math_takes_the_expression_commands_float_literals_as_ints():

@@ -256,7 +256,7 @@ def test_conversion_to_the_same_dtype_returns_self_and_otherwise_records_tocopy(
     lambda: g.ones(2, dtype=g.int32, requires_grad=True),
 ])
 def test_only_floating_tensors_can_require_grad(make):
-    with pytest.raises(AutogradError, match="only Tensors of floating point and complex dtype can require "
+    with pytest.raises(AutogradError, match="Only Tensors of floating point and complex dtype can require "
                                             "gradients"):
         make()
 
@@ -300,3 +300,12 @@ def test_mixed_dtype_backward_casts_at_each_edge(float32_default):
     assert names(z.grad) == "torch.float32" and names(w.grad) == "torch.float32"
     assert names(x.grad) == "torch.float64" and x.grad.tolist() == [4.5, 6.0]
     assert w.grad.tolist() == (np.float32([0.1, 0.3]) * np.float32(3)).tolist()
+
+
+def test_the_gradient_of_a_float32_max_with_ties_stays_float32():
+    """PyTorch 2.13: grad of x.max() over [1., 3., 3.] (float32) is [0., 0.5, 0.5], float32
+    (an int64 count of the ties once promoted it to float64)."""
+    x = g.tensor(np.array([1.0, 3.0, 3.0], dtype=np.float32), requires_grad=True)
+    grad, = g.autograd.grad(x.max(), x)
+    assert grad._data.dtype == np.float32
+    assert grad.tolist() == [0.0, 0.5, 0.5]

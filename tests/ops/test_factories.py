@@ -40,7 +40,7 @@ def test_bool_tensors():
     assert g.tensor([1.0, 0.0], dtype="torch.bool").tolist() == [True, False]
     assert str(g.tensor([True, 2]).dtype) == "torch.int64"  # promoted, as PyTorch
     assert str(g.full((2,), True).dtype) == "torch.bool"
-    with pytest.raises(AutogradError, match="only Tensors of floating point and complex dtype can require gradients"):
+    with pytest.raises(AutogradError, match="Only Tensors of floating point and complex dtype can require gradients"):
         g.tensor([True], requires_grad=True)
 
 
