@@ -1,23 +1,11 @@
 """Programs that differentiate themselves (issue 28.1): a snippet that ends `y.backward()`
 or calls `autograd.grad` still answers `backward`, `grad`, `jacobian`, `hessian`, `graph`."""
-import json
 import math
 
-from typer.testing import CliRunner
-
-from gradcli.cli.app import app
+from cli_helpers import as_json, invoke
 
 TUTORIAL = ("import torch\nx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
             "y = x.pow(2).sum()\ny.backward()\nprint(x.grad)\n")
-
-
-def invoke(*args, input=None):
-    return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
-
-
-def as_json(result):
-    assert result.exit_code == 0, result.stderr
-    return json.loads(result.stdout)
 
 
 def test_backward_reports_the_grads_the_programs_own_call_left_and_says_so():

@@ -3,9 +3,7 @@ with Python's numbers and its leaves that require grad as inputs; any other file
 expression, whose literal assignments are inputs."""
 import json
 
-from typer.testing import CliRunner
-
-from gradcli.cli.app import app
+from cli_helpers import as_json, invoke
 
 TRAINING = """import torch
 w = torch.tensor([1.0, -1.0], requires_grad=True)
@@ -49,15 +47,6 @@ net = Net()
 scale = 2.0
 out = (net(torch.tensor([[1.0, 2.0]])) * scale).sum()
 """
-
-
-def invoke(*args, input=None):
-    return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
-
-
-def as_json(result):
-    assert result.exit_code == 0, result.stderr
-    return json.loads(result.stdout)
 
 
 def test_grad_without_wrt_answers_for_the_parameters_only():

@@ -11,21 +11,10 @@ import pytest
 
 from gradcli.autograd import gradcheck, gradgradcheck
 from gradcli.autograd.gradcheck import compare
-from gradcli.ops import OPS, apply
+from gradcli.ops import apply
 from gradcli._tensor import Tensor
 
-# (an op PyTorch gives no derivative records a NotImplemented node: tests/ops/test_division.py)
-DIFFERENTIABLE = [op for op in OPS.values() if op.differentiable and op.node != "NotImplemented"]
-
-
-def _cases():
-    for op in DIFFERENTIABLE:
-        rng = np.random.default_rng(sum(map(ord, op.name)))
-        for k, (inputs, params) in enumerate(op.domain(rng)):
-            yield pytest.param(op, inputs, params, id=f"{op.name}-{k}")
-
-
-CASES = list(_cases())
+from op_cases import CASES, DIFFERENTIABLE
 
 
 def _tensors(inputs):
