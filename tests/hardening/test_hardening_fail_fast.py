@@ -59,7 +59,8 @@ LIMITS = {
     "integer digits": ("y = " + "9" * 100_000, "integer literal too large"),
     "steps": ("x = 1.0\nwhile True:\n    x = x\n", "--max-steps"),
     "elements": ("y = torch.zeros(10**9)", "--max-elements"),
-    "sequence length": ("y = list(range(10**9))", "exceeds the limit of 10000000 items"),
+    # (10**8, not 10**9: a range of 10**9 is charged by its length first, the steps limit)
+    "sequence length": ("y = list(range(10**8))", "exceeds the limit of 10000000 items"),
     "format width": ("x = 1.0\ny = f'{x:1000000000}'", "width"),
     "call depth": ("def f(n):\n    return f(n)\ny = f(1)", "recursion"),
 }
