@@ -9,6 +9,8 @@ torch/autograd/functional.py.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from ..errors import AutogradError, ProgramTypeError
@@ -191,53 +193,47 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             unpack(postprocess(result, create_graph), outputs_tuple))
 
 
-def _forward_jvp(func, inputs, v, create_graph: bool):
-    """functional.jvp by forward mode: one pass with the inputs made dual."""
+@contextmanager
+def _made_dual(inputs, v, create_graph: bool, name: str, need_graph: bool):
+    """The inputs of functional.jvp/hvp prepared as PyTorch checks them and made dual along v
+    (ones for one scalar input), in a dual level of their own: (inputs_tuple, inputs, level,
+    duals). The outputs lose their tangents when the level ends; the tensors are kept."""
     from ..ops import dual
     from .forward_ad import dual_view
 
-    with enable_grad():
-        inputs_tuple, inputs = as_tuple(inputs, "inputs", "jvp")
-        inputs = grad_preprocess(inputs, create_graph, need_graph=create_graph)
-        v = _prepare_v(v, inputs, inputs_tuple, create_graph, "jvp", _V_FOR_INPUT,
-                       len(inputs) == 1 and inputs[0]._data.size == 1)
-        if v is None:
-            v = (Tensor._make(np.ones_like(inputs[0]._data)),)
-        level = dual.enter_level(graph=create_graph)
-        try:
-            duals = tuple(dual_view(x, t, level) for x, t in zip(inputs, v))
-            outputs_tuple, outputs = as_tuple(call_program("jvp", None, func, *duals),
-                                              "outputs of the user-provided function", "jvp")
-            tangents = tuple(level.get(o) for o in outputs)
-            tangents = tuple(t if t is not None else Tensor._make(np.zeros_like(o._data))
-                             for t, o in zip(tangents, outputs))
-        finally:
-            dual.exit_level(level)   # the outputs lose their tangents: the tensors themselves are kept
+    inputs_tuple, inputs = as_tuple(inputs, "inputs", name)
+    inputs = grad_preprocess(inputs, create_graph, need_graph=need_graph)
+    v = _prepare_v(v, inputs, inputs_tuple, create_graph, name, _V_FOR_INPUT,
+                   len(inputs) == 1 and inputs[0]._data.size == 1)
+    if v is None:
+        v = (Tensor._make(np.ones_like(inputs[0]._data)),)
+    level = dual.enter_level(graph=create_graph)
+    try:
+        yield inputs_tuple, inputs, level, tuple(dual_view(x, t, level) for x, t in zip(inputs, v))
+    finally:
+        dual.exit_level(level)
+
+
+def _forward_jvp(func, inputs, v, create_graph: bool):
+    """functional.jvp by forward mode: one pass with the inputs made dual."""
+    with enable_grad(), _made_dual(inputs, v, create_graph, "jvp", create_graph) as (_, _, level, duals):
+        outputs_tuple, outputs = as_tuple(call_program("jvp", None, func, *duals),
+                                          "outputs of the user-provided function", "jvp")
+        tangents = tuple(level.get(o) for o in outputs)
+        tangents = tuple(t if t is not None else Tensor._make(np.zeros_like(o._data))
+                         for t, o in zip(tangents, outputs))
     return (unpack(postprocess(outputs, create_graph), outputs_tuple),
             unpack(postprocess(tangents, create_graph), outputs_tuple))
 
 
 def _forward_hvp(func, inputs, v, create_graph: bool):
     """functional.hvp forward over reverse: H v is the tangent of the gradient along v."""
-    from ..ops import dual
-    from .forward_ad import dual_view
-
-    with enable_grad():
-        inputs_tuple, inputs = as_tuple(inputs, "inputs", "hvp")
-        inputs = grad_preprocess(inputs, create_graph, need_graph=True)
-        v = _prepare_v(v, inputs, inputs_tuple, create_graph, "hvp", _V_FOR_INPUT,
-                       len(inputs) == 1 and inputs[0]._data.size == 1)
-        if v is None:
-            v = (Tensor._make(np.ones_like(inputs[0]._data)),)
-        level = dual.enter_level(graph=create_graph)
-        try:
-            duals = tuple(dual_view(x, t, level) for x, t in zip(inputs, v))
-            outputs = _scalar_output(func, duals, "hvp", False)
-            jac = autograd_grad(outputs, duals, create_graph=True)
-            result = tuple(Tensor._make(np.zeros_like(x._data)) if g is None or level.get(g) is None
-                           else level.get(g) for g, x in zip(jac, inputs))
-        finally:
-            dual.exit_level(level)
+    with enable_grad(), _made_dual(inputs, v, create_graph, "hvp", True) as (inputs_tuple, inputs, level,
+                                                                              duals):
+        outputs = _scalar_output(func, duals, "hvp", False)
+        jac = autograd_grad(outputs, duals, create_graph=True)
+        result = tuple(Tensor._make(np.zeros_like(x._data)) if g is None or level.get(g) is None
+                       else level.get(g) for g, x in zip(jac, inputs))
     return (postprocess(outputs, create_graph)[0],
             unpack(postprocess(result, create_graph), inputs_tuple))
 
