@@ -3,8 +3,8 @@ numbers, 0-d and n-d tensors, run through PyTorch and through gradcli's library.
 
 Needs PyTorch (not part of CI):
 
-    PYTHONPATH=. /work/torchvenv/bin/python benchmarks/compare_dtypes.py [N] [SEED]
-    PYTHONPATH=. /work/torchvenv/bin/python benchmarks/compare_dtypes.py --exact [N] [SEED]
+    PYTHONPATH=. <python with torch 2.13> benchmarks/compare_dtypes.py [N] [SEED]
+    PYTHONPATH=. <python with torch 2.13> benchmarks/compare_dtypes.py --exact [N] [SEED]
 
 `--exact` (issue 29) runs programs whose float32/float16 results gradcli computes as
 PyTorch does: sum, mean, nansum, cumsum of 1 to 10^6 elements along any dims (keepdim,

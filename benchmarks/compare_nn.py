@@ -1,6 +1,6 @@
 """torch.nn functions, losses and torch.optim against PyTorch, in float64.
 
-    PYTHONPATH=. /work/torchvenv/bin/python benchmarks/compare_nn.py [--seed S] [--rounds N]
+    PYTHONPATH=. <python with torch 2.13> benchmarks/compare_nn.py [--seed S] [--rounds N]
 
 Two parts. Ops and losses: each F function runs forward and backward on random
 shapes in both, and the output and every input's gradient must agree within

@@ -2,7 +2,7 @@
 PyTorch's last bit (needs PyTorch): var/std, softmax and friends, norm, prod, the
 activations, det, matrix products, conv2d, on standard normal inputs.
 
-    PYTHONPATH=. /work/torchvenv/bin/python benchmarks/float32_ops.py
+    PYTHONPATH=. <python with torch 2.13> benchmarks/float32_ops.py
 
 Prints, per op, the elements compared, the share identical to PyTorch's, the share
 within 1 ulp, and the largest difference in ulp (large where results are near 0).

@@ -1,6 +1,6 @@
 """Issue 30, forward mode and vmap, beside PyTorch in one run.
 
-    PYTHONPATH=. /work/torchvenv/bin/python benchmarks/forward_mode.py [--quick]
+    PYTHONPATH=. <python with torch 2.13> benchmarks/forward_mode.py [--quick]
 
 1. jacfwd of f: R^10 -> R^1000, f(x) = tanh(W x) * sum(x): gradcli's jacfwd (10
    forward-mode passes) against its jacrev (1000 backward passes) and PyTorch's jacfwd.

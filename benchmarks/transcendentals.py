@@ -7,7 +7,7 @@ results that differ from PyTorch's: numpy in float32, numpy in float64 rounded o
 float32 (a correctly rounded result but for rare double roundings), and what gradcli
 computes now. Run with the venv that has torch:
 
-    /work/torchvenv/bin/python benchmarks/transcendentals.py
+    <python with torch 2.13> benchmarks/transcendentals.py
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Records PyTorch's float32/float16 sums, means, nansums and cumsums of seeded inputs into
 sums.json, for tests/engine/test_torch_digits.py (which never imports torch).
 
-    /work/torchvenv/bin/python tests/engine/torch_digits/record.py
+    <python with torch 2.13> tests/engine/torch_digits/record.py
 
 Each case names its input (shape, dtype, seed, view), the reduction and its dims; the
 result is kept as the sha256 of its bytes, its shape and its first values.

@@ -1,6 +1,6 @@
 """Record what PyTorch prints for each program here (run with the torch venv, not in CI):
 
-    /work/torchvenv/bin/python tests/lang/pytail/record.py
+    <python with torch 2.13> tests/lang/pytail/record.py
 
 Each `<name>.py` is run by PyTorch 2.13's Python; its stdout is written to
 `torch_output/<name>.txt`, which test_pytail.py compares with `gradcli run`'s.

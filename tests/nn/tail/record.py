@@ -1,6 +1,6 @@
 """Record what PyTorch prints for each program here (run by hand, never by the tests):
 
-    /work/torchvenv/bin/python tests/nn/tail/record.py [name ...]
+    <python with torch 2.13> tests/nn/tail/record.py [name ...]
 
 Each program is plain PyTorch; its standard output goes to torch_output/<name>.txt,
 which tests/nn/test_tail_layers.py compares with `gradcli run` of the same file.
