@@ -61,15 +61,23 @@ def _has_graphviz() -> bool:
     return True
 
 
-@pytest.mark.skipif(not _has_graphviz(), reason="no Graphviz (dot or the graphviz-pure wheel)")
-def test_walkthrough_script_blocks_hold_no_markup(tmp_path):
-    program = tmp_path / "hostile.py"
-    program.write_text(HOSTILE_PROGRAM)
-    page = tmp_path / "walk.html"
-    ran = limited_run("graph", "-o", str(page), str(program))
+needs_graphviz = pytest.mark.skipif(not _has_graphviz(), reason="no Graphviz (dot or the graphviz-pure wheel)")
+
+
+def _picture(tmp_path, source: str, name: str):
+    """`graph -o NAME` of the program `source`, in a real process: the file written."""
+    program = tmp_path / "program.py"
+    program.write_text(source)
+    out = tmp_path / name
+    ran = limited_run("graph", "-o", str(out), str(program))
     assert ran.code == 0, ran.stderr
     assert ran.cpu_seconds < cpu_bound(5)
-    text = page.read_text()
+    return out
+
+
+@needs_graphviz
+def test_walkthrough_script_blocks_hold_no_markup(tmp_path):
+    text = _picture(tmp_path, HOSTILE_PROGRAM, "walk.html").read_text()
     parser = _Page()
     parser.feed(text)
     parser.close()
@@ -103,16 +111,12 @@ def test_control_characters_of_a_program_are_escaped(tmp_path, command):
         assert "\\x1b[2J" in ran.stdout, ran.stdout
 
 
-@pytest.mark.skipif(not _has_graphviz(), reason="no Graphviz (dot or the graphviz-pure wheel)")
+@needs_graphviz
 def test_svg_of_a_program_with_control_characters_is_xml(tmp_path):
     """XML has no ESC: a raw one made an SVG no viewer opens."""
     import xml.etree.ElementTree as ET
 
-    program = tmp_path / "keys.py"
-    program.write_text(MODULE_PROGRAM)
-    out = tmp_path / "g.svg"
-    ran = limited_run("graph", "-o", str(out), str(program))
-    assert ran.code == 0, ran.stderr
+    out = _picture(tmp_path, MODULE_PROGRAM, "g.svg")
     ET.parse(out)  # well-formed
     assert "\\x1b[2J" in out.read_text()
 
