@@ -45,8 +45,9 @@ WALK_ITEMS_PER_WORK = 4
 # its graphs fault in: 40 ends them within the 5 s (a scalar chain: ~130 ns a unit).
 NODE_WORK = 40
 # An op that records no node (no input requires grad, or no_grad): ~2-3 us of dispatch,
-# promotion and wrapping beside the tokens that called it.
-OP_WORK = 12
+# promotion and wrapping beside the tokens that called it, and up to twice that on a
+# slower or loaded machine (`x = x * 1.0 * ...` in a loop spent 7 s of CI's CPU at 12).
+OP_WORK = 24
 
 # Nesting of a value built at run time (`t = (t,)` in a loop): Python's own hash,
 # compare and repr recurse in C once per level, and crash the process (not a
