@@ -46,8 +46,9 @@ WALK_ITEMS_PER_WORK = 4
 NODE_WORK = 40
 # An op that records no node (no input requires grad, or no_grad): ~2-3 us of dispatch,
 # promotion and wrapping beside the tokens that called it, and up to twice that on a
-# slower or loaded machine (`x = x * 1.0 * ...` in a loop spent 7 s of CI's CPU at 12).
-OP_WORK = 24
+# slower or loaded machine (`x = x * 1.0 * ...` in a loop spent 7 s of CI's CPU at 12,
+# 2.1-4.2 s here at 24, 1.9-2.0 s at 32).
+OP_WORK = 32
 
 # Nesting of a value built at run time (`t = (t,)` in a loop): Python's own hash,
 # compare and repr recurse in C once per level, and crash the process (not a
