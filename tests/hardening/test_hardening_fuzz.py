@@ -15,7 +15,7 @@ BUDGET_S = 25.0  # of CPU: stop early on a slow machine rather than slow the sui
 
 
 def cpu_seconds() -> float:
-    """CPU time of this process and its reaped children (the fuzzer forks one per program):
+    """CPU time of this process and of the processes it ran (the fuzzer runs a few for real):
     what the programs cost, whatever else the machine is running."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
