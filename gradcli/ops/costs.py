@@ -211,13 +211,8 @@ def adaptive_pooling(self, *others, output_size=(1, 1), **params) -> int:
 
 
 def adaptive_pooling_backward(grad, *others, input_size=(1, 1), **params) -> int:
-    shape = _shape(grad)
-    if len(shape) < 2:
-        return _size(grad)
-    oh, ow = shape[-2], shape[-1]
-    h, w = _at(input_size, 0, 1), _at(input_size, 1, 1)
-    planes = math.prod(shape[:-2])
-    return planes * (h * oh * ow + h * ow * w) + _size(grad)
+    """Its backward: the same two products transposed, from the gradient's size to the input's."""
+    return adaptive_pooling(grad, output_size=input_size)
 
 
 def normalization(self, *others, **params) -> int:
