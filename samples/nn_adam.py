@@ -27,12 +27,18 @@ x = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.5, -0.5], [
 y = torch.tensor([0, 1, 1, 0, 1, 0])
 loss_fn = nn.CrossEntropyLoss()
 opt = torch.optim.Adam(model.parameters(), lr=0.05)
-# PyTorch's training loop, written out as in nn_sequential.py: each sample stands alone
-for step in range(8):
+
+
+def closure():
+    """What opt.step(closure) runs first (PyTorch's form for optimizers that re-evaluate)."""
     opt.zero_grad()
     loss = loss_fn(model(x), y)
     loss.backward()
-    opt.step()
+    return loss
+
+
+for step in range(8):
+    loss = opt.step(closure)   # the loss before the step, as closure() returned it
     print(f"step {step}: loss {loss.item():.12f}")
 print([round(v, 12) for v in model.out.bias.detach().tolist()])  # 1e-16 apart after 8 steps
 print(len(opt.state), sorted(opt.state[model.out.bias].keys()))

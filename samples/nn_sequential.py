@@ -17,7 +17,6 @@ y = torch.tensor([[1.0], [0.5], [1.5], [2.0]], dtype=torch.float64)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 loss_fn = nn.MSELoss()
 print(model)
-# PyTorch's training loop, written out as in nn_adam.py: each sample stands alone
 for step in range(5):
     opt.zero_grad()
     loss = loss_fn(model(x), y)

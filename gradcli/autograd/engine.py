@@ -74,7 +74,9 @@ def _discover(roots) -> dict:
     while stack:
         node = stack.pop()
         # the edges' nodes read from their slots, unrolled: a loop over a tuple made per node
-        # (`next_nodes`) made the Hessian's 100 vector-Jacobian products 2-4% slower
+        # (`next_nodes`) made the Hessian's 100 vector-Jacobian products 2-4% slower. The
+        # count step's copies here and in _needed are kept on purpose (a call per edge costs
+        # what the unrolling saves); `duplicates` lists them.
         nxt = node.next0
         second = node.next1
         if second is MANY_INPUTS:
@@ -112,7 +114,7 @@ def _needed(deps: dict, targets) -> set:
     while i < len(order):   # a topological order (Kahn's), then back along it
         node = order[i]
         i += 1
-        second = node.next1   # unrolled as in _discover
+        second = node.next1   # unrolled as in _discover (its copies kept on purpose, see there)
         if second is MANY_INPUTS:
             for nxt in node.next0:
                 if nxt is not None:

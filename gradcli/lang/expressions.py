@@ -344,6 +344,8 @@ class ExpressionParser:
                 operand = self.operand()
                 i = self.i
                 kind = self.kind
+            # the BinOp made here and the one for `+ -` below repeat each other on purpose
+            # (`duplicates` lists them): a helper call per operator costs what `_node` saves
             if term_op is None:
                 term = operand
             else:

@@ -253,7 +253,9 @@ def _make_node(op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
     node.op = op
     node.made_at = _MODIFICATIONS[0]
     n = len(inputs)
-    # the edges: bit i of `mask` is set exactly when input i is a Tensor that requires grad
+    # the edges: bit i of `mask` is set exactly when input i is a Tensor that requires grad.
+    # The one- and two-input branches repeat each other on purpose (`duplicates` lists them):
+    # the hot path of every op, where a helper call per input costs more than the copy.
     if n == 2:
         a, b = inputs
         na = nb = None

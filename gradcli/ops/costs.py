@@ -128,12 +128,9 @@ def convolution(self, weight, *others, stride=(1,), padding=(0,), dilation=(1,),
     shape, wshape = _shape(self), _shape(weight)
     if len(shape) < 3 or len(wshape) < 3:
         return _size(self) + _size(weight)
-    n, c = shape[0], shape[1]
-    kernel = wshape[2:]
-    out = _out_positions(shape[2:], kernel, stride, padding, dilation)
-    cols = n * c * math.prod(kernel) * out
-    flops = n * wshape[0] * max(c // max(int(groups), 1), 1) * math.prod(kernel) * out
-    return cols * 8 + flops // _flop_rate(self, weight) + _size(self) + _size(weight)
+    c = shape[1]
+    out = _out_positions(shape[2:], wshape[2:], stride, padding, dilation)
+    return _windows(self, weight, shape[0], c, wshape[2:], out, wshape[0] * max(c // max(int(groups), 1), 1), 8)
 
 
 def conv_input_grad(grad, weight, *others, input_size=(), stride=(1,), padding=(0,),
@@ -142,12 +139,8 @@ def conv_input_grad(grad, weight, *others, input_size=(), stride=(1,), padding=(
     gshape, wshape = _shape(grad), _shape(weight)
     if len(gshape) < 3 or len(wshape) < 3:
         return _size(grad) + _size(weight)
-    n, c = gshape[0], wshape[1] * max(int(groups), 1)
-    kernel = wshape[2:]
-    out = math.prod(gshape[2:])
-    cols = n * c * math.prod(kernel) * out
-    flops = n * wshape[0] * wshape[1] * math.prod(kernel) * out
-    return cols * 3 + flops // _flop_rate(grad, weight) + _size(grad) + _size(weight)
+    c = wshape[1] * max(int(groups), 1)
+    return _windows(grad, weight, gshape[0], c, wshape[2:], math.prod(gshape[2:]), wshape[0] * wshape[1], 3)
 
 
 def conv_weight_grad(self, grad, *others, kernel_size=(), stride=(1,), padding=(0,),
@@ -156,11 +149,19 @@ def conv_weight_grad(self, grad, *others, kernel_size=(), stride=(1,), padding=(
     shape, gshape = _shape(self), _shape(grad)
     if len(shape) < 3 or len(gshape) < 3:
         return _size(self) + _size(grad)
-    n, c = shape[0], shape[1]
-    out = math.prod(gshape[2:])
-    cols = n * c * math.prod(kernel_size) * out
-    flops = n * gshape[1] * max(c // max(int(groups), 1), 1) * math.prod(kernel_size) * out
-    return cols * 3 + flops // _flop_rate(self, grad) + _size(self) + _size(grad)
+    c = shape[1]
+    products = gshape[1] * max(c // max(int(groups), 1), 1)
+    return _windows(self, grad, shape[0], c, kernel_size, math.prod(gshape[2:]), products, 3)
+
+
+def _windows(a, b, n, channels, kernel, out, products, passes) -> int:
+    """What the three convolution costs share: N x C x prod(kernel) x prod(output) window
+    elements touched `passes` times, N x `products` x prod(kernel) x prod(output)
+    multiply-adds at the flop rate, and both operands read."""
+    kernel = math.prod(kernel)
+    cols = n * channels * kernel * out
+    flops = n * products * kernel * out
+    return cols * passes + flops // _flop_rate(a, b) + _size(a) + _size(b)
 
 
 def _out_positions(spatial, kernel, stride, padding, dilation) -> int:
@@ -210,13 +211,8 @@ def adaptive_pooling(self, *others, output_size=(1, 1), **params) -> int:
 
 
 def adaptive_pooling_backward(grad, *others, input_size=(1, 1), **params) -> int:
-    shape = _shape(grad)
-    if len(shape) < 2:
-        return _size(grad)
-    oh, ow = shape[-2], shape[-1]
-    h, w = _at(input_size, 0, 1), _at(input_size, 1, 1)
-    planes = math.prod(shape[:-2])
-    return planes * (h * oh * ow + h * ow * w) + _size(grad)
+    """Its backward: the same two products transposed, from the gradient's size to the input's."""
+    return adaptive_pooling(grad, output_size=input_size)
 
 
 def normalization(self, *others, **params) -> int:

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import ProgramValueError, ShapeError
 from .._tensor import Tensor
 from .domains import vectorize
-from .nn import _check_reduction, _reduce, _reduce_object
+from .nn import _check_reduction, _reduce, _reduce_object, loss_op
 from .registry import OPS, TENSORS, apply, defop, export
 
 
@@ -95,12 +95,10 @@ def _soft_margin_sympy(sp, x, t, reduction="mean"):
     return _reduce_object(vectorize(lambda e: sp.log(1 + sp.exp(e)))(-t * x), reduction)
 
 
-soft_margin_loss_op = defop(
-    "soft_margin_loss", "SoftMarginLossBackward0", _soft_margin, inputs=("self", "target"), public=False,
-    rules=(_soft_margin_input_rule, _soft_margin_target_rule),
-    formulas=("grad * -target * sigmoid(-target * self) (/ numel for mean)",
-              "grad * -self * sigmoid(-target * self) (/ numel for mean)"),
-    sympy=_soft_margin_sympy,
+soft_margin_loss_op = loss_op(
+    "soft_margin_loss", "SoftMarginLossBackward0", _soft_margin, (_soft_margin_input_rule, _soft_margin_target_rule),
+    ("grad * -target * sigmoid(-target * self) (/ numel for mean)",
+     "grad * -self * sigmoid(-target * self) (/ numel for mean)"), _soft_margin_sympy,
     domain=lambda rng: [((rng.uniform(-2, 2, (2, 3)), rng.choice([-1.0, 1.0], (2, 3))), {"reduction": r})
                         for r in ("mean", "sum", "none")],
 )

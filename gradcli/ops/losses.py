@@ -15,9 +15,10 @@ import numpy as np
 from ..errors import ProgramValueError
 from .._tensor import Tensor
 from .domains import vectorize
-from .nn import _broadcast_tensors, _check_reduction, _numel, _numpy, _reduce, _reduce_object, _size_str
+from .nn import (_bce_scale, _broadcast_tensors, _check_reduction, _numel, _numpy, _reduce, _reduce_object,
+                 _size_str, loss_op)
 from .apply import apply
-from .registry import TENSORS, defop, export
+from .registry import TENSORS, export
 
 
 def _shape(x):
@@ -67,20 +68,20 @@ def _smooth_l1_grad(F, g, self, target, beta, reduction):
     return _scale(g * F.where(F.abs(d) < beta, d / beta, F.sign(d)), reduction, d)
 
 
+def _smooth_l1_target_grad(F, g, self, target, beta, reduction):
+    return -_smooth_l1_grad(F, g, self, target, beta, reduction)
+
+
 def _smooth_l1_sympy(sp, x, t, beta=1.0, reduction="mean"):
     b = sp.Float(beta)
     loss = vectorize(lambda e: sp.Piecewise((e * e / (2 * b), sp.Abs(e) < b), (sp.Abs(e) - b / 2, True)))(x - t)
     return _reduce_object(loss, reduction)
 
 
-smooth_l1_loss_op = defop(
-    "smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1, inputs=("self", "target"), public=False,
-    rules=(_smooth_l1_grad, lambda F, g, self, target, beta, reduction: -_smooth_l1_grad(F, g, self, target, beta,
-                                                                                         reduction)),
-    formulas=("grad * where(|self - target| < beta, (self - target) / beta, sign(self - target)) (/ numel for mean)",
-              "-(the same)"),
-    sympy=_smooth_l1_sympy, domain=_pair_cases(beta=1.0),
-)
+smooth_l1_loss_op = loss_op(
+    "smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1, (_smooth_l1_grad, _smooth_l1_target_grad),
+    ("grad * where(|self - target| < beta, (self - target) / beta, sign(self - target)) (/ numel for mean)",
+     "-(the same)"), _smooth_l1_sympy, _pair_cases(beta=1.0))
 
 
 def _huber(self, target, delta=1.0, reduction="mean"):
@@ -94,20 +95,20 @@ def _huber_grad(F, g, self, target, delta, reduction):
     return _scale(g * F.where(F.abs(d) < delta, d, F.sign(d) * delta), reduction, d)
 
 
+def _huber_target_grad(F, g, self, target, delta, reduction):
+    return -_huber_grad(F, g, self, target, delta, reduction)
+
+
 def _huber_sympy(sp, x, t, delta=1.0, reduction="mean"):
     c = sp.Float(delta)
     loss = vectorize(lambda e: sp.Piecewise((e * e / 2, sp.Abs(e) < c), (c * (sp.Abs(e) - c / 2), True)))(x - t)
     return _reduce_object(loss, reduction)
 
 
-huber_loss_op = defop(
-    "huber_loss", "HuberLossBackward0", _huber, inputs=("self", "target"), public=False,
-    rules=(_huber_grad, lambda F, g, self, target, delta, reduction: -_huber_grad(F, g, self, target, delta,
-                                                                                  reduction)),
-    formulas=("grad * where(|self - target| < delta, self - target, delta * sign(self - target)) (/ numel for mean)",
-              "-(the same)"),
-    sympy=_huber_sympy, domain=_pair_cases(delta=1.0),
-)
+huber_loss_op = loss_op(
+    "huber_loss", "HuberLossBackward0", _huber, (_huber_grad, _huber_target_grad),
+    ("grad * where(|self - target| < delta, self - target, delta * sign(self - target)) (/ numel for mean)",
+     "-(the same)"), _huber_sympy, _pair_cases(delta=1.0))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -157,25 +158,19 @@ def _bce_logits(self, target, weight=None, pos_weight=None, reduction="mean"):
     return _reduce(loss, reduction)
 
 
-def _weighted(out, weight, reduction, self):
-    if weight is not None:
-        out = out * weight
-    return _scale(out, reduction, self)
-
-
 def _bce_logits_input_grad(F, g, self, target, weight, pos_weight, reduction):
     if pos_weight is None:
         out = F.sigmoid(self) - target
     else:
         pt = target * pos_weight
         out = (pt + 1.0 - target) * F.sigmoid(self) - pt
-    return _weighted(g * out, weight, reduction, self)
+    return _bce_scale(g * out, weight, reduction, self)
 
 
 def _bce_logits_target_grad(F, g, self, weight, pos_weight, reduction):
     # d/dt of (1 - t) x + (1 + (p - 1) t) softplus(-x)
     out = -self if pos_weight is None else F.softplus(-self) * (pos_weight - 1.0) - self
-    return _weighted(g * out, weight, reduction, self)
+    return _bce_scale(g * out, weight, reduction, self)
 
 
 def _bce_logits_sympy(sp, x, t, weight=None, pos_weight=None, reduction="mean"):
@@ -196,14 +191,11 @@ def _bce_logits_cases(rng):
                                   "pos_weight": rng.uniform(0.5, 3, (3,))})]
 
 
-bce_logits_op = defop(
+bce_logits_op = loss_op(
     "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", _bce_logits,
-    inputs=("self", "target"), public=False,
-    rules=(_bce_logits_input_grad, _bce_logits_target_grad),
-    formulas=("grad * ((pos_weight target + 1 - target) sigmoid(self) - pos_weight target) * weight (/ numel)",
-              "grad * ((pos_weight - 1) softplus(-self) - self) * weight (/ numel)"),
-    sympy=_bce_logits_sympy, domain=_bce_logits_cases,
-)
+    (_bce_logits_input_grad, _bce_logits_target_grad),
+    ("grad * ((pos_weight target + 1 - target) sigmoid(self) - pos_weight target) * weight (/ numel)",
+     "grad * ((pos_weight - 1) softplus(-self) - self) * weight (/ numel)"), _bce_logits_sympy, _bce_logits_cases)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,

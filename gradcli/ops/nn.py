@@ -63,6 +63,13 @@ def _numel(x) -> int:
     return x._data.size if isinstance(x, Tensor) else np.size(x)
 
 
+def loss_op(name, node, forward, rules, formulas, sympy, domain):
+    """A loss's op: inputs (self, target), a rule and a formula for each; not exported under
+    its name (its public function checks PyTorch's arguments, then applies it)."""
+    return defop(name, node, forward, inputs=("self", "target"), public=False, rules=rules, formulas=formulas,
+                 sympy=sympy, domain=domain)
+
+
 # -- softmax, log_softmax -------------------------------------------------------
 
 
@@ -169,11 +176,9 @@ def _mse_target_grad(F, g, self, target, reduction):
     return -_mse_grad(F, g, self, target, reduction)
 
 
-mse_loss_op = defop(
-    "mse_loss", "MseLossBackward0", _mse_loss, inputs=("self", "target"), public=False,
-    rules=(_mse_grad, _mse_target_grad),
-    formulas=("grad * 2 * (self - target) (/ numel for mean)",
-              "-grad * 2 * (self - target) (/ numel for mean)"),
+mse_loss_op = loss_op(
+    "mse_loss", "MseLossBackward0", _mse_loss, (_mse_grad, _mse_target_grad),
+    ("grad * 2 * (self - target) (/ numel for mean)", "-grad * 2 * (self - target) (/ numel for mean)"),
     sympy=lambda sp, x, t, reduction="mean": _reduce_object((x - t) ** 2, reduction),
     domain=cases(lambda rng: ((rng.uniform(-2, 2, (2, 3)), rng.uniform(-2, 2, (2, 3))), {}),
                  lambda rng: ((rng.uniform(-2, 2, (3,)), rng.uniform(-2, 2, (3,))), {"reduction": "sum"}),
@@ -260,6 +265,8 @@ def _bce_target_grad(F, g, self, weight, reduction):
 
 
 def _bce_scale(out, weight, reduction, self):
+    """A gradient times the weight, then divided by numel for 'mean' (the binary cross
+    entropies', with and without logits)."""
     if weight is not None:
         out = out * weight
     if reduction == "mean":
@@ -284,14 +291,10 @@ def _bce_cases(rng):
             ((p((2, 3)), p((2, 3))), {"weight": rng.uniform(0.5, 2, (3,))})]
 
 
-binary_cross_entropy_op = defop(
-    "binary_cross_entropy", "BinaryCrossEntropyBackward0", _binary_cross_entropy,
-    inputs=("self", "target"), public=False,
-    rules=(_bce_input_grad, _bce_target_grad),
-    formulas=("grad * (self - target) / max(self * (1 - self), 1e-12) * weight (/ numel for mean)",
-              "grad * (log(1 - self) - log(self)) * weight (/ numel for mean)"),
-    sympy=_sympy_bce, domain=_bce_cases,
-)
+binary_cross_entropy_op = loss_op(
+    "binary_cross_entropy", "BinaryCrossEntropyBackward0", _binary_cross_entropy, (_bce_input_grad, _bce_target_grad),
+    ("grad * (self - target) / max(self * (1 - self), 1e-12) * weight (/ numel for mean)",
+     "grad * (log(1 - self) - log(self)) * weight (/ numel for mean)"), _sympy_bce, _bce_cases)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):

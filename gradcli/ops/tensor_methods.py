@@ -69,6 +69,11 @@ _FORWARD = {
     "__abs__": "abs", "__neg__": "neg",
     "__getitem__": "getitem", "__setitem__": "setitem",
 }
+# the augmented assignments: the in-place methods themselves (`x += y` is `x.add_(y)`)
+_AUGMENTED = {
+    "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
+    "__ifloordiv__": "floor_divide_", "__imod__": "remainder_", "__ipow__": "pow_",
+}
 
 
 def _inplace_method(name):
@@ -138,13 +143,8 @@ def attach() -> None:
     Tensor.__rmatmul__ = _rmatmul
     Tensor.__pos__ = _pos
     Tensor.__iter__ = _iter
-    Tensor.__iadd__ = Tensor.add_
-    Tensor.__isub__ = Tensor.sub_
-    Tensor.__imul__ = Tensor.mul_
-    Tensor.__itruediv__ = Tensor.div_
-    Tensor.__ifloordiv__ = Tensor.floor_divide_
-    Tensor.__imod__ = Tensor.remainder_
-    Tensor.__ipow__ = Tensor.pow_
+    for dunder, name in _AUGMENTED.items():
+        setattr(Tensor, dunder, getattr(Tensor, name))
     Tensor.__imatmul__ = _imatmul
     # the bitwise operators (ops/sampling.py's functions: no graph, as PyTorch's)
     for dunder in ("and", "or", "xor"):

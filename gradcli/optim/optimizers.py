@@ -122,6 +122,19 @@ def _number(value, what: str) -> float:
     return float(value)
 
 
+_INVALID = {"lr": "learning rate", "eps": "epsilon value"}   # the rest: "<name> value"
+
+
+def _nonnegative(**given) -> tuple:
+    """The options as floats (`_number`), each checked >= 0 in the order given (PyTorch's
+    order, so the first bad one is the one it names), with PyTorch's wording."""
+    values = tuple(_number(value, name) for name, value in given.items())
+    for name, value in zip(given, values):
+        if not value >= 0.0:
+            raise ProgramValueError(f"Invalid {_INVALID.get(name, name + ' value')}: {value}")
+    return values
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent, optionally with momentum, Nesterov momentum and weight decay."""
 
@@ -131,6 +144,7 @@ class SGD(Optimizer):
         momentum = _number(momentum, "momentum")
         dampening = _number(dampening, "dampening")
         weight_decay = _number(weight_decay, "weight_decay")
+        # PyTorch's SGD asks `lr < 0.0`, not `_nonnegative`'s `not lr >= 0.0`: a NaN passes
         if lr < 0.0:
             raise ProgramValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -276,13 +290,11 @@ class Adam(_Stepper):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        lr, eps, weight_decay = _number(lr, "lr"), _number(eps, "eps"), _number(weight_decay, "weight_decay")
+        lr, eps = _nonnegative(lr=lr, eps=eps)
         betas = tuple(_number(b, "betas") for b in betas)
-        _check(lr, lr >= 0.0, f"Invalid learning rate: {lr}")
-        _check(eps, eps >= 0.0, f"Invalid epsilon value: {eps}")
         _check(betas[0], 0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
         _check(betas[1], 0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
-        _check(weight_decay, weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        weight_decay, = _nonnegative(weight_decay=weight_decay)
         self.decoupled = self.decoupled or bool(decoupled_weight_decay)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                                   "amsgrad": bool(amsgrad), "maximize": bool(maximize), "foreach": foreach,
@@ -341,13 +353,8 @@ class RMSprop(_Stepper):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        lr, alpha, eps = _number(lr, "lr"), _number(alpha, "alpha"), _number(eps, "eps")
-        weight_decay, momentum = _number(weight_decay, "weight_decay"), _number(momentum, "momentum")
-        _check(lr, lr >= 0.0, f"Invalid learning rate: {lr}")
-        _check(eps, eps >= 0.0, f"Invalid epsilon value: {eps}")
-        _check(momentum, momentum >= 0.0, f"Invalid momentum value: {momentum}")
-        _check(weight_decay, weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
-        _check(alpha, alpha >= 0.0, f"Invalid alpha value: {alpha}")
+        lr, eps, momentum, weight_decay, alpha = _nonnegative(
+            lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay,
                                   "momentum": momentum, "centered": bool(centered), "capturable": False,
                                   "foreach": foreach, "maximize": bool(maximize), "differentiable": False})
@@ -389,14 +396,9 @@ class Adagrad(_Stepper):
 
     def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        lr, lr_decay, eps = _number(lr, "lr"), _number(lr_decay, "lr_decay"), _number(eps, "eps")
-        weight_decay = _number(weight_decay, "weight_decay")
-        initial = _number(initial_accumulator_value, "initial_accumulator_value")
-        _check(lr, lr >= 0.0, f"Invalid learning rate: {lr}")
-        _check(lr_decay, lr_decay >= 0.0, f"Invalid lr_decay value: {lr_decay}")
-        _check(weight_decay, weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
-        _check(initial, initial >= 0.0, f"Invalid initial_accumulator_value value: {initial}")
-        _check(eps, eps >= 0.0, f"Invalid epsilon value: {eps}")
+        lr, lr_decay, weight_decay, initial, eps = _nonnegative(
+            lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, initial_accumulator_value=initial_accumulator_value,
+            eps=eps)
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                                   "initial_accumulator_value": initial, "foreach": foreach,
                                   "maximize": bool(maximize), "differentiable": False, "fused": fused})

@@ -204,18 +204,25 @@ def _sup(n):
     return str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
+def _written_as_grid(lines, make) -> bool:
+    """Several inputs: one labelled grid of numbers, folded to the terminal's width, written
+    after `lines`; False where `make(grid module)` has none (then the blocks are written)."""
+    from . import grid
+
+    rows = make(grid)
+    if rows is None:
+        return False
+    write(lines + rows)
+    return True
+
+
 def print_jacobian(r) -> None:
     lines = [output_line(r.output_name, r.output)]
     if getattr(r, "mode_reason", None):   # --mode auto says which it took
         lines.append(f"mode: {r.mode} ({r.mode_reason})")
     partial = len(r.blocks) > 1
-    if partial:  # several inputs: one labelled grid of numbers, folded to the terminal's width
-        from .grid import jacobian_grid
-
-        grid = jacobian_grid(r.output_name, r.output, r.blocks)
-        if grid is not None:
-            write(lines + grid)
-            return
+    if partial and _written_as_grid(lines, lambda grid: grid.jacobian_grid(r.output_name, r.output, r.blocks)):
+        return
     for name, blk in r.blocks.items():
         lines.append(block(f"{derivative_label(r.output_name, (name,), partial)}  shape "
                            f"{list(blk._data.shape)}", show(blk), True))
@@ -226,13 +233,8 @@ def print_hessian(r) -> None:
     lines = [output_line(r.output_name, r.output)]
     cells = {(a, b): r.blocks[a][b] for a in r.wrt for b in r.wrt}
     partial = len(r.wrt) > 1
-    if partial:  # several inputs: one labelled grid of numbers, folded to the terminal's width
-        from .grid import hessian_grid
-
-        grid = hessian_grid(r.output_name, r.wrt, r.blocks)
-        if grid is not None:
-            write(lines + grid)
-            return
+    if partial and _written_as_grid(lines, lambda grid: grid.hessian_grid(r.output_name, r.wrt, r.blocks)):
+        return
     if all(v is None or numel(v) <= 1 for v in cells.values()):
         t = Table("", *r.wrt)
         for a in r.wrt:

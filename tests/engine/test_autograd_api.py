@@ -114,60 +114,28 @@ def test_saved_values_at_orders_one_two_three(function, call, x0, expected):
     assert printed(ORDERS + function + f"orders({call}, {x0})\n") == [expected]
 
 
-TUTORIAL = """
-class Exp(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        result = torch.exp(x)
-        ctx.save_for_backward(result)
-        return result
-    @staticmethod
-    def backward(ctx, grad_out):
-        result, = ctx.saved_tensors
-        return grad_out * result
-
-class Sinh(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        expx = torch.exp(x)
-        expnegx = torch.exp(-x)
-        ctx.save_for_backward(expx, expnegx)
-        return (expx - expnegx) / 2, expx, expnegx
-    @staticmethod
-    def backward(ctx, grad_out, _grad_out_exp, _grad_out_negexp):
-        expx, expnegx = ctx.saved_tensors
-        grad_input = grad_out * (expx + expnegx) / 2
-        grad_input += _grad_out_exp * expx
-        grad_input -= _grad_out_negexp * expnegx
-        return grad_input
-
+# the double backward tutorial's Functions (PyTorch's docs), written with custom_function
+TUTORIAL = (
+    custom_function("Exp", "result = torch.exp(x); ctx.save_for_backward(result); return result",
+                    "result, = ctx.saved_tensors; return grad_out * result", grads="grad_out")
+    + custom_function("Sinh", "expx = torch.exp(x); expnegx = torch.exp(-x); ctx.save_for_backward(expx, expnegx); "
+                              "return (expx - expnegx) / 2, expx, expnegx",
+                      "expx, expnegx = ctx.saved_tensors; grad_input = grad_out * (expx + expnegx) / 2; "
+                      "grad_input += _grad_out_exp * expx; grad_input -= _grad_out_negexp * expnegx; "
+                      "return grad_input", grads="grad_out, _grad_out_exp, _grad_out_negexp")
+    + """
 def sinh(x):
     return Sinh.apply(x)[0]
-
-class Cube(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-    @staticmethod
-    def backward(ctx, grad_out):
-        x, = ctx.saved_tensors
-        return CubeBackward.apply(grad_out, x)
-
-class CubeBackward(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, grad_out, x):
-        ctx.save_for_backward(x, grad_out)
-        return grad_out * 3 * x ** 2
-    @staticmethod
-    def backward(ctx, grad_out):
-        x, sav_grad_out = ctx.saved_tensors
-        dx = grad_out * sav_grad_out * 6 * x
-        dgrad_out = grad_out * 3 * x ** 2
-        return dgrad_out, dx
-
-x = torch.tensor([0.3, -0.7, 1.2], dtype=torch.double, requires_grad=True)
 """
+    + custom_function("Cube", "ctx.save_for_backward(x); return x ** 3",
+                      "x, = ctx.saved_tensors; return CubeBackward.apply(grad_out, x)", grads="grad_out")
+    + custom_function("CubeBackward", "ctx.save_for_backward(x, grad_out); return grad_out * 3 * x ** 2",
+                      "x, sav_grad_out = ctx.saved_tensors; dx = grad_out * sav_grad_out * 6 * x; "
+                      "dgrad_out = grad_out * 3 * x ** 2; return dgrad_out, dx",
+                      grads="grad_out", inputs="grad_out, x")
+    + """
+x = torch.tensor([0.3, -0.7, 1.2], dtype=torch.double, requires_grad=True)
+""")
 
 
 @pytest.mark.parametrize("fn", ["Exp.apply", "sinh", "Cube.apply"])
@@ -653,15 +621,9 @@ print(y.grad_fn._saved_indices)
 
 
 def test_vjp_is_pytorchs_other_name_for_backward():
-    assert printed("""
-class Twice(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2
-    @staticmethod
-    def vjp(ctx, g):
-        return g * 2
-x = torch.tensor([1.0, 2.0], requires_grad=True)
+    twice = custom_function("Twice", "return x * 2", "return g * 2").replace("def backward(", "def vjp(")
+    assert "def vjp(ctx, g)" in twice
+    assert printed(twice + """x = torch.tensor([1.0, 2.0], requires_grad=True)
 Twice.apply(x).sum().backward()
 print(x.grad)
 """) == ["tensor([2., 2.])"]
