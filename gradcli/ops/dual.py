@@ -41,6 +41,8 @@ BILINEAR = "bilinear"
 SYMMETRIC = "symmetric"
 TRANSPOSE = "transpose"
 
+from .batching import ON as BATCHING   # noqa: E402  (vmap's batch levels: ops/batching.py)
+
 ACTIVE = [0]             # how many levels propagate tangents now: `apply` reads this, once
 LEVELS: list = []        # the levels entered, outermost first
 ENGINE_GRAD = [None]     # autograd.engine.grad, set by the engine (ops sit below autograd)
@@ -141,6 +143,13 @@ def tangent_of(t, level: Level | None = None):
 def detached(t: Tensor) -> Tensor:
     """`t.detach()` keeping its tangents: a transform's own detach (jacrev's fresh leaves, its
     results) is not the program's, and tangents of an enclosing jvp pass through it."""
+    if BATCHING[0]:   # inside vmap: a batched tensor's tangents are its physical tensor's
+        from . import batching
+
+        found = batching.entry(t)
+        if found is not None:
+            with batching.off():
+                return batching.wrap(detached(found[0]), found[1])
     d = t.detach()
     if ACTIVE[0]:
         for level in LEVELS[:ACTIVE[0]]:
@@ -391,6 +400,8 @@ def _transposed(op, inputs, params, out, ts, outermost: bool, graph: bool):
 
 def check_not_batched(t: Tensor, what: str) -> None:
     """PyTorch's refusals inside vmap: `.item()` or a truth value of a batched tensor."""
+    if what not in ("item", "bool"):
+        return None
     for level in LEVELS[:ACTIVE[0]]:
         if level.batch and level.get(t) is not None:
             from ..errors import AutogradError

@@ -26,7 +26,7 @@ from ..graph.nodes import op_name
 from ..errors import AutogradError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, bump_version, no_grad, shape_str
 from .aliasing import _owner
-from . import dual as _dual
+from . import batching as _batching, dual as _dual
 from .apply import apply
 from .registry import METHODS, TENSORS, Op
 
@@ -238,6 +238,10 @@ def _inplace(self, fn, *args, **kwargs) -> Tensor:
     value (so what the node saves is not the value overwritten here) and this
     tensor is rebased onto the new node, as PyTorch rebases in-place results.
     """
+    if _batching.ON[0]:   # inside vmap: a batched tensor's value is its physical tensor's
+        done = _batching.inplace(self, fn, args, kwargs)
+        if done is not NotImplemented:
+            return done
     _check_inplace(self, args)
     if _dual.ACTIVE[0]:
         _dual.check_inplace(self, args)
