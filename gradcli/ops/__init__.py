@@ -25,6 +25,7 @@ from . import activations  # noqa: E402,F401  (selu, celu, mish, hardswish, glu,
 from . import tensor_methods  # noqa: E402  (last: every Tensor method and operator, attached once)
 from . import sampling  # noqa: E402,F401  (random sampling, nonzero/unique, alpha= of add_: after the in-place methods)
 
+batching_rules.install()   # (before the methods are attached: some are guarded)
 tensor_methods.attach()
 
 globals().update(FUNCTIONS)

@@ -458,4 +458,135 @@ def _install() -> None:
     })
 
 
-_install()
+
+# -- whole functions that read their tensor arguments' values ---------------------------
+#
+# A wrapper that turns a tensor's values into an op's parameters (a target's classes,
+# max's indices, a tensor index) would read sample 0 of a batched tensor: those functions
+# run per sample inside vmap (batching.per_sample), or by a rule of their own here.
+
+
+def _class_nll(logp, target, weight, ignore_index, reduction):
+    """nll_loss of batched log-probabilities (N, C) or (C,) and class-index targets, batched
+    or not: the samples' rows as one (M, C) input, then each sample's reduction."""
+    from .batching import expanded as to_levels, union, unwrap, wrap, off
+
+    lp, llv = unwrap(logp)
+    tp, tlv = unwrap(target)
+    levels = union([llv, tlv])
+    k = len(levels)
+    with off():
+        lp = to_levels(logp, levels)
+        t = np.broadcast_to(lead(tp, tlv, levels, expand=True)._data, lp._data.shape[:-1]).astype(np.int64)
+        classes = lp._data.shape[-1]
+        flat = apply(OPS["reshape"], (lp,), {"shape": (-1, classes)})
+        per = FUNCTIONS["nll_loss"](flat, Tensor._make(t.reshape(-1)), weight, ignore_index=ignore_index,
+                                    reduction="none")
+        per = apply(OPS["reshape"], (per,), {"shape": t.shape})
+        if reduction != "none":
+            axes = tuple(range(k, t.ndim))
+            per = apply(OPS["sum_dim"], (per,), {"dim": axes, "keepdim": False}) if axes else per
+            if reduction == "mean":
+                w = np.ones(classes) if weight is None else np.asarray(weight._data, dtype=np.float64)
+                valid = t != ignore_index
+                denom = np.where(valid, w[np.where(valid, t, 0)], 0.0).sum(axis=axes)
+                per = apply(OPS["div"], (per, np.asarray(denom, dtype=per._data.dtype)), {})
+    return wrap(per, levels)
+
+
+def _targets_rule(fn, log_softmax_first: bool):
+    def rule(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean", label_smoothing=0.0):
+        from .batching import is_batched, per_sample
+
+        simple = (isinstance(input, Tensor) and isinstance(target, Tensor) and target._data.dtype.kind in "iu"
+                  and input._data.ndim in (1, 2) and target._data.ndim == input._data.ndim - 1
+                  and not is_batched(weight) and size_average is None and reduce is None
+                  and reduction in ("none", "mean", "sum") and float(label_smoothing) == 0.0)
+        if not simple:
+            kwargs = {"weight": weight, "size_average": size_average, "ignore_index": ignore_index,
+                      "reduce": reduce, "reduction": reduction}
+            if log_softmax_first:
+                kwargs["label_smoothing"] = label_smoothing
+            return per_sample(fn, (input, target), kwargs)
+        tp = target._data   # (checked per sample by the function itself, on sample 0's classes)
+        if tp.size and (tp.min() < 0 and (tp != ignore_index).any()):
+            return per_sample(fn, (input, target), {"weight": weight, "ignore_index": ignore_index,
+                                                    "reduction": reduction})
+        logp = FUNCTIONS["log_softmax"](input, input._data.ndim - 1) if log_softmax_first else input
+        return _class_nll(logp, target, weight, int(ignore_index), reduction)
+    return rule
+
+
+def _guard(fn, when, rule=None):
+    """fn, run by `rule` (default: per sample) when `when(args, kwargs)` holds inside vmap."""
+    from .batching import ON, per_sample
+
+    def guard(*args, **kwargs):
+        if ON[0] and when(args, kwargs):
+            return rule(*args, **kwargs) if rule is not None else per_sample(fn, args, kwargs)
+        return fn(*args, **kwargs)
+
+    guard.__name__ = getattr(fn, "__name__", "fn")
+    guard.__doc__ = fn.__doc__
+    guard.__wrapped__ = fn
+    return guard
+
+
+def _any(args, kwargs) -> bool:
+    from .batching import _any_batched
+
+    return _any_batched(args, kwargs)
+
+
+def _after_first(args, kwargs) -> bool:
+    """A batched tensor among the arguments after the first (an index, a mask, a target)."""
+    from .batching import _any_batched
+
+    return _any_batched(args[1:], kwargs)
+
+
+def _with_dim(args, kwargs) -> bool:
+    """max(x, dim)/min(x, dim): the indices are read from the values."""
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    return dim is not None and not isinstance(dim, Tensor) and _any(args, kwargs)
+
+
+_GUARDS = {
+    "cross_entropy": lambda fn: _guard(fn, _any, _targets_rule(fn, True)),
+    "nll_loss": lambda fn: _guard(fn, _after_first, _targets_rule(fn, False)),
+    "max": lambda fn: _guard(fn, _with_dim), "min": lambda fn: _guard(fn, _with_dim),
+    "median": lambda fn: _guard(fn, _any), "mode": lambda fn: _guard(fn, _any),
+    "sort": lambda fn: _guard(fn, _any), "argsort": lambda fn: _guard(fn, _any),
+    "topk": lambda fn: _guard(fn, _any), "kthvalue": lambda fn: _guard(fn, _any),
+    "getitem": lambda fn: _guard(fn, _after_first), "gather": lambda fn: _guard(fn, _after_first),
+    "take_along_dim": lambda fn: _guard(fn, _after_first), "index_select": lambda fn: _guard(fn, _after_first),
+    "where": lambda fn: _guard(fn, lambda a, k: _any((a[0],) if a else (), {"c": k.get("condition")})),
+    "masked_fill": lambda fn: _guard(fn, _after_first), "embedding": lambda fn: _guard(fn, _any),
+    "scatter_add": lambda fn: _guard(fn, _after_first), "scatter": lambda fn: _guard(fn, _after_first),
+    "index_add": lambda fn: _guard(fn, _after_first), "masked_select": lambda fn: _guard(fn, _any),
+    "nonzero": lambda fn: _guard(fn, _any), "unique": lambda fn: _guard(fn, _any),
+    "one_hot": lambda fn: _guard(fn, _any), "bincount": lambda fn: _guard(fn, _any),
+    "take": lambda fn: _guard(fn, _after_first), "multi_margin_loss": lambda fn: _guard(fn, _after_first),
+    "multilabel_margin_loss": lambda fn: _guard(fn, _after_first),
+}
+
+
+def install_guards() -> None:
+    """Replace the value-reading functions in the tables by their guarded forms (before
+    tensor_methods.py attaches the methods)."""
+    from .registry import METHODS, NN_FUNCTIONS, TENSORS
+
+    for table in (FUNCTIONS, METHODS, NN_FUNCTIONS):
+        for name, make in _GUARDS.items():
+            fn = table.get(name)
+            if fn is not None and not hasattr(fn, "__wrapped__"):
+                table[name] = make(fn)
+                if table is FUNCTIONS and getattr(TENSORS, name, None) is fn:
+                    setattr(TENSORS, name, table[name])
+
+
+def install() -> None:
+    """The rules and the guards, once every op and function is defined (ops/__init__.py)."""
+    _install()
+    install_guards()
