@@ -359,7 +359,10 @@ def loss(op, xs, lvs, levels, params):
     reduction = params.get("reduction", op.defaults.get("reduction", "mean"))
     if reduction not in ("none", "mean", "sum"):
         return NotImplemented
-    out = elementwise(op, xs, lvs, levels, {**params, "reduction": "none"})
+    # (the input and target of a loss have the same shape: both given the whole batch)
+    xs = [lead(x, lv, levels, expand=True) if isinstance(x, Tensor) else x for x, lv in zip(xs, lvs)]
+    out = elementwise(op, xs, [levels if isinstance(x, Tensor) else () for x in xs], levels,
+                      {**params, "reduction": "none"})
     if out is NotImplemented or reduction == "none":
         return out
     k = len(levels)
@@ -423,11 +426,11 @@ def layer_norm(op, xs, lvs, levels, params):
 
 _ELEMENTWISE_TOO = ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "celu",
                     "hardsigmoid", "hardswish", "mish", "selu", "div_scalar", "floor_divide",
-                    "floor_divide_scalar", "rfloor_divide", "rremainder", "threshold", "masked_fill_tensor")
+                    "floor_divide_scalar", "rfloor_divide", "rremainder", "threshold")
 _SHIFTED = ("amax", "amin", "cumsum", "cumprod", "glu", "softmax", "log_softmax", "logsumexp", "mean_dim",
             "sum_dim", "prod_dim", "nansum", "norm", "norm_dim", "std", "var", "flip", "select", "slice",
             "squeeze_dim", "squeeze_dims", "transpose", "transpose_result", "diagonal", "unbind", "split",
-            "split_with_sizes", "index_select", "_matmul_squeeze", "max_dim", "min_dim")
+            "split_with_sizes", "index_select", "_matmul_squeeze")
 
 
 def _install() -> None:
@@ -443,7 +446,7 @@ def _install() -> None:
     for name in ("mse_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
                  "binary_cross_entropy_with_logits"):
         RULES[name] = loss
-    for name in ("tril", "triu", "det", "inverse", "diag_embed"):
+    for name in ("tril", "triu", "det", "inverse"):
         RULES[name] = last_two
     for name in _RANKS:
         RULES[name] = product
