@@ -449,8 +449,9 @@ def physical_grad(outputs, inputs, grad_outputs, **kwargs):
     """autograd.grad inside vmap, on physical tensors: `inputs` are `leaf`s (batched at every
     active level); an output not batched at all of them does not depend on them. The
     gradients come back batched at every level."""
-    from ..autograd.engine import grad
+    from .dual import ENGINE_GRAD   # autograd.engine.grad (ops sit below autograd)
 
+    grad = ENGINE_GRAD[0]
     levels = all_levels()
     outs, gos, keep = [], [], []
     for k, (o, g) in enumerate(zip(outputs, grad_outputs)):
