@@ -301,7 +301,9 @@ def _stack_results(results, level, stack):
     """Per-sample results stacked into tensors batched at `level` (and the levels they have)."""
     first = results[0]
     if isinstance(first, (tuple, list)):
-        return type(first)(_stack_results([r[k] for r in results], level, stack) for k in range(len(first)))
+        items = [_stack_results([r[k] for r in results], level, stack) for k in range(len(first))]
+        kind = type(first)
+        return kind._make(items) if hasattr(kind, "_make") else kind(items)   # (max's named pair)
     if not isinstance(first, Tensor):
         return first
     pieces, lvs = [], []
