@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -35,6 +36,9 @@ LEVELS: list = []   # the active batch levels, outermost first
 _TABLE: dict = {}   # id(batched tensor) -> (weak reference to it, physical tensor, its levels)
 NOT_BATCHED = object()
 RULES: dict = {}    # op name -> rule(op, xs, lvs, levels, params): set by batching_rules.py
+# what this module runs, set by batching_rules.py (apply, the op table, dual and views import
+# this module: no import back, no cycle)
+USES = SimpleNamespace()
 
 
 class BatchLevel:
@@ -66,9 +70,7 @@ def exit(level: BatchLevel) -> None:
     ON[0] = 1 if LEVELS else 0
     if not LEVELS:
         from .._tensor import BATCH_CHECK
-        from . import dual
-
-        BATCH_CHECK[0] = dual.check_not_batched if any(lv.batch for lv in dual.LEVELS) else None
+        BATCH_CHECK[0] = USES.dual.check_not_batched if any(lv.batch for lv in USES.dual.LEVELS) else None
 
 
 class off:
@@ -153,20 +155,17 @@ def union(lvs) -> tuple:
 def lead(x: Tensor, lv: tuple, levels: tuple, expand: bool = False) -> Tensor:
     """Physical `x` (batched at `lv`) with one leading dim per level of `levels`: size 1 where it
     is not batched (or the level's size, with `expand`)."""
-    from .registry import OPS
-    from .apply import apply
-
     if lv == levels:
         return x
     shape = x._data.shape
     rest = shape[len(lv):]
     batch = tuple(shape[lv.index(level)] if level in lv else 1 for level in levels)
     if batch + rest != shape:
-        x = apply(OPS["reshape"], (x,), {"shape": batch + rest})
+        x = USES.apply(USES.OPS["reshape"], (x,), {"shape": batch + rest})
     if expand:
         full = tuple(level.size for level in levels) + rest
         if full != batch + rest:
-            x = apply(OPS["expand"], (x,), {"size": full})
+            x = USES.apply(USES.OPS["expand"], (x,), {"size": full})
     return x
 
 
@@ -210,25 +209,22 @@ def run(op, xs, lvs, levels, params):
 
 def loop(op, xs, lvs, levels, params):
     """The loop-and-stack fallback: the op per sample of the outermost level, stacked."""
-    from .registry import FUNCTIONS, OPS
-    from .apply import apply
-
     first, rest = levels[0], levels[1:]
-    select = OPS["select"]
+    select = USES.OPS["select"]
     outs = []
     for b in range(first.size):
         sub, sub_lvs = [], []
         for x, lv in zip(xs, lvs):
             if lv and lv[0] is first:
-                sub.append(apply(select, (x,), {"dim": 0, "index": b}))
+                sub.append(USES.apply(select, (x,), {"dim": 0, "index": b}))
                 sub_lvs.append(lv[1:])
             else:
                 sub.append(x)
                 sub_lvs.append(lv)
-        outs.append(run(op, sub, sub_lvs, rest, params) if rest else apply(op, tuple(sub), params))
+        outs.append(run(op, sub, sub_lvs, rest, params) if rest else USES.apply(op, tuple(sub), params))
     if not outs:
         raise _error("vmap: a batch of size 0")
-    stack = FUNCTIONS["stack"]
+    stack = USES.FUNCTIONS["stack"]
     if isinstance(outs[0], (tuple, list)):
         return tuple(stack([o[k] for o in outs], 0) for k in range(len(outs[0])))
     return stack(outs, 0)
@@ -252,13 +248,11 @@ def per_sample(fn, args: tuple, kwargs: dict):
     levels = union([lv for _, lv in found])
     if not levels:
         return fn(*args, **kwargs)
-    from .registry import FUNCTIONS
-
     first = levels[0]
     results = []
     for b in range(first.size):
         results.append(fn(*_select(args, first, b), **dict(zip(kwargs, _select(tuple(kwargs.values()), first, b)))))
-    return _stack_results(results, first, FUNCTIONS["stack"])
+    return _stack_results(results, first, USES.FUNCTIONS["stack"])
 
 
 def _collect(value, found: list) -> None:
@@ -281,12 +275,9 @@ def _select(value, level, b):
         e = entry(value)
         if e is None or level not in e[1]:
             return value
-        from .registry import OPS
-        from .apply import apply
-
         p, lv = e
         with off():
-            piece = apply(OPS["select"], (p,), {"dim": lv.index(level), "index": b})
+            piece = USES.apply(USES.OPS["select"], (p,), {"dim": lv.index(level), "index": b})
         return wrap(piece, tuple(x for x in lv if x is not level))
     if isinstance(value, tuple):
         return tuple(_select(v, level, b) for v in value)
@@ -347,12 +338,10 @@ def _any_batched(args, kwargs) -> bool:
 def check_tensor(t: Tensor, what: str):
     """`.item()`, a truth value, `.tolist()`, `.numpy()` of a batched tensor: PyTorch's errors;
     `.detach()`: the batched detached tensor (None when `t` is not batched)."""
-    from . import dual
-
     e = entry(t)
     if e is None:
-        if any(level.batch for level in dual.LEVELS):
-            dual.check_not_batched(t, what)
+        if any(level.batch for level in USES.dual.LEVELS):
+            USES.dual.check_not_batched(t, what)
         return None
     if what == "detach":
         return wrap(e[0].detach(), e[1])
@@ -382,7 +371,6 @@ def inplace(self: Tensor, fn, args, kwargs):
         return NotImplemented
     from .._tensor import shape_str
     from ..errors import ShapeError
-    from .views import _inplace
 
     lv = e[1] if e is not None else ()
     levels = union([lv] + [x[1] for x in found])
@@ -394,7 +382,7 @@ def inplace(self: Tensor, fn, args, kwargs):
     with off():
         p_result = lead(p_result, r_lv, lv, expand=True)
         physical = e[0]
-        _inplace(physical, lambda old: p_result)
+        USES.inplace(physical, lambda old: p_result)
     rebind(self, physical, lv)
     return self
 
@@ -417,7 +405,6 @@ def leaf(t: Tensor) -> Tensor:
     """A differentiated argument of grad/jacrev inside vmap: batched at every active level, so
     that each sample's gradient is its own slice of the physical gradient (the tangents it
     has are kept, expanded alike)."""
-    from . import dual
     from .._tensor import no_grad
 
     levels = all_levels()
@@ -431,7 +418,7 @@ def leaf(t: Tensor) -> Tensor:
     with off(), no_grad():
         data = lead(Tensor._make(p._data), lv, levels, expand=True)._data
     q = Tensor._make(np.array(data), requires_grad=True)
-    for level in dual.LEVELS[:dual.ACTIVE[0]]:
+    for level in USES.dual.LEVELS[:USES.dual.ACTIVE[0]]:
         tangent = level.get(p)
         if tangent is not None:
             with off():
@@ -440,20 +427,15 @@ def leaf(t: Tensor) -> Tensor:
 
 
 def _alias(p: Tensor) -> Tensor:
-    from .registry import OPS
-    from .apply import apply
-
     with off():
-        return apply(OPS["alias"], (p,), {})
+        return USES.apply(USES.OPS["alias"], (p,), {})
 
 
 def physical_grad(outputs, inputs, grad_outputs, **kwargs):
     """autograd.grad inside vmap, on physical tensors: `inputs` are `leaf`s (batched at every
     active level); an output not batched at all of them does not depend on them. The
     gradients come back batched at every level."""
-    from .dual import ENGINE_GRAD   # autograd.engine.grad (ops sit below autograd)
-
-    grad = ENGINE_GRAD[0]
+    grad = USES.dual.ENGINE_GRAD[0]   # autograd.engine.grad (ops sit below autograd)
     levels = all_levels()
     outs, gos, keep = [], [], []
     for k, (o, g) in enumerate(zip(outputs, grad_outputs)):
@@ -479,8 +461,6 @@ def physical_grad(outputs, inputs, grad_outputs, **kwargs):
 def one_hot_rows(output: Tensor, inputs, create_graph: bool = True) -> list:
     """jacrev's rows inside vmap: one backward per element of the per-sample output, seeded in
     every sample at once; out.shape + in.shape per input, batched at every level."""
-    from .registry import FUNCTIONS
-
     levels = all_levels()
     n = output._data.size
     rows = [[] for _ in inputs]
@@ -495,8 +475,8 @@ def one_hot_rows(output: Tensor, inputs, create_graph: bool = True) -> list:
     out = []
     for k, x in enumerate(inputs):
         if n:
-            stacked = FUNCTIONS["stack"](rows[k], 0)
-            out.append(FUNCTIONS["reshape"](stacked, output._data.shape + x._data.shape))
+            stacked = USES.FUNCTIONS["stack"](rows[k], 0)
+            out.append(USES.FUNCTIONS["reshape"](stacked, output._data.shape + x._data.shape))
         else:
             out.append(Tensor._make(np.zeros(output._data.shape + x._data.shape, dtype=output._data.dtype)))
     return out

@@ -24,9 +24,12 @@ import numpy as np
 
 from .._tensor import Tensor
 from .apply import apply
-from .batching import RULES, lead
+from . import dual, views
+from .batching import RULES, USES, lead
 from .dual import POINTWISE
 from .registry import FUNCTIONS, OPS
+
+USES.__dict__.update(apply=apply, OPS=OPS, FUNCTIONS=FUNCTIONS, dual=dual, inplace=views._inplace)
 
 _DIMS = ("dim", "dims", "dim0", "dim1", "dim2")
 
