@@ -101,7 +101,7 @@ def make_dual(tensor, tangent, *, level=None):
                             f"original Tensor, this is not supported. Tensor is of size "
                             f"{shape_str(tensor._data.shape)} while the given forward gradient is of size "
                             f"{shape_str(tangent._data.shape)}.")
-    return dual_view(tensor, tangent, found)
+    return _dual_view(tensor, tangent, found)
 
 
 def dual_view(tensor: Tensor, tangent: Tensor, level) -> Tensor:
@@ -115,7 +115,7 @@ def dual_view(tensor: Tensor, tangent: Tensor, level) -> Tensor:
     finally:
         dual.ACTIVE[0] = depth
     if tangent._data.dtype != tensor._data.dtype:
-        tangent = ops.FUNCTIONS["to"](tangent, tensor.dtype)
+        tangent = ops.METHODS["to"](tangent, tensor.dtype)
     level.set(view, tangent)
     return view
 
@@ -127,7 +127,7 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     found = _level(level)
     if found is None:
         return UnpackedDualTensor(tensor, None)
-    tangent = found.get(tensor)
+    tangent = _tangent(tensor, found)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
     return UnpackedDualTensor(primal_view(tensor, found), tangent)

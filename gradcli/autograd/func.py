@@ -188,7 +188,9 @@ def vjp(func, *primals, has_aux=False):
                 raise AutogradError(f"Mismatch in shape: grad_output[0] has a shape of {c.shape} and "
                                     f"output[0] has a shape of {o.shape}.")
         kept = [(o, c) for o, c in zip(outputs, cots) if o.requires_grad]
-        if kept:
+        if batching.ON[0]:   # inside vmap: on physical tensors, per sample
+            grads = batching.physical_grad(outputs, flat, cots, retain_graph=True, create_graph=True)
+        elif kept:
             grads = _grad([o for o, _ in kept], flat, [c for _, c in kept], retain_graph=True,
                           create_graph=True, allow_unused=True)
         else:

@@ -558,7 +558,41 @@ def _with_dim(args, kwargs) -> bool:
     return dim is not None and not isinstance(dim, Tensor) and _any(args, kwargs)
 
 
+def _setitem_rule(fn):
+    """`x[index] = value` inside vmap: written into the physical tensor, the index shifted past
+    the batch dims (a tensor index is not supported: its values would be per sample)."""
+    def rule(input, index, value):
+        from .._tensor import shape_str
+        from ..errors import AutogradError, ShapeError
+        from .batching import off, rebind, union, unwrap
+
+        p, lv = unwrap(input)
+        vp, vlv = unwrap(value) if isinstance(value, Tensor) else (value, ())
+        levels = union([lv, vlv])
+        if levels != lv:
+            raise ShapeError(f"output with shape {shape_str(input._data.shape)} doesn't match the broadcast "
+                             f"shape {shape_str(tuple(x.size for x in levels) + input._data.shape)}")
+        parts = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(i, (Tensor, list, np.ndarray)) for i in parts):
+            raise AutogradError("vmap: indexed assignment with a tensor or list index inside vmap is not "
+                                "supported; write it with torch.where or index_put outside the indexed "
+                                "assignment")
+        k = len(lv)
+        with off():
+            if isinstance(vp, Tensor):
+                vp = lead(vp, vlv, lv, expand=True)
+                region = p._data[(slice(None),) * k + parts].shape
+                vshape = vp._data.shape[k:]
+                if len(vshape) < len(region) - k:
+                    vp = apply(OPS["reshape"], (vp,), {"shape": vp._data.shape[:k] + (1,) * (
+                        len(region) - k - len(vshape)) + vshape})
+            fn(p, (slice(None),) * k + parts, vp)
+        rebind(input, p, lv)
+    return rule
+
+
 _GUARDS = {
+    "setitem": lambda fn: _guard(fn, _any, _setitem_rule(fn)),
     "cross_entropy": lambda fn: _guard(fn, _any, _targets_rule(fn, True)),
     "nll_loss": lambda fn: _guard(fn, _after_first, _targets_rule(fn, False)),
     "max": lambda fn: _guard(fn, _with_dim), "min": lambda fn: _guard(fn, _with_dim),

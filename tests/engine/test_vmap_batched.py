@@ -106,3 +106,49 @@ def test_randomness_error_and_same():
         vmap(lambda a: a + gradcli.rand(3))(X)
     out = vmap(lambda a: a * 0 + gradcli.rand(3), randomness="same")(X)
     np.testing.assert_allclose(out._data, np.broadcast_to(out._data[0], out._data.shape))
+
+
+def test_vjp_inside_vmap():
+    def f(a):
+        _, fn = func.vjp(lambda x: x.sin() * 2, a)
+        return fn(gradcli.ones(3, dtype=gradcli.float64))[0]
+
+    np.testing.assert_allclose(vmap(f)(X)._data, 2 * np.cos(X._data), rtol=1e-12)
+
+
+def test_forward_ad_inside_vmap():
+    from gradcli.autograd import forward_ad as fw
+
+    def f(a):
+        with fw.dual_level():
+            d = fw.make_dual(a, gradcli.ones(3, dtype=gradcli.float64))
+            return fw.unpack_dual(d.sin()).tangent
+
+    np.testing.assert_allclose(vmap(f)(X)._data, np.cos(X._data), rtol=1e-12)
+
+
+def test_indexed_assignment_inside_vmap_and_its_gradient():
+    def f(a):
+        b = a.clone()
+        b[1] = 0.0
+        b[0] = a[2] * 2
+        return b
+
+    x = gradcli.tensor(X._data, requires_grad=True)
+    out = vmap(f)(x)
+    want = X._data.copy()
+    want[:, 1] = 0.0
+    want[:, 0] = 2 * X._data[:, 2]
+    np.testing.assert_allclose(out._data, want)
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad._data, np.tile([0.0, 0.0, 3.0], (4, 1)))
+
+
+def test_indexed_assignment_of_a_batched_value_into_an_unbatched_tensor_is_refused():
+    def f(a):
+        b = gradcli.zeros(2, 3, dtype=gradcli.float64)
+        b[0] = a
+        return b
+
+    with pytest.raises(ShapeError, match="doesn't match the broadcast shape"):
+        vmap(f)(X)
