@@ -181,6 +181,15 @@ def give_named_tangent(name: str, t: Tensor) -> None:
         level.set(t, Tensor._make(tangent.astype(t._data.dtype, copy=False)))
 
 
+def has_tangent(*values) -> bool:
+    """Whether a tensor among `values` has a tangent at an active level."""
+    for level in LEVELS[:ACTIVE[0]]:
+        for v in values:
+            if isinstance(v, Tensor) and level.get(v) is not None:
+                return True
+    return False
+
+
 def set_tangent(t, tangent, level: Level) -> None:
     level.set(t, tangent)
 
