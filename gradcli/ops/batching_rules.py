@@ -617,12 +617,15 @@ def install_guards() -> None:
     tensor_methods.py attaches the methods)."""
     from .registry import METHODS, NN_FUNCTIONS, TENSORS
 
+    made: dict = {}   # one guard per function, whichever tables publish it
     for table in (FUNCTIONS, METHODS, NN_FUNCTIONS):
         for name, make in _GUARDS.items():
             fn = table.get(name)
             if fn is not None and not hasattr(fn, "__wrapped__"):
-                table[name] = make(fn)
-                if table is FUNCTIONS and getattr(TENSORS, name, None) is fn:
+                if id(fn) not in made:
+                    made[id(fn)] = (fn, make(fn))
+                table[name] = made[id(fn)][1]
+                if getattr(TENSORS, name, None) is fn:
                     setattr(TENSORS, name, table[name])
 
 
