@@ -57,7 +57,9 @@ def exit_dual_level(*, level=None) -> None:
     if not _OWN or level not in (None, len(_OWN) - 1):
         raise AutogradError("Trying to exit a forward AD level that was not the last one that was created. "
                             "This is not supported.")
-    dual.exit_level(_OWN.pop())
+    level = _OWN.pop()
+    dual.stash(level)   # for `graph --values`, which shows a dual tensor's tangent after the run
+    dual.exit_level(level)
 
 
 class dual_level:

@@ -170,6 +170,29 @@ def copy_tangents(source: Tensor, target: Tensor, drop: bool = False) -> None:
             level.set(target, Tensor._make(np.zeros_like(target._data)))
 
 
+# the tangents a program's dual level had when it exited (torch.autograd.forward_ad's levels):
+# id(tensor or node) -> (weak reference to it, its tangent), for `graph --values`, which reads
+# the graph after the run; an entry goes with its tensor or node
+EXITED: dict = {}
+
+
+def stash(level: Level) -> None:
+    """Keep `level`'s tangents past its exit (they are dropped from the level itself)."""
+    for table in (level.tangents, level.results):
+        for key, (ref, tangent) in list(table.items()):
+            owner = ref()
+            if owner is not None:
+                _remember(EXITED, owner, tangent)
+
+
+def exited_tangent(t):
+    """The tangent `t` (a tensor or a node, for its saved result) had when its level exited."""
+    entry = EXITED.get(id(t))
+    if entry is not None and entry[0]() is t:
+        return entry[1]
+    return None
+
+
 NAMED_TANGENTS: dict = {}   # program name -> (level, tangent array): set by `jacobian --mode forward`
 
 
