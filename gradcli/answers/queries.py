@@ -326,5 +326,14 @@ def _forward_columns(run, name: str, out: Tensor, wrt: list[str], xs: list) -> l
 
 
 def run_hessian(run, wrt: list[str], of=None) -> MatrixResult:
+    """Forward over reverse when it is cheaper (answers/forward_hessian.py), else reverse over
+    reverse (`--order 2`)."""
+    from .forward_hessian import hessian_blocks
+
+    name, out = tensor_output(run, of)
+    xs = lookup(run, wrt, "--wrt", out)
+    blocks = hessian_blocks(run, name, out, list(wrt), xs)
+    if blocks is not None:
+        return MatrixResult(name, out, list(wrt), blocks)
     result = run_grad(run, wrt, of=of, order=2, command="hessian")
     return MatrixResult(result.output_name, result.output, result.wrt, result.grads)

@@ -196,12 +196,30 @@ def exited_tangent(t):
 NAMED_TANGENTS: dict = {}   # program name -> (level, tangent array): set by `jacobian --mode forward`
 
 
-def give_named_tangent(name: str, t: Tensor) -> None:
+def give_named_tangent(name: str, t: Tensor):
     """A program's top-level tensor `name` just assigned: give it its tangent (a forward-mode
-    Jacobian column: the program is re-run with one input direction)."""
-    level, tangent = NAMED_TANGENTS[name]
+    Jacobian column: the program is re-run with one input direction); the tensor the program
+    goes on with instead, or None."""
+    entry = NAMED_TANGENTS[name]
+    if len(entry) == 3:   # `hessian`, forward over reverse: batched tangents (its batch level)
+        return _batched_dual(t, *entry)
+    level, tangent = entry
     if tangent.shape == t._data.shape and t._data.dtype.kind in "fc":
         level.set(t, Tensor._make(tangent.astype(t._data.dtype, copy=False)))
+    return None
+
+
+def _batched_dual(t: Tensor, level: Level, rows, batch):
+    """`t` expanded to the batch of `batch` (a leaf), each sample's tangent one row of `rows`:
+    the batched tensor the program goes on with (answers/forward_hessian.py)."""
+    from . import batching
+
+    if rows.shape[1:] != t._data.shape or t._data.dtype.kind not in "fc" or batching.is_batched(t):
+        return None
+    data = np.ascontiguousarray(np.broadcast_to(t._data, (batch.size,) + t._data.shape))
+    p = Tensor._make(data, requires_grad=True)
+    level.set(p, Tensor._make(rows.astype(t._data.dtype, copy=False)))
+    return batching.wrap(p, (batch,))
 
 
 def has_tangent(*values) -> bool:
