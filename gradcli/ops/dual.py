@@ -43,6 +43,11 @@ TRANSPOSE = "transpose"
 
 from .batching import ON as BATCHING   # noqa: E402  (vmap's batch levels: ops/batching.py)
 
+from ..graph.nodes import _current_source as _source   # noqa: E402  (a traced step's place)
+
+# (level, steps): each op's (name, source span, result, tangent) at that level, while
+# `jacobian --mode forward --steps` runs the program (answers/queries.py)
+TRACE = [None]
 ACTIVE = [0]             # how many levels propagate tangents now: `apply` reads this, once
 LEVELS: list = []        # the levels entered, outermost first
 ENGINE_GRAD = [None]     # autograd.engine.grad, set by the engine (ops sit below autograd)
@@ -275,6 +280,8 @@ def propagate(op, inputs: tuple, params, out):
         finally:
             ACTIVE[0] = depth
         _attach(level, out, tangent)
+        if TRACE[0] is not None and TRACE[0][0] is level:   # `jacobian --mode forward --steps`
+            TRACE[0][1].append((op.name, _source[0], out, tangent))
     return out
 
 

@@ -208,6 +208,12 @@ def print_jacobian(r) -> None:
     lines = [output_line(r.output_name, r.output)]
     if getattr(r, "mode_reason", None):   # --mode auto says which it took
         lines.append(f"mode: {r.mode} ({r.mode_reason})")
+    for x_name, j, steps in getattr(r, "forward_steps", None) or ():   # --steps: the forward passes
+        lines.append(f"forward pass: tangent e{j} on {x_name}")
+        for i, (op, span, _, tangent) in enumerate(steps, 1):
+            where = f" at {span.line}:{span.col}" if span is not None else ""
+            lines.append(block(f"  step {i}: {op}{where}  tangent out", show(tangent),
+                               numel(tangent) > 1))
     partial = len(r.blocks) > 1
     if partial:  # several inputs: one labelled grid of numbers, folded to the terminal's width
         from .grid import jacobian_grid
