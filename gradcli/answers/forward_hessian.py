@@ -64,7 +64,7 @@ def _blocks(run, name, wrt, xs, sizes, n):
         dual.NAMED_TANGENTS.clear()
         dual.exit_level(level)
         batching.exit(batch)
-    blocks, start_j = {}, [0]
+    blocks = {}
     offsets = np.cumsum([0] + sizes)
     for k, (wk, xk) in enumerate(zip(wrt, xs)):
         blocks[wk] = {}
@@ -72,5 +72,4 @@ def _blocks(run, name, wrt, xs, sizes, n):
             rows = tangents[k][offsets[j]:offsets[j + 1]]             # (size_j,) + shape_k
             block = np.moveaxis(rows, 0, -1).reshape(xk._data.shape + xj._data.shape)
             blocks[wk][wj] = Tensor._make(block.astype(xk._data.dtype, copy=False))
-    del start_j
     return blocks

@@ -23,7 +23,6 @@ whole batch, so that each sample's gradient is its own slice), see
 """
 from __future__ import annotations
 
-import math
 import weakref
 from types import SimpleNamespace
 
@@ -311,19 +310,6 @@ def _stack_results(results, level, stack):
     return wrap(stacked, union([inner, (level,)]))
 
 
-def guarded(fn):
-    """`fn` made safe inside vmap when it reads values of its tensor arguments: per sample."""
-    def guard(*args, **kwargs):
-        if ON[0] and _any_batched(args, kwargs):
-            return per_sample(fn, args, kwargs)
-        return fn(*args, **kwargs)
-
-    guard.__name__ = getattr(fn, "__name__", "fn")
-    guard.__doc__ = fn.__doc__
-    guard.__wrapped__ = fn
-    return guard
-
-
 def _any_batched(args, kwargs) -> bool:
     found: list = []
     _collect(args, found)
@@ -492,11 +478,3 @@ def dual_pair(primal: Tensor, tangent: Tensor):
         pp = lead(pp, plv, levels, expand=True)
         tp = lead(tp, tlv, levels, expand=True)
     return pp, tp, levels
-
-
-def batch_sizes(levels) -> tuple:
-    return tuple(level.size for level in levels)
-
-
-def numel(shape) -> int:
-    return math.prod(shape)
