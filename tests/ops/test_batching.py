@@ -1,6 +1,6 @@
 """Every op's batching rule (vmap) against the loop: run per sample and stacked.
 
-Over the op table's own cases: the inputs stacked into a batch of 3 (each
+Over the op table's own cases (and a few for the ops with no test domain): the inputs stacked into a batch of 3 (each
 sample a little different), run once as batched tensors (ops/batching.py, the
 op's rule or its loop fallback) and per sample; values and first-order
 gradients must agree. Each case runs with every tensor input batched, and with
@@ -38,14 +38,14 @@ def _flat(out):
     return list(out) if isinstance(out, tuple) else [out]
 
 
-def _leaf(a):
-    return Tensor(np.array(a), requires_grad=a.dtype.kind == "f") if isinstance(a, np.ndarray) else a
+def _leaf(a, grads=True):
+    return Tensor(np.array(a), requires_grad=grads and a.dtype.kind == "f") if isinstance(a, np.ndarray) else a
 
 
-def _loop(op, stacked, batched, params):
+def _loop(op, stacked, batched, params, with_grads=True):
     values, grads = [], []
     for b in range(B):
-        xs = [_leaf(a[b, ...]) if i in batched else _leaf(a) for i, a in enumerate(stacked)]
+        xs = [_leaf(a[b, ...], with_grads) if i in batched else _leaf(a, with_grads) for i, a in enumerate(stacked)]
         outs = _flat(apply(op, tuple(xs), params))
         values.append([o._data for o in outs])
         grads.append(_grads(outs, xs))
@@ -61,10 +61,10 @@ def _grads(outs, xs):
     return [None if g is None else g._data for g in grad(total, leaves, allow_unused=True)]
 
 
-def _batched(op, stacked, batched, params):
+def _batched(op, stacked, batched, params, with_grads=True):
     level = batching.enter(B)
     try:
-        leaves = [_leaf(a) for a in stacked]
+        leaves = [_leaf(a, with_grads) for a in stacked]
         xs = [batching.wrap(t, (level,)) if i in batched else t for i, t in enumerate(leaves)]
         outs = _flat(apply(op, tuple(xs), params))
         physical = [batching.unwrap(o) for o in outs]
@@ -83,14 +83,15 @@ def _batched(op, stacked, batched, params):
     return values, grads
 
 
-def _check(op, inputs, params, batched):
+def _check(op, inputs, params, batched, with_grads=True):
     stacked = _samples(inputs, batched)
-    loop_values, loop_grads = _loop(op, stacked, batched, params)
-    values, grads = _batched(op, stacked, batched, params)
+    loop_values, loop_grads = _loop(op, stacked, batched, params, with_grads)
+    values, grads = _batched(op, stacked, batched, params, with_grads)
     for k, v in enumerate(values):
         np.testing.assert_allclose(v, np.stack([lv[k] for lv in loop_values]), rtol=1e-10, atol=1e-12,
                                    err_msg=f"{op.name}: output {k}")
-    positions = [i for i, a in enumerate(stacked) if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+    positions = [i for i, a in enumerate(stacked) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+                 and with_grads]
     for j, (i, g) in enumerate(zip(positions, grads)):
         per = [lg[j] for lg in loop_grads]
         if g is None:
@@ -145,3 +146,24 @@ def test_the_loop_fallback_gives_the_same_answer():
         _check(op, [np.arange(6.0).reshape(2, 3), np.arange(3.0)], {}, {1})
     finally:
         batching.RULES["mul"] = saved
+
+
+_A = np.array([[1.5, -2.0, 0.5], [3.0, 0.0, -1.0]])
+_B = np.array([[1.5, 2.0, -0.5], [-3.0, 0.5, -1.0]])
+_NO_DOMAIN = [  # the ops the table gives no test domain (not differentiable)
+    *[(name, [_A, _B], {}) for name in ("lt", "le", "gt", "ge", "eq", "ne", "floor_divide")],
+    *[(name, [_A, _B[1]], {}) for name in ("lt", "eq", "floor_divide")],
+    *[(name, [_A > 0, _B > 0], {}) for name in ("logical_and", "logical_or")],
+    ("logical_not", [_A > 0], {}),
+    *[(name, [_B], {"other": 2.0}) for name in ("floor_divide_scalar", "rfloor_divide", "rremainder")],
+    *[(name, [_A], params) for name in ("argmax", "argmin")
+      for params in ({"dim": None, "keepdim": False}, {"dim": 1, "keepdim": False}, {"dim": 0, "keepdim": True})],
+]
+
+
+@pytest.mark.parametrize("name, inputs, params", _NO_DOMAIN, ids=lambda v: v if isinstance(v, str) else "")
+def test_ops_without_a_domain(name, inputs, params):
+    op = OPS[name]
+    _check(op, inputs, params, set(range(len(inputs))), with_grads=False)
+    if len(inputs) > 1:
+        _check(op, inputs, params, {0}, with_grads=False)
