@@ -1,8 +1,9 @@
 """Every op's batching rule (vmap) against the loop: run per sample and stacked.
 
-Over the op table's own cases (and a few for the ops with no test domain): the inputs stacked into a batch of 3 (each
-sample a little different), run once as batched tensors (ops/batching.py, the
-op's rule or its loop fallback) and per sample; values and first-order
+Over the op table's own cases (and a few for the ops with no test domain): the
+inputs stacked into a batch of 3 (each sample a little different), run once as
+batched tensors (ops/batching.py, the op's rule or its loop fallback) and per
+sample; values and first-order
 gradients must agree. Each case runs with every tensor input batched, and with
 only the first batched (the others shared by all samples). A wrong rule is
 caught (a mutation test).
