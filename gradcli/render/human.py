@@ -276,6 +276,8 @@ def print_op(op) -> None:
     if op.get("tangent"):
         lines.append(f"  tangent (forward mode), {op['tangent']['kind']}:")
         lines.append(f"    {op['tangent']['formula']}")
+    if op.get("vmap"):
+        lines.append(f"  vmap: {op['vmap']}")
     lines.append("  where: grad is the gradient of the result (what flows in from the output),")
     one = len(op["inputs"]) == 1
     lines.append(f"         {', '.join(op['inputs'])} {'is the input' if one else 'are the inputs'} "

@@ -152,3 +152,13 @@ def test_indexed_assignment_of_a_batched_value_into_an_unbatched_tensor_is_refus
 
     with pytest.raises(ShapeError, match="doesn't match the broadcast shape"):
         vmap(f)(X)
+
+
+def test_gradcli_ops_says_how_vmap_runs_each_op():
+    from gradcli.answers.optable import op_detail
+    from gradcli.ops import OPS
+
+    assert op_detail("mul")["vmap"].startswith("elementwise")
+    assert op_detail("sum_dim")["vmap"] == "its dims shifted past the batch dims"
+    assert op_detail("trace")["vmap"].startswith("per sample")
+    assert all(op_detail(name)["vmap"] for name in OPS)
