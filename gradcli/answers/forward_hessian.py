@@ -50,8 +50,12 @@ def _blocks(run, name, wrt, xs, sizes, n):
                                    script=interp.script)
         _, value = tensor_output(again, name if name in again.values else None)
         inputs = [again.values.get(w) for w in wrt]
-        if not all(isinstance(t, Tensor) and batching.is_batched(t) for t in inputs):
-            return None
+        # each input must still be the batched leaf its assignment was given (not a value
+        # computed from it later under the same name: that is what reverse mode differentiates)
+        for t in inputs:
+            found = batching.entry(t) if isinstance(t, Tensor) else None
+            if found is None or found[0].grad_fn is not None or level.get(found[0]) is None:
+                return None
         grads = batching.physical_grad([value], inputs, [None], create_graph=True)
         tangents = []
         for g, x in zip(grads, xs):

@@ -63,6 +63,22 @@ def test_a_program_that_reads_its_input_falls_back(tmp_path, monkeypatch):
     np.testing.assert_allclose(np.array(out["x"]["x"]), np.diag(6 * x), rtol=1e-12, atol=1e-12)
 
 
+REASSIGNED = """import torch
+x = torch.linspace(-1, 1, 10, dtype=torch.float64)
+x = x * 2
+z = (x ** 3).sum()
+"""
+
+
+def test_an_input_reassigned_from_itself_falls_back(tmp_path, monkeypatch):
+    """--wrt x names the last x (2 * the first): reverse over reverse differentiates by it."""
+    calls = _counted(monkeypatch)
+    out = _hessian(tmp_path, REASSIGNED, "x")
+    assert calls == [False]
+    x = 2 * np.linspace(-1, 1, 10)
+    np.testing.assert_allclose(np.array(out["x"]["x"]), np.diag(6 * x), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("wrt", ["x", "w"])
 def test_few_variables_stay_reverse_over_reverse(tmp_path, monkeypatch, wrt):
     calls = _counted(monkeypatch)
