@@ -406,6 +406,10 @@ class Tensor:
         return format(str(self), spec)
 
     def __repr__(self) -> str:
+        if BATCH_CHECK[0] is not None:   # inside vmap: a batched tensor prints as PyTorch's does
+            shown = BATCH_CHECK[0](self, "repr")
+            if shown is not None:
+                return shown
         suffixes = []
         if self.grad_fn is not None:
             suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")

@@ -331,6 +331,8 @@ def check_tensor(t: Tensor, what: str):
         return None
     if what == "detach":
         return wrap(e[0].detach(), e[1])
+    if what == "repr":
+        return _batched_repr(e[0], e[1])
     from ..errors import AutogradError
 
     if what == "item":
@@ -344,6 +346,16 @@ def check_tensor(t: Tensor, what: str):
     raise AutogradError("vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
                         "flow. We don't support that yet, please file an issue at "
                         "https://github.com/pytorch/pytorch/issues .")
+
+
+def _batched_repr(p: Tensor, levels: tuple) -> str:
+    """PyTorch's `BatchedTensor(lvl=L, bdim=0, value=...)`, one per level, innermost outside
+    (the batch dims are in front here, so bdim is 0)."""
+    if not levels:
+        return repr(p)
+    inner = _batched_repr(p, levels[:-1])
+    body = "\n".join("    " + line for line in inner.split("\n"))
+    return f"BatchedTensor(lvl={levels[-1].index + 1}, bdim=0, value=\n{body}\n)"
 
 
 def inplace(self: Tensor, fn, args, kwargs):
