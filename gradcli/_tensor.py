@@ -299,12 +299,16 @@ class Tensor:
         return self._data.item()  # a float32's value exactly, an int as int, a bool as bool
 
     def tolist(self):
+        if BATCH_CHECK[0] is not None:
+            BATCH_CHECK[0](self, "tolist")
         if self._data.size > MAX_LIST_ITEMS:  # refused before a Python float is made
             raise LimitError(f"tolist() of {self._data.size} elements would make more than "
                              f"{MAX_LIST_ITEMS} Python numbers", hint="the limit is fixed")
         return self._data.tolist()
 
     def numpy(self) -> ndarray:
+        if BATCH_CHECK[0] is not None:
+            BATCH_CHECK[0](self, "numpy")
         if self.requires_grad:
             raise AutogradError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
@@ -313,6 +317,10 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """The same storage and version counter, cut out of the graph."""
+        if BATCH_CHECK[0] is not None:   # inside vmap: a batched tensor detaches its physical one
+            batched = BATCH_CHECK[0](self, "detach")
+            if batched is not None:
+                return batched
         return Tensor._make(self._data, version=version_counter(self))
 
     def detach_(self) -> "Tensor":
@@ -398,6 +406,10 @@ class Tensor:
         return format(str(self), spec)
 
     def __repr__(self) -> str:
+        if BATCH_CHECK[0] is not None:   # inside vmap: a batched tensor prints as PyTorch's does
+            shown = BATCH_CHECK[0](self, "repr")
+            if shown is not None:
+                return shown
         suffixes = []
         if self.grad_fn is not None:
             suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")

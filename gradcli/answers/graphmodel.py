@@ -31,7 +31,7 @@ class GraphNode:
     """
 
     __slots__ = ("id", "name", "edges", "tensor", "variable", "source", "saved", "value",
-                 "reached_from", "in_degree", "shape", "module")
+                 "reached_from", "in_degree", "shape", "module", "tangent")
 
     id: int
     name: str
@@ -45,6 +45,7 @@ class GraphNode:
     in_degree: int
     shape: list | None
     module: int | None
+    tangent: object   # with values: the forward-mode tangent its value had (a dual tensor), else None
 
 
 @dataclass(eq=False)
@@ -227,6 +228,7 @@ def _build(output, names, output_name, saved, values, shapes) -> GraphModel:
             saved=_saved_of(node) if saved else None, value=value,
             reached_from=reached[i], in_degree=0, module=None,
             shape=None if shape is None else list(shape),
+            tangent=_tangent_of(value, node) if values else None,
         ))
     for node, d in zip(model.nodes, in_degree):
         node.in_degree = d
@@ -275,6 +277,16 @@ def _assign_modules(model, objs, paths) -> None:
             module = id(found) if found is not None else None
         if module in paths:
             node.module = cluster(module)
+
+
+def _tangent_of(value, node):
+    """The tangent a dual tensor's value had (its level's, kept when the level exited)."""
+    from ..ops import dual
+
+    found = dual.exited_tangent(value) if value is not None else None
+    if found is None and getattr(node, "variable", None) is None:
+        found = dual.exited_tangent(node)
+    return found
 
 
 def _value_of(node, tensor_name, names, by_fn_out):

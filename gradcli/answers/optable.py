@@ -29,7 +29,25 @@ def op_detail(name: str) -> dict:
             "params": [[p, _plain(op.defaults.get(p))] for p in op.params],
             "formulas": {i: f for i, f, r in zip(op.inputs, op.formulas, op.rules) if r is not None},
             "tangent": tangent_text(op),
+            "vmap": batching_text(op),
             "doc": op.doc or ""}
+
+
+def batching_text(op) -> str:
+    """How vmap runs the op on a batch (ops/batching_rules.py): its rule, or per sample."""
+    from ..ops import batching, batching_rules as rules
+
+    rule = batching.RULES.get(op.name)
+    if rule is None:
+        return "per sample, stacked (no batching rule)"
+    described = {rules.elementwise: "elementwise: broadcast with the batch dims in front",
+                 rules.shifted: "its dims shifted past the batch dims",
+                 rules.unsqueezed: "its dims shifted past the batch dims",
+                 rules.loss: "elementwise with reduction='none', then reduced per sample",
+                 rules.product: "one matmul over the batch", rules.addmm: "one matmul over the batch, then add",
+                 rules.same_shape: "run on the whole batch as it is",
+                 rules.last_two: "run on the whole batch (numpy batches its leading dims)"}
+    return described.get(rule, "a rule of its own (ops/batching_rules.py)")
 
 
 def tangent_text(op) -> dict:

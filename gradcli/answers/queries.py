@@ -271,7 +271,7 @@ def _check_passes(run, passes: int) -> None:
                          hint="raise the limit with --max-steps")
 
 
-def run_jacobian(run, wrt: list[str], of=None, mode: str = "reverse") -> MatrixResult:
+def run_jacobian(run, wrt: list[str], of=None, mode: str = "reverse", steps: bool = False) -> MatrixResult:
     """The Jacobian by rows (reverse mode: one backward pass per output element) or by
     columns (forward mode: the program re-run once per input element, that input made
     dual); "auto" takes the fewer passes and says which it took."""
@@ -283,23 +283,30 @@ def run_jacobian(run, wrt: list[str], of=None, mode: str = "reverse") -> MatrixR
         chosen = "forward" if n_in < out._data.size else "reverse"
     if mode not in ("forward", "reverse", "auto"):
         raise UsageError(f"--mode must be forward, reverse or auto, not {mode!r}")
+    if steps and chosen != "forward":
+        raise UsageError("jacobian --steps shows forward-mode passes: add --mode forward",
+                         hint="`gradcli backward FILE --steps` shows a backward pass")
+    forward_steps = [] if steps else None
     if chosen == "forward":
         _check_passes(run, n_in)
-        blocks = _forward_columns(run, name, out, wrt, xs)
+        blocks = _forward_columns(run, name, out, wrt, xs, forward_steps)
     else:
         _check_passes(run, out._data.size)
         with explained(run, name, out, wrt, "jacobian"):
             blocks = _rows(out, xs, create_graph=False)
     result = MatrixResult(name, out, list(wrt), dict(zip(wrt, blocks)))
+    result.forward_steps = forward_steps
     result.mode = chosen
     result.mode_reason = None if mode != "auto" else (
         f"{n_in} input elements {'<' if chosen == 'forward' else '>='} {out._data.size} output elements")
     return result
 
 
-def _forward_columns(run, name: str, out: Tensor, wrt: list[str], xs: list) -> list:
+def _forward_columns(run, name: str, out: Tensor, wrt: list[str], xs: list, steps=None) -> list:
     """Forward-mode Jacobian blocks: one re-run of the program per input element, with the
-    tangent e_j given to that input when it is assigned; column j is the output's tangent."""
+    tangent e_j given to that input when it is assigned; column j is the output's tangent.
+    With `steps` (a list), each pass's ops and the tangents they gave are appended to it
+    as (input name, element index, [(op, source span, value, tangent)])."""
     from ..ops import dual
 
     interp = run.interpreter
@@ -312,6 +319,9 @@ def _forward_columns(run, name: str, out: Tensor, wrt: list[str], xs: list) -> l
             dual.NAMED_TANGENTS.update({other: (level, basis.reshape(x._data.shape) if other == x_name
                                                 else np.zeros(np.shape(y._data)))
                                         for other, y in zip(wrt, xs)})
+            if steps is not None:
+                dual.TRACE[0] = (level, [])
+                steps.append((x_name, j, dual.TRACE[0][1]))
             try:
                 again = interp.program.run(interp.overrides, stdout=lambda line: None, limits=interp.limits,
                                         script=interp.script)
@@ -319,6 +329,7 @@ def _forward_columns(run, name: str, out: Tensor, wrt: list[str], xs: list) -> l
                 tangent = level.get(value)
                 columns[k].append(np.zeros(out._data.shape) if tangent is None else tangent._data)
             finally:
+                dual.TRACE[0] = None
                 dual.NAMED_TANGENTS.clear()
                 dual.exit_level(level)
     return [Tensor._make(np.stack(cols, axis=-1).reshape(out._data.shape + x._data.shape)
@@ -326,5 +337,14 @@ def _forward_columns(run, name: str, out: Tensor, wrt: list[str], xs: list) -> l
 
 
 def run_hessian(run, wrt: list[str], of=None) -> MatrixResult:
+    """Forward over reverse when it is cheaper (answers/forward_hessian.py), else reverse over
+    reverse (`--order 2`)."""
+    from .forward_hessian import hessian_blocks
+
+    name, out = tensor_output(run, of)
+    xs = lookup(run, wrt, "--wrt", out)
+    blocks = hessian_blocks(run, name, out, list(wrt), xs)
+    if blocks is not None:
+        return MatrixResult(name, out, list(wrt), blocks)
     result = run_grad(run, wrt, of=of, order=2, command="hessian")
     return MatrixResult(result.output_name, result.output, result.wrt, result.grads)

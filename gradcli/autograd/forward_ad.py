@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import AutogradError, ProgramTypeError, ProgramValueError
 from .._tensor import Tensor, shape_str
 from ..graph.callback import call_program
-from ..ops import dual
+from ..ops import batching, dual
 
 _OWN: list = []   # the levels this API entered (torch.func's are not its to see or exit)
 
@@ -57,7 +57,9 @@ def exit_dual_level(*, level=None) -> None:
     if not _OWN or level not in (None, len(_OWN) - 1):
         raise AutogradError("Trying to exit a forward AD level that was not the last one that was created. "
                             "This is not supported.")
-    dual.exit_level(_OWN.pop())
+    level = _OWN.pop()
+    dual.stash(level)   # for `graph --values`, which shows a dual tensor's tangent after the run
+    dual.exit_level(level)
 
 
 class dual_level:
@@ -101,7 +103,7 @@ def make_dual(tensor, tangent, *, level=None):
                             f"original Tensor, this is not supported. Tensor is of size "
                             f"{shape_str(tensor._data.shape)} while the given forward gradient is of size "
                             f"{shape_str(tangent._data.shape)}.")
-    return dual_view(tensor, tangent, found)
+    return _dual_view(tensor, tangent, found)
 
 
 def dual_view(tensor: Tensor, tangent: Tensor, level) -> Tensor:
@@ -115,7 +117,7 @@ def dual_view(tensor: Tensor, tangent: Tensor, level) -> Tensor:
     finally:
         dual.ACTIVE[0] = depth
     if tangent._data.dtype != tensor._data.dtype:
-        tangent = ops.FUNCTIONS["to"](tangent, tensor.dtype)
+        tangent = ops.METHODS["to"](tangent, tensor.dtype)
     level.set(view, tangent)
     return view
 
@@ -127,7 +129,7 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     found = _level(level)
     if found is None:
         return UnpackedDualTensor(tensor, None)
-    tangent = found.get(tensor)
+    tangent = _tangent(tensor, found)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
     return UnpackedDualTensor(primal_view(tensor, found), tangent)
@@ -214,7 +216,7 @@ def _jvp(func, primals, tangents, has_aux: bool, api: str):
     keep = any(t.requires_grad for t in flat_p + flat_t)
     level = dual.enter_level(graph=keep)   # tangents need a graph only for a transform outside
     try:
-        duals = [dual_view(p, t, level) for p, t in zip(flat_p, flat_t)]
+        duals = [_dual_view(p, t, level) for p, t in zip(flat_p, flat_t)]
         out = call_program(f"torch.func.{api}", None, func, *rebuild(duals))
         aux = None
         if has_aux:
@@ -225,7 +227,7 @@ def _jvp(func, primals, tangents, has_aux: bool, api: str):
         flat_o, rebuild_o = _flat(out, _OUTPUT)
         tangents_o = []
         for o in flat_o:
-            t = level.get(o)
+            t = _tangent(o, level)
             tangents_o.append(t if t is not None else Tensor._make(np.zeros_like(o._data)))
         primals_o = [primal_view(o, level) for o in flat_o]
         if has_aux:
@@ -236,6 +238,25 @@ def _jvp(func, primals, tangents, has_aux: bool, api: str):
     primals_o = [_kept(o, keep) for o in primals_o]
     tangents_o = [_kept(t, keep) for t in tangents_o]
     return primals_o, tangents_o, rebuild_o, aux
+
+
+def _dual_view(primal: Tensor, tangent: Tensor, level) -> Tensor:
+    """dual_view, inside vmap too: the pair made physical and batched alike (ops/batching.py)."""
+    if batching.ON[0] and (batching.is_batched(primal) or batching.is_batched(tangent)):
+        p, t, levels = batching.dual_pair(primal, tangent)
+        with batching.off():
+            view = dual_view(p, t, level)
+        return batching.wrap(view, levels)
+    return dual_view(primal, tangent, level)
+
+
+def _tangent(t: Tensor, level):
+    """The tangent of `t` at `level`: a batched tensor's is its physical tensor's."""
+    found = batching.entry(t) if batching.ON[0] else None
+    if found is None:
+        return level.get(t)
+    tangent = level.get(found[0])
+    return None if tangent is None else batching.wrap(tangent, found[1])
 
 
 def _kept(t: Tensor, keep: bool) -> Tensor:

@@ -16,6 +16,7 @@ from ..graph.callback import call_program
 from .engine import grad as _grad
 from .functional import _rows
 from .products import _alias
+from ..ops import batching
 from ..ops.dual import detached
 
 
@@ -54,6 +55,8 @@ def _leaves(value, api: str):
 def _prepare(value):
     """The argument the function runs on, and the tensors to differentiate by."""
     def one(t):
+        if batching.ON[0]:   # inside vmap: a leaf batched at every level (per-sample gradients)
+            return batching.leaf(t)
         return _alias(t) if t.requires_grad else detached(t).requires_grad_()
     if isinstance(value, Tensor):
         t = one(value)
@@ -126,7 +129,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
                                 f"tensor with {output._data.ndim} dims. Maybe you wanted to use the vjp "
                                 "or jacrev APIs instead?")
         flat = [t for i in indices for t in targets[i]]
-        if output.requires_grad:
+        if batching.ON[0]:
+            grads = batching.physical_grad([output], flat, [None], create_graph=True)
+        elif output.requires_grad:
             grads = _grad(output, flat, create_graph=True, allow_unused=True)
         else:
             grads = (None,) * len(flat)
@@ -183,7 +188,9 @@ def vjp(func, *primals, has_aux=False):
                 raise AutogradError(f"Mismatch in shape: grad_output[0] has a shape of {c.shape} and "
                                     f"output[0] has a shape of {o.shape}.")
         kept = [(o, c) for o, c in zip(outputs, cots) if o.requires_grad]
-        if kept:
+        if batching.ON[0]:   # inside vmap: on physical tensors, per sample
+            grads = batching.physical_grad(outputs, flat, cots, retain_graph=True, create_graph=True)
+        elif kept:
             grads = _grad([o for o, _ in kept], flat, [c for _, c in kept], retain_graph=True,
                           create_graph=True, allow_unused=True)
         else:
@@ -212,7 +219,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         per_output = []
         for o in outputs:
             flat = [t for i in indices for t in targets[i]]
-            rows = _rows(o, flat, create_graph=True)
+            rows = batching.one_hot_rows(o, flat) if batching.ON[0] else _rows(o, flat, create_graph=True)
             results, k = [], 0
             for i in indices:
                 n = len(targets[i])

@@ -50,6 +50,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         indices, is_tuple = _argnums(argnums, len(args), "jacfwd")
         targets = {i: _leaves(args[i], "jacfwd") for i in indices}
         flat = [t for i in indices for t in targets[i]]
+        if not has_aux and sum(t._data.size for t in flat) > 1:
+            return _vectorized(func, args, kwargs, indices, is_tuple, targets, flat, randomness)
         columns = []      # per input element: the flat output tangents
         outputs = aux = rebuild_o = None
         for k, x in enumerate(flat):
@@ -86,6 +88,53 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         return (jac, aux) if has_aux else jac
 
     return _named(wrapper, "jacfwd")
+
+
+def _vectorized(func, args, kwargs, indices, is_tuple, targets, flat, randomness):
+    """jacfwd as PyTorch computes it: one jvp vmapped over the basis of the inputs' space (the
+    tangents are the identity's rows, batched), so every column comes from one pass."""
+    from .. import ops
+    from .vmap import vmap
+
+    sizes = [t._data.size for t in flat]
+    total = sum(sizes)
+    dtype = np.result_type(*[t._data.dtype for t in flat])
+    eye = np.eye(total, dtype=dtype)
+    basis, start = [], 0
+    for t, n in zip(flat, sizes):
+        basis.append(Tensor._make(np.ascontiguousarray(eye[:, start:start + n]).reshape((total,) + t._data.shape)))
+        start += n
+    shape: dict = {}
+
+    def column(*vs):
+        outs, touts, rebuild, _ = _jvp_args(func, args, kwargs, indices, targets, list(vs), False)
+        shape["rebuild"] = rebuild
+        shape["n"] = len(outs)
+        return tuple(touts) + tuple(outs)
+
+    results = vmap(column, 0, 0, randomness)(*basis)
+    n_out = shape["n"]
+    touts, outs = results[:n_out], results[n_out:]
+    outputs = [ops.METHODS["select"](o, 0, 0) for o in outs]
+    blocks = []
+    for tout, o in zip(touts, outputs):
+        moved = ops.FUNCTIONS["movedim"](tout, 0, -1)   # out.shape + (total,)
+        per_input, start = [], 0
+        for x, n in zip(flat, sizes):
+            part = ops.FUNCTIONS["narrow"](moved, -1, start, n) if len(flat) > 1 else moved
+            per_input.append(ops.FUNCTIONS["reshape"](part, o._data.shape + x._data.shape))
+            start += n
+        items, m = [], 0
+        for i in indices:
+            k = len(targets[i])
+            value = args[i]
+            items.append(per_input[m] if isinstance(value, Tensor) else type(value)(per_input[m:m + k]))
+            m += k
+        blocks.append(tuple(items) if is_tuple else items[0])
+    jac = shape["rebuild"](blocks)
+    if not any(t.requires_grad for t in flat):
+        jac = _detach_all(jac)
+    return jac
 
 
 def _detach_all(value):

@@ -1,20 +1,22 @@
-"""torch.func.vmap: a function mapped over a batch dimension, by loop and stack.
+"""torch.func.vmap: a function mapped over a batch dimension, run once on the whole batch.
 
-Every op is run per sample (each batched argument selected at its `in_dims`)
-and the results stacked at `out_dims`: the same answer as a batching rule, at
-the cost of a Python call per sample (no op has a batching rule yet). Which
-tensors depend on the batch is tracked by a batch level (ops/dual.py's levels,
-with a mark instead of a tangent), so that vmap refuses what PyTorch's refuses:
-`.item()` and data-dependent control flow on a batched tensor, an in-place op
-writing a batched value into an unbatched tensor, and random numbers unless
-`randomness=` is "different" or "same".
+Each batched argument is moved to have its batch dim in front and handed to the
+function as a batched tensor (ops/batching.py: it shows the per-sample shape,
+and its ops run on the whole batch by their batching rules, or per sample and
+stacked where an op has none); the results are moved to `out_dims`. PyTorch's
+refusals are kept: `.item()` and data-dependent control flow on a batched
+tensor, an in-place op writing a batched value into an unbatched tensor, and
+random numbers unless `randomness=` is "different" or "same". With
+randomness="different" the function is run per sample and the results stacked
+(each sample draws its own numbers; a batch level of ops/dual.py marks what
+depends on the batch).
 """
 from __future__ import annotations
 
 from ..errors import AutogradError, ProgramValueError
 from .._tensor import Tensor
 from ..graph.callback import call_program
-from ..ops import dual
+from ..ops import batching, dual
 
 
 def _name(func) -> str:
@@ -114,6 +116,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ProgramValueError("vmap: Expected all tensors to have the same size in the mapped dimension, "
                                     f"got sizes {sizes} for the mapped dimension")
         size = sizes[0]
+        if randomness != "different":
+            return _batched(func, args, kwargs, dims, out_dims, size, randomness)
         select = ops.METHODS["select"]
         generator = factories._generator[0]
         state = None
@@ -164,3 +168,78 @@ def _stacked(func, results, out_dims, size):
         raise ProgramValueError(f"vmap: out_dims={out_dims} is out of range for an output of "
                                 f"{first._data.ndim} dimensions (expected -{n} <= out_dim < {n})")
     return ops.FUNCTIONS["stack"](results, out_dims % n)
+
+
+def _batched(func, args, kwargs, dims, out_dims, size, randomness):
+    """func run once on batched tensors (ops/batching.py), its outputs moved to out_dims."""
+    from ..ops import factories
+
+    level = batching.enter(size)
+    generator = factories._generator[0]
+    try:
+        if randomness == "error":
+            factories._generator[0] = _RandomnessError()
+        batched = [_batched_arg(v, d, level) for v, d in zip(args, dims)]
+        out = call_program("torch.func.vmap", None, func, *batched, **kwargs)
+        return _unbatched(func, out, out_dims, level)
+    finally:
+        factories._generator[0] = generator
+        batching.exit(level)
+
+
+def _batched_arg(value, dim, level):
+    """An argument with its batch dim (`dim`, per its in_dims) made the batched tensor's."""
+    if isinstance(value, dict):
+        return {k: _batched_arg(v, dim, level) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        dims = dim if isinstance(dim, (tuple, list)) else [dim] * len(value)
+        return type(value)(_batched_arg(v, d, level) for v, d in zip(value, dims))
+    if dim is None or not isinstance(value, Tensor):
+        return value
+    from .. import ops
+
+    p, lv = batching.unwrap(value)
+    k = len(lv)
+    d = dim % value._data.ndim
+    with batching.off():   # the new level is the innermost: its dim after the outer levels'
+        moved = p if d == 0 else ops.FUNCTIONS["movedim"](p, k + d, k)
+    return batching.wrap(moved, lv + (level,))
+
+
+def _unbatched(func, out, out_dims, level):
+    if isinstance(out, dict):
+        return {k: _unbatched(func, v, out_dims, level) for k, v in out.items()}
+    if isinstance(out, (tuple, list)):
+        dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(out)
+        if len(dims) != len(out):
+            raise ProgramValueError(f"vmap({_name(func)}, ...): out_dims is not compatible with the structure "
+                                    f"of `outputs`. out_dims has structure {_structure(tuple(dims))} but "
+                                    f"outputs has structure {_structure(tuple(out))}.")
+        return type(out)(_unbatched(func, v, d, level) for v, d in zip(out, dims))
+    if not isinstance(out, Tensor):
+        raise ProgramValueError(f"vmap({_name(func)}, ...): `{_name(func)}` must only return Tensors, got type "
+                                f"<class '{type(out).__name__}'>. Did you mean to set out_dims= to None for "
+                                "output?")
+    from .. import ops
+
+    p, lv = batching.unwrap(out)
+    if out_dims is None:
+        if level in lv:
+            raise ProgramValueError(f"vmap({_name(func)}, ...): `{_name(func)}` can not return a BatchedTensor "
+                                    "when out_dim is None")
+        return out
+    n = out._data.ndim + 1
+    if isinstance(out_dims, bool) or not isinstance(out_dims, int) or not -n <= out_dims < n:
+        raise ProgramValueError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                                f"{out_dims})")
+    od = out_dims % n
+    rest = tuple(x for x in lv if x is not level)
+    k = len(rest)
+    with batching.off():
+        if level in lv:
+            moved = p if od == 0 else ops.FUNCTIONS["movedim"](p, k, k + od)
+        else:   # not batched at this level: the same value for every sample
+            shape = p._data.shape
+            moved = ops.FUNCTIONS["unsqueeze"](p, k + od)
+            moved = ops.FUNCTIONS["expand"](moved, shape[:k + od] + (level.size,) + shape[k + od:])
+    return batching.wrap(moved, rest)

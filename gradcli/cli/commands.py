@@ -115,7 +115,9 @@ def grad_cmd(
 def jacobian_cmd(opts: Common, wrt: Wrt = None, mode: Annotated[str, Option(
         "--mode", help="reverse: one backward pass per output element; forward: one forward-mode run per "
                        "input element; auto: the fewer (and says which).", metavar="forward|reverse|auto")]
-        = "reverse"):
+        = "reverse",
+        steps: Annotated[bool, Option(
+            "--steps", help="With --mode forward: print each op's tangent, pass by pass.")] = False):
     """The full Jacobian of a tensor output: shape output.shape + x.shape for each x.
 
     Example: gradcli jacobian -e 'x = [2., 3.]; y = x * x' --wrt x --mode forward
@@ -125,7 +127,7 @@ def jacobian_cmd(opts: Common, wrt: Wrt = None, mode: Annotated[str, Option(
     wrt_list = wrt_names(wrt)
 
     def answer(run):
-        result = queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of, mode)
+        result = queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of, mode, steps)
         nan_hint(result.blocks)
         return result
 

@@ -711,7 +711,9 @@ class Interpreter(Calls):
                 except GradcliError as error:
                     raise error.at(span)
             if _dual.NAMED_TANGENTS and name in _dual.NAMED_TANGENTS and isinstance(value, Tensor):
-                _dual.give_named_tangent(name, value)   # `jacobian --mode forward`: an input made dual
+                dual_value = _dual.give_named_tangent(name, value)   # `jacobian --mode forward`, `hessian`
+                if dual_value is not None:
+                    scope.vars[name] = dual_value   # an input made dual
 
     def _note_leaf(self, name: str, value: Tensor, span) -> None:
         """Remember the first name a leaf that requires grad was bound to (at most

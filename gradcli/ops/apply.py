@@ -31,6 +31,7 @@ from ..graph import saved_hooks as _saved_hooks
 from ..graph.saved_hooks import hooks_or_inference as _saving
 from .aliasing import link
 from .dual import ACTIVE as _dual_levels, propagate as _propagate_tangents
+from .batching import NOT_BATCHED as _NOT_BATCHED, ON as _batching, batched_apply as _batched_apply
 from .shapes import broadcast_shapes
 
 ndarray = np.ndarray
@@ -46,6 +47,10 @@ def apply(op, inputs: tuple, params: dict | None = None):
     node allocates as few objects as it can (each one is work for the cyclic
     garbage collector as the graph grows).
     """
+    if _batching[0]:   # inside vmap (ops/batching.py): the one check it costs when off
+        out = _batched_apply(op, inputs, params)
+        if out is not _NOT_BATCHED:
+            return out
     n = len(inputs)
     note = False   # whether an input's dtype differs from the result's (see `_promoted`)
     if n == 2:

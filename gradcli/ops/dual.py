@@ -41,6 +41,13 @@ BILINEAR = "bilinear"
 SYMMETRIC = "symmetric"
 TRANSPOSE = "transpose"
 
+from .batching import ON as BATCHING   # noqa: E402  (vmap's batch levels: ops/batching.py)
+
+from ..graph.nodes import _current_source as _source   # noqa: E402  (a traced step's place)
+
+# (level, steps): each op's (name, source span, result, tangent) at that level, while
+# `jacobian --mode forward --steps` runs the program (answers/queries.py)
+TRACE = [None]
 ACTIVE = [0]             # how many levels propagate tangents now: `apply` reads this, once
 LEVELS: list = []        # the levels entered, outermost first
 ENGINE_GRAD = [None]     # autograd.engine.grad, set by the engine (ops sit below autograd)
@@ -141,6 +148,13 @@ def tangent_of(t, level: Level | None = None):
 def detached(t: Tensor) -> Tensor:
     """`t.detach()` keeping its tangents: a transform's own detach (jacrev's fresh leaves, its
     results) is not the program's, and tangents of an enclosing jvp pass through it."""
+    if BATCHING[0]:   # inside vmap: a batched tensor's tangents are its physical tensor's
+        from . import batching
+
+        found = batching.entry(t)
+        if found is not None:
+            with batching.off():
+                return batching.wrap(detached(found[0]), found[1])
     d = t.detach()
     if ACTIVE[0]:
         for level in LEVELS[:ACTIVE[0]]:
@@ -161,15 +175,65 @@ def copy_tangents(source: Tensor, target: Tensor, drop: bool = False) -> None:
             level.set(target, Tensor._make(np.zeros_like(target._data)))
 
 
+# the tangents a program's dual level had when it exited (torch.autograd.forward_ad's levels):
+# id(tensor or node) -> (weak reference to it, its tangent), for `graph --values`, which reads
+# the graph after the run; an entry goes with its tensor or node
+EXITED: dict = {}
+
+
+def stash(level: Level) -> None:
+    """Keep `level`'s tangents past its exit (they are dropped from the level itself)."""
+    for table in (level.tangents, level.results):
+        for key, (ref, tangent) in list(table.items()):
+            owner = ref()
+            if owner is not None:
+                _remember(EXITED, owner, tangent)
+
+
+def exited_tangent(t):
+    """The tangent `t` (a tensor or a node, for its saved result) had when its level exited."""
+    entry = EXITED.get(id(t))
+    if entry is not None and entry[0]() is t:
+        return entry[1]
+    return None
+
+
 NAMED_TANGENTS: dict = {}   # program name -> (level, tangent array): set by `jacobian --mode forward`
 
 
-def give_named_tangent(name: str, t: Tensor) -> None:
+def give_named_tangent(name: str, t: Tensor):
     """A program's top-level tensor `name` just assigned: give it its tangent (a forward-mode
-    Jacobian column: the program is re-run with one input direction)."""
-    level, tangent = NAMED_TANGENTS[name]
+    Jacobian column: the program is re-run with one input direction); the tensor the program
+    goes on with instead, or None."""
+    entry = NAMED_TANGENTS[name]
+    if len(entry) == 3:   # `hessian`, forward over reverse: batched tangents (its batch level)
+        return _batched_dual(t, *entry)
+    level, tangent = entry
     if tangent.shape == t._data.shape and t._data.dtype.kind in "fc":
         level.set(t, Tensor._make(tangent.astype(t._data.dtype, copy=False)))
+    return None
+
+
+def _batched_dual(t: Tensor, level: Level, rows, batch):
+    """`t` expanded to the batch of `batch` (a leaf), each sample's tangent one row of `rows`:
+    the batched tensor the program goes on with (answers/forward_hessian.py)."""
+    from . import batching
+
+    if rows.shape[1:] != t._data.shape or t._data.dtype.kind not in "fc" or batching.is_batched(t):
+        return None
+    data = np.ascontiguousarray(np.broadcast_to(t._data, (batch.size,) + t._data.shape))
+    p = Tensor._make(data, requires_grad=True)
+    level.set(p, Tensor._make(rows.astype(t._data.dtype, copy=False)))
+    return batching.wrap(p, (batch,))
+
+
+def has_tangent(*values) -> bool:
+    """Whether a tensor among `values` has a tangent at an active level."""
+    for level in LEVELS[:ACTIVE[0]]:
+        for v in values:
+            if isinstance(v, Tensor) and level.get(v) is not None:
+                return True
+    return False
 
 
 def set_tangent(t, tangent, level: Level) -> None:
@@ -216,6 +280,8 @@ def propagate(op, inputs: tuple, params, out):
         finally:
             ACTIVE[0] = depth
         _attach(level, out, tangent)
+        if TRACE[0] is not None and TRACE[0][0] is level:   # `jacobian --mode forward --steps`
+            TRACE[0][1].append((op.name, _source[0], out, tangent))
     return out
 
 
@@ -391,6 +457,8 @@ def _transposed(op, inputs, params, out, ts, outermost: bool, graph: bool):
 
 def check_not_batched(t: Tensor, what: str) -> None:
     """PyTorch's refusals inside vmap: `.item()` or a truth value of a batched tensor."""
+    if what not in ("item", "bool"):
+        return None
     for level in LEVELS[:ACTIVE[0]]:
         if level.batch and level.get(t) is not None:
             from ..errors import AutogradError

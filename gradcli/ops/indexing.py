@@ -22,6 +22,7 @@ from .._tensor import Tensor, _grad_enabled, as_int, bump_version, check_element
 from .broadcast import _expand_shape
 from .domains import cases
 from .apply import apply
+from . import dual as _dual
 from .registry import TENSORS, defop, export, LINEAR
 from .shape import ProgramIndexError, alias, select_op, slice_op, unsqueeze
 from .views import (PUT_FORMULAS, _data, _index, _index_put, _index_rule, _put_self_rule, _put_sympy,
@@ -296,7 +297,8 @@ def setitem(input, index, value):
     elif not isinstance(value, (int, float, bool, np.number, np.bool_)):
         raise ProgramTypeError(f"can't assign a {type(value).__name__} to a Tensor")
     recording = _grad_enabled[0] and (
-        input.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
+        input.requires_grad or (isinstance(value, Tensor) and value.requires_grad)) or (
+        _dual.ACTIVE[0] and _dual.has_tangent(input, value))   # forward mode: the tangent is written too
     if not recording:
         data = input._data
         if not data.flags.writeable:

@@ -26,7 +26,7 @@ from ..graph.nodes import op_name
 from ..errors import AutogradError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, bump_version, no_grad, shape_str
 from .aliasing import _owner
-from . import dual as _dual
+from . import batching as _batching, dual as _dual
 from .apply import apply
 from .registry import METHODS, TENSORS, Op
 
@@ -238,6 +238,10 @@ def _inplace(self, fn, *args, **kwargs) -> Tensor:
     value (so what the node saves is not the value overwritten here) and this
     tensor is rebased onto the new node, as PyTorch rebases in-place results.
     """
+    if _batching.ON[0]:   # inside vmap: a batched tensor's value is its physical tensor's
+        done = _batching.inplace(self, fn, args, kwargs)
+        if done is not NotImplemented:
+            return done
     _check_inplace(self, args)
     if _dual.ACTIVE[0]:
         _dual.check_inplace(self, args)
@@ -262,6 +266,8 @@ def _inplace(self, fn, *args, **kwargs) -> Tensor:
     bump_version(self)
     if _dual.ACTIVE[0]:   # forward mode: the tangent changes with the value
         _dual.copy_tangents(result, self, drop=True)
+        if self._base is not None:
+            _base_tangents(self)
     node = result.grad_fn
     if node is not None:
         if getattr(node, "_result_counter", None) is result._counter:
@@ -274,6 +280,35 @@ def _inplace(self, fn, *args, **kwargs) -> Tensor:
         else:
             rebase(self, result)
     return self
+
+
+def _base_tangents(view: Tensor) -> None:
+    """Forward mode, after an in-place op on a view: its base's tangent takes the view's new
+    tangent in the view's region, and the base's other views are given theirs from it."""
+    root = view._base
+    indices = region(view, root)
+    if indices is None:
+        return
+    depth = _dual.ACTIVE[0]
+    for k, level in enumerate(_dual.LEVELS[:depth]):
+        tangent = level.get(view)
+        base_tangent = level.get(root)
+        if tangent is None and base_tangent is None:
+            continue
+        _dual.ACTIVE[0] = k   # the tangents' own ops take no tangent at this level
+        try:
+            if base_tangent is None:
+                base_tangent = Tensor._make(np.zeros_like(root._data))
+            if tangent is None:
+                tangent = Tensor._make(np.zeros_like(view._data))
+            new = apply(copy_slices, (base_tangent, tangent), {"indices": indices})
+            level.set(root, new)
+            for other in list((root._views or {}).values()):
+                where = other is not view and region(other, root)
+                if where:
+                    level.set(other, apply(as_strided_view, (new,), {"indices": where}))
+        finally:
+            _dual.ACTIVE[0] = depth
 
 
 def _check_cast_back(result, into) -> None:

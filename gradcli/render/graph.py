@@ -59,6 +59,8 @@ def to_json(model) -> dict:
             doc["saved"] = [_saved_json(name, shape, value) for name, shape, value in n.saved or ()]
         if model.with_values:
             doc["value"] = jsonout.value(n.value) if n.value is not None else None
+            if n.tangent is not None:
+                doc["tangent"] = jsonout.value(n.tangent)
         nodes.append(doc)
     return {"root": model.root, "nodes": nodes}
 
@@ -115,6 +117,8 @@ def _details(model, n, values: bool = True) -> list[str]:
     out = []
     if values and model.with_values:
         out.append(f"value: {show_value(n.value) if n.value is not None else '(not kept)'}")
+        if n.tangent is not None:
+            out.append(f"tangent: {show_value(n.tangent)}")
     if model.with_saved:
         if not n.saved and n.variable is None and n.name != "AccumulateGrad":
             out.append("saved: nothing")
@@ -142,6 +146,8 @@ def _label(model, n, color: bool) -> str:
         parts.append(_style(f"at {n.source}", "dim", color))
     if model.with_values and n.value is not None:
         parts.append(f"= {show_value(n.value)}")
+        if n.tangent is not None:
+            parts.append(f"tangent={show_value(n.tangent)}")
     if n.id == model.root:
         parts.append(_style("(output)", "output", color))
     return " ".join(parts)

@@ -220,6 +220,12 @@ def print_jacobian(r) -> None:
     lines = [output_line(r.output_name, r.output)]
     if getattr(r, "mode_reason", None):   # --mode auto says which it took
         lines.append(f"mode: {r.mode} ({r.mode_reason})")
+    for x_name, j, steps in getattr(r, "forward_steps", None) or ():   # --steps: the forward passes
+        lines.append(f"forward pass: tangent e{j} on {x_name}")
+        for i, (op, span, _, tangent) in enumerate(steps, 1):
+            where = f" at {span.line}:{span.col}" if span is not None else ""
+            lines.append(block(f"  step {i}: {op}{where}  tangent out", show(tangent),
+                               numel(tangent) > 1))
     partial = len(r.blocks) > 1
     if partial and _written_as_grid(lines, lambda grid: grid.jacobian_grid(r.output_name, r.output, r.blocks)):
         return
@@ -272,6 +278,8 @@ def print_op(op) -> None:
     if op.get("tangent"):
         lines.append(f"  tangent (forward mode), {op['tangent']['kind']}:")
         lines.append(f"    {op['tangent']['formula']}")
+    if op.get("vmap"):
+        lines.append(f"  vmap: {op['vmap']}")
     lines.append("  where: grad is the gradient of the result (what flows in from the output),")
     one = len(op["inputs"]) == 1
     lines.append(f"         {', '.join(op['inputs'])} {'is the input' if one else 'are the inputs'} "

@@ -162,6 +162,11 @@ def jacobian_doc(r) -> dict:
            "jacobian": {k: value(v) for k, v in r.blocks.items()}}
     if getattr(r, "mode", None):
         doc["mode"] = r.mode
+    if getattr(r, "forward_steps", None) is not None:   # --steps: each forward pass's ops
+        doc["steps"] = [{"input": x_name, "element": j,
+                         "ops": [{"op": op, "source": None if span is None else f"{span.line}:{span.col}",
+                                  "tangent": value(t)} for op, span, _, t in steps]}
+                        for x_name, j, steps in r.forward_steps]
     return doc
 
 
