@@ -60,6 +60,9 @@ def plot_cmd(
     output: Annotated[Optional[str], Option(
         "--output", "-o", help="Write the plot to FILE.svg or FILE.png (matplotlib) instead of the "
                                "terminal.", show_default=False)] = None,
+    subplots: Annotated[bool, Option(
+        "--subplots", help="f and each derivative in a panel of its own, each with its own "
+                           "y axis (for curves of very different scales).")] = False,
 ):
     """The output and its derivatives over a range of one input, drawn in the terminal or to a file.
 
@@ -91,6 +94,9 @@ def plot_cmd(
     if two and order != 1:
         raise UsageError("--order: a 2-D plot shows the output and its gradient norm; "
                          "--order applies to one --wrt input")
+    if two and subplots:
+        raise UsageError("--subplots: a 2-D plot draws its two heat maps side by side already; "
+                         "--subplots applies to one --wrt input")
 
     limits = opts.limits()
 
@@ -104,18 +110,22 @@ def plot_cmd(
     def to_json(result):
         _warn(result)
         if output is not None:
-            render.save(result, output, fmt)
+            render.save(result, output, fmt, subplots)
             sys.stderr.write(f"wrote {output}\n")
         return jsonout.surface_json(result) if two else jsonout.curve_json(result)
 
     def human(result):
         _warn(result)
         if output is not None:
-            render.save(result, output, fmt)
+            render.save(result, output, fmt, subplots)
             sys.stderr.write(f"wrote {output}\n")
             return
         width, height, color = _terminal_size()
-        _write(render.terminal(result, width, height, color) + "\n")
+        _write(render.terminal(result, width, height, color, subplots) + "\n")
+        if not two and not subplots and render.scales_differ(result):
+            sys.stderr.write("gradcli: note: the curves' scales differ widely, so the smaller "
+                             "ones lie flat on the shared axis: --subplots draws each in a "
+                             "panel of its own\n")
 
     drive(opts, answer, to_json, human, requires_grad=tuple(wrt_list))
 
