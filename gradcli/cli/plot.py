@@ -30,19 +30,21 @@ def parse_range(text: str, option: str = "--range") -> tuple[float, float]:
 
 
 def _terminal_size() -> tuple[int, int, bool]:
-    """(width, height, colour) of standard output: 80 x 24 without colour unless it is a terminal.
+    """(width, height, colour) of standard output: 80 x 24 unless it is a terminal; colour as
+    --color chose (auto: a terminal without NO_COLOR).
 
     The size is asked of the terminal itself, never of $COLUMNS/$LINES, so piped output
     is the same wherever it runs."""
     from ..render.plot import HEIGHT, WIDTH
+    from ..render.style import coloured
 
+    color = coloured("stdout")
     try:
         if not sys.stdout.isatty():
-            return WIDTH, HEIGHT, False
+            return WIDTH, HEIGHT, color
         size = os.get_terminal_size(sys.stdout.fileno())
     except (AttributeError, ValueError, OSError):
-        return WIDTH, HEIGHT, False
-    color = not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+        return WIDTH, HEIGHT, color
     return max(size.columns, 40), max(size.lines - 1, 12), color
 
 

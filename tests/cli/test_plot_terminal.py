@@ -58,8 +58,7 @@ def in_terminal(args, cols: int, rows: int, color: bool = False) -> tuple[int, l
     err = proc.stderr.read().decode()
     proc.wait(timeout=120)
     text = out.decode("utf-8").replace("\r\n", "\n")
-    if color:
-        assert "\x1b[" in text
+    assert ("\x1b[" in text) == (color and "--color" not in args or "always" in args), text[:200]
     return proc.returncode, ANSI.sub("", text).splitlines(), err
 
 
@@ -181,3 +180,16 @@ def test_subplots_to_a_file_and_refused_for_two_inputs(tmp_path):
     assert "exp(3*x)" in text or "exp(3" in text
     refused = CliRunner().invoke(app, ["plot", ROSENBROCK, "--wrt", "x,y", "--subplots"])
     assert refused.exit_code == 2 and "--subplots" in refused.stderr
+
+
+def test_color_follows_the_color_option():
+    args = ["plot", "-e", CUBIC, "--wrt", "x"]
+    code, lines, err = in_terminal(args + ["--color", "never"], 80, 24, color=True)  # asserts: no ANSI
+    assert code == 0, err
+    code, lines, err = in_terminal(args + ["--color", "always"], 80, 24, color=False)  # asserts: ANSI
+    assert code == 0, err
+    piped = subprocess.run([sys.executable, "-m", "gradcli", *args, "--color", "always"], cwd=ROOT,
+                           capture_output=True, timeout=120)
+    assert piped.returncode == 0 and b"\x1b[" in piped.stdout
+    lines = ANSI.sub("", piped.stdout.decode()).splitlines()
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
