@@ -240,23 +240,21 @@ def scales_differ(c) -> bool:
 def _curve_panels(fig, c, width: int, height: int, color: bool) -> list[str]:
     """f and each derivative in a panel of its own, each with its own y axis."""
     names = labels(c)
-    rows, cols, height = panel_grid(len(names), width, height - 1)
-    height += 1
+    under = [fit("x: a kink", width)] if _kink_points(c)[0] else []
+    rows, cols, height = panel_grid(len(names), width, height - 1 - len(under))
     fig.subplots(rows, cols)
     fig.theme("simple")
-    marks = 0
     for k, (label, v) in enumerate(zip(names, c.values)):
         panel = fig.subplot(k // cols + 1, k % cols + 1)
         _curve_signal(panel, c, k, v, color)
-        marks += _kinks_drawn(panel, c, [k + 1])
+        _kinks_drawn(panel, c, [k + 1])
         panel.title(label)
         if k // cols == rows - 1 or k + cols >= len(names):   # the lowest panel of its column
             panel.label(c.wrt, axis=0)
     for k in range(len(names), rows * cols):                  # an unused cell stays blank
         fig.subplot(k // cols + 1, k % cols + 1).axes(False)
-    under = [fit("x: a kink", width)] if marks else []
     title = formula_title(c, width, f", and its derivatives in {c.wrt}" if c.order else "")
-    return [title.center(width).rstrip()] + _build(fig, width, height - 1 - len(under), color) + under
+    return [title.center(width).rstrip()] + _build(fig, width, height, color) + under
 
 
 HERE, LEAST = "X", "O"   # the program's point and the sampled minimum on a heat map
