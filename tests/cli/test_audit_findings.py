@@ -101,3 +101,22 @@ def test_gradcheck_of_an_output_that_is_its_input_says_it_checks_nothing():
     assert all("checks nothing" in c["note"] for c in doc["checks"])
     computed = as_json(invoke("gradcheck", "-e", "x = 2.0\ny = x * x\n", "--json"))
     assert all("checks nothing" not in (c.get("note") or "") for c in computed["checks"])
+
+
+RETAINED = """import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+h = x * 3
+h.retain_grad()
+out = (h ** 2).mean()
+out.backward()
+h.grad.zero_()
+"""
+
+
+def test_backward_reports_the_grad_a_retained_tensor_got_from_the_programs_own_call():
+    # d mean(h²)/dh = h = [3, 6]; the program zeroes it afterwards, as it may zero x.grad
+    doc = as_json(invoke("backward", "-e", RETAINED, "--json"))
+    assert doc["grads"] == {"x": [9.0, 18.0], "h": [3.0, 6.0]}
+    result = invoke("backward", "-e", RETAINED)
+    assert "h.grad is None" not in result.stdout and "no path leads" not in result.stdout
+    assert "h.grad  shape [2]\ntensor([3., 6.])" in result.stdout
