@@ -296,10 +296,29 @@ def run_jacobian(run, wrt: list[str], of=None, mode: str = "reverse", steps: boo
             blocks = _rows(out, xs, create_graph=False)
     result = MatrixResult(name, out, list(wrt), dict(zip(wrt, blocks)))
     result.forward_steps = forward_steps
+    # zeros that come from no path in the graph, not from the arithmetic: the command says so
+    result.unreached = [w for w, x in zip(wrt, xs) if not _depends(out, x)]
     result.mode = chosen
     result.mode_reason = None if mode != "auto" else (
         f"{n_in} input elements {'<' if chosen == 'forward' else '>='} {out._data.size} output elements")
     return result
+
+
+def _depends(out: Tensor, x: Tensor, limit: int = 1_000_000) -> bool:
+    """Whether `out`'s graph reaches `x` (its node, or its AccumulateGrad for a leaf)."""
+    if out is x:
+        return True
+    target = x.grad_fn
+    seen, stack = set(), [out.grad_fn]
+    while stack and len(seen) < limit:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node is target if target is not None else getattr(node, "variable", None) is x:
+            return True
+        stack.extend(nxt for nxt, _ in node.next_functions)
+    return len(seen) >= limit   # too large to tell: say nothing
 
 
 def _forward_columns(run, name: str, out: Tensor, wrt: list[str], xs: list, steps=None) -> list:

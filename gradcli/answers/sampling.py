@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 from . import queries
+from .formula import output_formula
 from ..lang.runs import tensor_output
 from ..errors import GradcliError, LimitError, ProgramError, UsageError
 
@@ -51,6 +52,7 @@ class Curve:
     values: list                 # [f, d1, ..., dK], float arrays, NaN where undefined
     kinks: list = field(default_factory=list)   # (x, k): d_k undefined, d_(k-1) has a kink or jump
     failures: list = field(default_factory=list)  # (x, GradcliError) of samples whose run failed
+    formula: str | None = None   # the output's source line (answers.formula), for titles
 
 
 @dataclass
@@ -64,6 +66,8 @@ class Surface:
     z: np.ndarray
     grads: tuple                 # (dz/dx, dz/dy), arrays shaped like z
     failures: list = field(default_factory=list)
+    formula: str | None = None   # the output's source line (answers.formula), for titles
+    point: tuple = ()            # the inputs' values in the program: where it stands
 
     @property
     def norm(self) -> np.ndarray:
@@ -312,7 +316,8 @@ def sample_curve(run, limits, wrt: str, of=None, order: int = 1, span=None,
     sampler = Sampler(program, run.interpreter.overrides, [wrt], of, limits)
     with np.errstate(all="ignore"):  # NaN and inf are gaps in a plot, not warnings
         values, failures = sampler.chains(xs, order)
-        curve = Curve(name, wrt, order, xs, values, failures=failures)
+        curve = Curve(name, wrt, order, xs, values, failures=failures,
+                      formula=output_formula(program, name))
         _mark_kinks(curve, sampler)
         _kinks_between(curve, sampler)
     curve.kinks.sort()
@@ -463,14 +468,15 @@ def sample_surface(run, limits, wrt: list, of=None, spans=None, samples: int = D
                          f"{math.isqrt(MAX_SAMPLES)}")
     program = run.interpreter.program
     name, _ = scalar_output(run, of)
-    axes = []
+    axes, point = [], tuple(scalar_input(run, program, w) for w in wrt)
     for k, w in enumerate(wrt):
         given = spans[k] if spans else None
-        axes.append(grid(*span_of(scalar_input(run, program, w), w, given), samples))
+        axes.append(grid(*span_of(point[k], w, given), samples))
     sampler = Sampler(program, run.interpreter.overrides, wrt, of, limits)
     xs, ys = np.meshgrid(axes[0], axes[1])
     with np.errstate(all="ignore"):
         values, failures = sampler.gradients(xs.ravel(), ys.ravel())
     shape = (samples, samples)
     z, gx, gy = (np.where(np.isfinite(v), v, np.nan).reshape(shape) for v in values)
-    return Surface(name, tuple(wrt), axes[0], axes[1], z, (gx, gy), failures)
+    return Surface(name, tuple(wrt), axes[0], axes[1], z, (gx, gy), failures,
+                   output_formula(program, name), point)

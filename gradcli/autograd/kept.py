@@ -35,7 +35,7 @@ class Call:
         self.accumulate = accumulate  # backward (into .grad), not autograd.grad
         self.source = source          # the span of the op being run when it was called
         self.stash = []               # (node, what release would have dropped)
-        self.grads = {}               # id(leaf) -> (leaf, a copy of its .grad just after the call)
+        self.grads = {}               # id(tensor) -> (tensor, a copy of its .grad just after the call)
 
 
 class Keeper:
@@ -48,17 +48,21 @@ class Keeper:
         self.calls.append(Call(list(roots), accumulate, _graph._current_source[0]))
 
     def finish(self, deps: dict) -> None:
-        """After a backward call: copy the .grad of every leaf its graph reaches, as the call
-        left it (a later `zero_grad()` or `x.grad.zero_()` does not change what it produced)."""
+        """After a backward call: copy the .grad of every leaf its graph reaches, and of every
+        tensor of it that retains its grad (`h.retain_grad()`), as the call left it (a later
+        `zero_grad()` or `x.grad.zero_()` does not change what it produced)."""
         if not self.calls:
             return
-        from .._tensor import Tensor
+        from .._tensor import Tensor, _RetainGrad
 
         grads = self.calls[-1].grads
         for node in deps:
-            leaf = getattr(node, "variable", None)
-            if leaf is not None and leaf.grad is not None:
-                grads[id(leaf)] = (leaf, Tensor._make(leaf.grad._data.copy()))
+            held = [getattr(node, "variable", None)]
+            held += [hook._tensor() for _, hook, retains in getattr(node, "_tensor_hooks", None) or ()
+                     if retains and isinstance(hook, _RetainGrad)]
+            for t in held:
+                if t is not None and t.grad is not None:
+                    grads[id(t)] = (t, Tensor._make(t.grad._data.copy()))
 
     def stash(self, node) -> None:
         """Note what releasing `node` drops (call before the release)."""

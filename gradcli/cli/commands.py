@@ -129,6 +129,7 @@ def jacobian_cmd(opts: Common, wrt: Wrt = None, mode: Annotated[str, Option(
     def answer(run):
         result = queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of, mode, steps)
         nan_hint(result.blocks)
+        _unreached_note(result)
         return result
 
     drive(opts, answer, jsonout.jacobian_doc, human.print_jacobian, requires_grad=tuple(wrt_list))
@@ -150,6 +151,24 @@ def hessian_cmd(opts: Common, wrt: Wrt = None):
         return result
 
     drive(opts, answer, jsonout.hessian_doc, human.print_hessian, requires_grad=tuple(wrt_list))
+
+
+def _unreached_note(result) -> None:
+    """A Jacobian block of zeros because no path leads from the output to the input (PyTorch's
+    jacobian gives them too, strict=False): say so on standard error, and why when the output
+    has no graph at all (made without create_graph, or from tensors that need no grad)."""
+    from ..render.style import paint
+
+    if not result.unreached:
+        return
+    name, names = result.output_name, ", ".join(repr(w) for w in result.unreached)
+    why = (f"{name!r} has no grad_fn: it was computed outside the graph (under no_grad, by "
+           "autograd.grad or functional.jacobian without create_graph=True, or from tensors that "
+           "need no grad)" if result.output.grad_fn is None
+           else f"{name!r} is not computed from {'them' if len(result.unreached) > 1 else 'it'} "
+                "(no path in its graph leads there)")
+    sys.stderr.write(paint(f"note: the Jacobian of {name!r} in {names} is zeros because {why}",
+                           "hint", "stderr") + "\n")
 
 
 def nan_hint(grads: dict, how: str = "`gradcli backward FILE --detect-anomaly` stops") -> None:

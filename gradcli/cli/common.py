@@ -261,6 +261,7 @@ def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, s
     from ..limits import limited
 
     def answer_point(point, lineno):
+        program.check_inputs(point, f"--points line {lineno}")
         overrides = dict(base)
         for key, value in point.items():
             if not _numeric(value):

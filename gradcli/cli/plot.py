@@ -30,19 +30,21 @@ def parse_range(text: str, option: str = "--range") -> tuple[float, float]:
 
 
 def _terminal_size() -> tuple[int, int, bool]:
-    """(width, height, colour) of standard output: 80 x 24 without colour unless it is a terminal.
+    """(width, height, colour) of standard output: 80 x 24 unless it is a terminal; colour as
+    --color chose (auto: a terminal without NO_COLOR).
 
     The size is asked of the terminal itself, never of $COLUMNS/$LINES, so piped output
     is the same wherever it runs."""
     from ..render.plot import HEIGHT, WIDTH
+    from ..render.style import coloured
 
+    color = coloured("stdout")
     try:
         if not sys.stdout.isatty():
-            return WIDTH, HEIGHT, False
+            return WIDTH, HEIGHT, color
         size = os.get_terminal_size(sys.stdout.fileno())
     except (AttributeError, ValueError, OSError):
-        return WIDTH, HEIGHT, False
-    color = not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+        return WIDTH, HEIGHT, color
     return max(size.columns, 40), max(size.lines - 1, 12), color
 
 
@@ -60,6 +62,9 @@ def plot_cmd(
     output: Annotated[Optional[str], Option(
         "--output", "-o", help="Write the plot to FILE.svg or FILE.png (matplotlib) instead of the "
                                "terminal.", show_default=False)] = None,
+    subplots: Annotated[bool, Option(
+        "--subplots", help="f and each derivative in a panel of its own, each with its own "
+                           "y axis (for curves of very different scales).")] = False,
 ):
     """The output and its derivatives over a range of one input, drawn in the terminal or to a file.
 
@@ -91,6 +96,9 @@ def plot_cmd(
     if two and order != 1:
         raise UsageError("--order: a 2-D plot shows the output and its gradient norm; "
                          "--order applies to one --wrt input")
+    if two and subplots:
+        raise UsageError("--subplots: a 2-D plot draws its two heat maps side by side already; "
+                         "--subplots applies to one --wrt input")
 
     limits = opts.limits()
 
@@ -104,18 +112,22 @@ def plot_cmd(
     def to_json(result):
         _warn(result)
         if output is not None:
-            render.save(result, output, fmt)
+            render.save(result, output, fmt, subplots)
             sys.stderr.write(f"wrote {output}\n")
         return jsonout.surface_json(result) if two else jsonout.curve_json(result)
 
     def human(result):
         _warn(result)
         if output is not None:
-            render.save(result, output, fmt)
+            render.save(result, output, fmt, subplots)
             sys.stderr.write(f"wrote {output}\n")
             return
         width, height, color = _terminal_size()
-        _write(render.terminal(result, width, height, color) + "\n")
+        _write(render.terminal(result, width, height, color, subplots) + "\n")
+        if not two and not subplots and render.scales_differ(result):
+            sys.stderr.write("gradcli: note: the curves' scales differ widely, so the smaller "
+                             "ones lie flat on the shared axis: --subplots draws each in a "
+                             "panel of its own\n")
 
     drive(opts, answer, to_json, human, requires_grad=tuple(wrt_list))
 

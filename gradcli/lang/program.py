@@ -48,6 +48,22 @@ class Program:
         """"pytorch" (the file imports torch) or "expression" (SPEC 2.1)."""
         return "pytorch" if self.is_pytorch else "expression"
 
+    def check_inputs(self, names, where: str = "--set") -> None:
+        """Refuse a name that is not an input, saying where it was given (`--set`, a line of
+        `--points`)."""
+        for name in names:
+            if name not in self.input_names:
+                close = close_matches(name, self.input_names, n=1)
+                if close:
+                    hint = f"did you mean '{close[0]}'?"
+                elif self.input_names:
+                    hint = ("the names --set can replace (assigned a literal at the top level) are "
+                            if self.is_pytorch else "the inputs are ") + ", ".join(self.input_names)
+                else:
+                    hint = "the program has no inputs (names assigned a literal at top level)"
+                raise UsageError(f"{where}: no {'literal assignment' if self.is_pytorch else 'input'} "
+                                 f"named '{name}'", hint=hint)
+
     def run(self, overrides: dict | None = None, requires_grad: Iterable[str] = (),
             stdout: Callable[[str], None] | None = None, limits: Limits | None = None,
             script: bool = False) -> "RunResult":
@@ -67,18 +83,7 @@ class Program:
         from gradcli.lang.interpreter import Interpreter
 
         overrides = dict(overrides or {})
-        for name in overrides:
-            if name not in self.input_names:
-                close = close_matches(name, self.input_names, n=1)
-                if close:
-                    hint = f"did you mean '{close[0]}'?"
-                elif self.input_names:
-                    hint = ("the names --set can replace (assigned a literal at the top level) are "
-                            if self.is_pytorch else "the inputs are ") + ", ".join(self.input_names)
-                else:
-                    hint = "the program has no inputs (names assigned a literal at top level)"
-                raise UsageError(f"--set: no {'literal assignment' if self.is_pytorch else 'input'} "
-                                 f"named '{name}'", hint=hint)
+        self.check_inputs(overrides)
         limits = limits or Limits()
         interpreter = Interpreter(self, overrides, requires_grad, stdout or _write_stdout,
                                   limits, script or self.is_pytorch)

@@ -147,10 +147,21 @@ def print_backward(r) -> None:
         if name not in r.grads:
             by_reason.setdefault(reason, []).append(name)
     for reason, group in by_reason.items():
-        lines.append(f"no .grad for {', '.join(group)}: {reason}")
+        lines.append(f"no .grad for {', '.join(group)}: {reason if len(group) == 1 else _plural(reason)}")
     if getattr(r, "note", None):
         lines.append(f"note: {r.note}")
     write(lines)
+
+
+# `why_no_grad`'s reasons speak of one tensor; for a group, of several
+_PLURALS = (("it does not", "they do not"), ("it is not a leaf", "they are not leaves"),
+            ("on it", "on each"), ("left it out", "left them out"), ("to it", "to them"))
+
+
+def _plural(reason: str) -> str:
+    for one, many in _PLURALS:
+        reason = reason.replace(one, many)
+    return reason
 
 
 def print_grad(r) -> None:

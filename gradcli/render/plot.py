@@ -60,59 +60,139 @@ def _log_scaled(z: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 def _surface_panels(s) -> list:
-    """(title, values) of the two heat maps: the output and the gradient norm."""
+    """(title, values, whether log-scaled) of the two heat maps: the output and the gradient norm."""
     panels = []
     for title, z in ((s.output_name, s.z), (f"|∇{s.output_name}|", s.norm)):
         shown, logged = _log_scaled(z)
-        panels.append((f"log10(1 + {title})" if logged else title, shown))
+        panels.append((f"log10(1 + {title})" if logged else title, shown, logged))
     return panels
 
 
 # -- the terminal --------------------------------------------------------------------------
+#
+# Everything around the data is laid out here, outside plotext's box, so that nothing covers
+# a curve at any size: the title (the output's formula) above it, the legend, the heat maps'
+# key and their marks below it, each cut into lines no wider than the terminal.
+
+MIN_PANEL = (24, 8)  # the smallest panel (characters wide, lines high) worth drawing
+SUBPLOT_HINT = 10.0  # largest values this many times apart: the smaller curve lies flat
 
 
-def terminal(result, width: int = WIDTH, height: int = HEIGHT, color: bool = False) -> str:
-    """The plot as text of `width` x `height` characters (ANSI colours only with `color`)."""
+def terminal(result, width: int = WIDTH, height: int = HEIGHT, color: bool = False,
+             subplots: bool = False) -> str:
+    """The plot as text of at most `width` x `height` characters (ANSI colours only with
+    `color`); with `subplots`, f and each derivative in a panel of its own."""
     plt = load("plotext")
     plt.terminal.limit(False, False)   # the size given, not the one $COLUMNS/$LINES claim
     fig = plt.figure
     fig.clear.all()
+    try:
+        if hasattr(result, "values"):
+            if subplots:
+                lines = _curve_panels(fig, result, width, height, color)
+            else:
+                lines = _terminal_curve(fig, result, width, height, color)
+        else:
+            lines = _terminal_surface(fig, result, width, height)
+    finally:
+        fig.clear.all()
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _build(fig, width: int, height: int, color: bool) -> list[str]:
+    fig.plot_size(width, max(height, 4))
+    return fig.build().string(colorless=not color).splitlines()
+
+
+def formula_title(result, width: int, what: str = "") -> str:
+    """The output's formula (`y = x**3 - x`), else its name, then `what` if it fits;
+    cut with '…' to `width`."""
+    title = result.formula or result.output_name
+    if what and len(title) + len(what) <= width:
+        title += what
+    return fit(title, width)
+
+
+def fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(width - 1, 0)] + "…"
+
+
+def _rows_of(items: list, width: int, sep: str = "   ") -> list[str]:
+    """(plain text, shown text) items joined into lines of at most `width` visible
+    characters, never cutting an item (one too wide is cut alone)."""
+    lines, plain, shown = [], "", ""
+    for text, look in items:
+        if len(text) > width:
+            text = look = fit(text, width)
+        if plain and len(plain) + len(sep) + len(text) > width:
+            lines.append(shown)
+            plain = shown = ""
+        plain, shown = (plain + sep + text, shown + sep + look) if plain else (text, look)
+    if plain:
+        lines.append(shown)
+    return lines
+
+
+def _glyph(signal, marker: str, color: bool) -> str:
+    """What a signal's points look like: braille as one of its cells, coloured as drawn."""
+    glyph = "⢕" if marker == "braille" else marker
+    if not color:
+        return glyph
+    from plotext._primitives.colorize import colorize
+
+    return colorize(glyph, signal._get_marker().pixel()).string()
+
+
+def _curve_signal(fig, c, k: int, v, color: bool):
+    """Draw d_k (k = 0: f) on `fig`; the signal, or None when nothing of it is finite."""
+    v = _drawable(v)
+    keep = np.flatnonzero(np.isfinite(v))
+    if not keep.size:
+        return None, None
+    marker = "braille" if color else PLAIN_MARKERS[k]
+    signal = fig.signal(c.xs[keep].tolist(), v[keep].tolist(), marker=marker)
+    signal.lines()
+    for j in np.flatnonzero(np.diff(keep) > 1):   # a gap: no line across missing samples
+        signal.line(int(j) + 1, False)
+    fig.draw(signal)
+    return signal, marker
+
+
+def _terminal_curve(fig, c, width: int, height: int, color: bool) -> list[str]:
     fig.theme("simple")
-    fig.plot_size(width, height)
-    if hasattr(result, "values"):
-        _terminal_curve(fig, result, color)
-    else:
-        _terminal_surface(fig, result, width, height)
-    text = fig.build().string(colorless=not color)
-    fig.clear.all()
-    return "\n".join(line.rstrip() for line in text.splitlines())
-
-
-def _terminal_curve(fig, c, color: bool) -> None:
+    legend = []
     for k, (label, v) in enumerate(zip(labels(c), c.values)):
-        v = _drawable(v)
-        keep = np.flatnonzero(np.isfinite(v))
-        if not keep.size:
-            continue
-        marker = "braille" if color else PLAIN_MARKERS[k]
-        signal = fig.signal(c.xs[keep].tolist(), v[keep].tolist(), marker=marker)
-        signal.label(label).lines()
-        for j in np.flatnonzero(np.diff(keep) > 1):   # a gap: no line across missing samples
-            signal.line(int(j) + 1, False)
-        fig.draw(signal)
-    if c.kinks:
-        xs, ys = _kink_points(c)
-        kept = [(x, y) for x, y in zip(xs, ys) if abs(y) <= LARGEST_DRAWN]
-        if kept:
-            fig.draw(fig.signal([x for x, _ in kept], [y for _, y in kept], marker="x").label("kink"))
-    fig.title(f"{c.output_name} and its derivatives in {c.wrt}")
+        signal, marker = _curve_signal(fig, c, k, v, color)
+        if signal is not None:
+            legend.append((f"{_glyph(signal, marker, False)} {label}",
+                           f"{_glyph(signal, marker, color)} {label}"))
+    kinks = _kinks_drawn(fig, c, range(1, c.order + 1))
+    if kinks:
+        legend.append(("x kink", "x kink"))
+    under = _rows_of(legend, width)
+    fig.title(formula_title(c, width - 4, f", and its derivatives in {c.wrt}" if c.order else ""))
     fig.label(c.wrt, axis=0)
+    return _build(fig, width, height - len(under), color) + under
 
 
-def _kink_points(c) -> tuple[list, list]:
+def _kinks_drawn(fig, c, orders) -> int:
+    """Mark with an x the kinks whose undefined derivative is in `orders`, on the curve of the
+    one before it; how many."""
+    if not c.kinks:
+        return 0
+    xs, ys = _kink_points(c, orders)
+    kept = [(x, y) for x, y in zip(xs, ys) if abs(y) <= LARGEST_DRAWN]
+    if kept:
+        fig.draw(fig.signal([x for x, _ in kept], [y for _, y in kept], marker="x"))
+    return len(kept)
+
+
+def _kink_points(c, orders=None) -> tuple[list, list]:
     """Where the kinks sit: on the curve of the derivative that has them (d_(k-1) at x)."""
     xs, ys = [], []
     for x, k in c.kinks:
+        if orders is not None and k not in orders:
+            continue
         i = int(np.argmin(np.abs(c.xs - x)))
         y = c.values[k - 1][i]
         if math.isfinite(y):
@@ -121,25 +201,124 @@ def _kink_points(c) -> tuple[list, list]:
     return xs, ys
 
 
-def _terminal_surface(fig, s, width: int, height: int) -> None:
-    fig.subplots(1, 2)
+def panel_grid(n: int, width: int, height: int) -> tuple[int, int, int]:
+    """(rows, columns, height) for n panels: the grid whose smallest panel is largest against
+    MIN_PANEL, stacked (one x axis under another) when that ties. When no grid gives every
+    panel MIN_PANEL in `height`, as many columns as fit, each panel MIN_PANEL high: the
+    plot is taller than the terminal (it scrolls) rather than panels with no room for data."""
+    best = None
+    for rows in range(1, n + 1):
+        cols = -(-n // rows)
+        if (rows - 1) * cols >= n:
+            continue
+        w, h = width // cols, height // rows
+        if w < MIN_PANEL[0] or h < MIN_PANEL[1]:
+            continue
+        score = min(w / MIN_PANEL[0], h / MIN_PANEL[1])
+        if best is None or score >= best[0]:
+            best = (score, rows, cols)
+    if best is not None:
+        return best[1], best[2], height
+    cols = max(1, min(n, width // MIN_PANEL[0]))
+    rows = -(-n // cols)
+    return rows, cols, rows * MIN_PANEL[1]
+
+
+def scales_differ(c) -> bool:
+    """Whether f and its derivatives span magnitudes so far apart that, on one axis, the
+    smaller curves lie flat (`--subplots` draws each in a panel of its own)."""
+    spans = []
+    for v in c.values:
+        finite = _drawable(v)
+        finite = finite[np.isfinite(finite)]
+        if finite.size:
+            spans.append(float(np.max(np.abs(finite))))
+    spans = [s for s in spans if s > 0]
+    return len(spans) > 1 and max(spans) > SUBPLOT_HINT * min(spans)
+
+
+def _curve_panels(fig, c, width: int, height: int, color: bool) -> list[str]:
+    """f and each derivative in a panel of its own, each with its own y axis."""
+    names = labels(c)
+    under = [fit("x: a kink", width)] if _kink_points(c)[0] else []
+    rows, cols, height = panel_grid(len(names), width, height - 1 - len(under))
+    fig.subplots(rows, cols)
+    fig.theme("simple")
+    for k, (label, v) in enumerate(zip(names, c.values)):
+        panel = fig.subplot(k // cols + 1, k % cols + 1)
+        _curve_signal(panel, c, k, v, color)
+        _kinks_drawn(panel, c, [k + 1])
+        panel.title(label)
+        if k // cols == rows - 1 or k + cols >= len(names):   # the lowest panel of its column
+            panel.label(c.wrt, axis=0)
+    for k in range(len(names), rows * cols):                  # an unused cell stays blank
+        fig.subplot(k // cols + 1, k % cols + 1).axes(False)
+    title = formula_title(c, width, f", and its derivatives in {c.wrt}" if c.order else "")
+    return [title.center(width).rstrip()] + _build(fig, width, height, color) + under
+
+
+HERE, LEAST = "X", "O"   # the program's point and the sampled minimum on a heat map
+
+
+def _terminal_surface(fig, s, width: int, height: int) -> list[str]:
+    """The two heat maps side by side, the formula above, under them each map's key (which
+    shade is which value) and the marks: X where the program's inputs are, O the least
+    output sampled."""
+    marks = _surface_marks(s)
+    keys = []
+    panels = _surface_panels(s)
     # a mark at more places than the panel has cells, so that every cell gets one
     cols, rows = max(4, width // 2), max(4, height)
     px = np.linspace(s.xs[0], s.xs[-1], cols)
     py = np.linspace(s.ys[0], s.ys[-1], rows)
     xi = np.abs(s.xs[None, :] - px[:, None]).argmin(axis=1)   # the nearest sample
     yi = np.abs(s.ys[None, :] - py[:, None]).argmin(axis=1)
-    for col, (title, z) in enumerate(_surface_panels(s), start=1):
+    fig.subplots(1, 2)
+    fig.theme("simple")
+    for col, (title, z, logged) in enumerate(panels, start=1):
         panel = fig.subplot(1, col)
         cells = _drawable(z[np.ix_(yi, xi)])
-        finite = cells[np.isfinite(cells)]
+        finite = _drawable(z)
+        finite = finite[np.isfinite(finite)]   # the key's ends: the whole grid's
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         scale = (len(SHADES) - 1) / (hi - lo) if hi > lo else 0.0
         for r, y in enumerate(py):
-            marks = [SHADES[int(round((v - lo) * scale))] if math.isfinite(v) else " " for v in cells[r]]
-            panel.draw(panel.signal(px.tolist(), [float(y)] * cols, marker=marks))
-        panel.title(title)
+            shade = [SHADES[int(round((v - lo) * scale))] if math.isfinite(v) else " " for v in cells[r]]
+            panel.draw(panel.signal(px.tolist(), [float(y)] * cols, marker=shade))
+        for glyph, (x, y), _ in marks:        # over the shades
+            panel.draw(panel.signal([x], [y], marker=glyph))
+        panel.title(fit(title, width // 2 - 6))
         panel.label(f"{s.wrt[0]} across, {s.wrt[1]} up", axis=0)
+        back = (lambda v: 10 ** v - 1) if logged else (lambda v: v)
+        name = title[len("log10(1 + "):-1] if logged else title
+        key = f"{name}: {back(lo):.3g} [{SHADES}] {back(hi):.3g}" + (" (log)" if logged else "")
+        keys.append((key, key))
+    under = _rows_of(keys, width) + _rows_of([(m, m) for _, _, m in marks], width)
+    title = formula_title(s, width).center(width).rstrip()
+    # the maps keep MIN_PANEL's height (the plot then scrolls) rather than lose their rows
+    return [title] + _build(fig, width, max(height - 1 - len(under), MIN_PANEL[1] + 4), False) + under
+
+
+def _g(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def _at(x: float, y: float) -> str:
+    return f"({_g(x)}, {_g(y)})"
+
+
+def _surface_marks(s) -> list:
+    """(glyph, (x, y), what it means) for the program's point and the least output sampled."""
+    (a, b), marks = s.wrt, []
+    if len(s.point) == 2 and all(math.isfinite(v) for v in s.point):
+        x, y = s.point
+        marks.append((HERE, (x, y), f"{HERE} the program's ({a}, {b}) = {_at(x, y)}"))
+    z = _drawable(s.z)
+    if np.isfinite(z).any():
+        j, i = np.unravel_index(np.nanargmin(z), z.shape)
+        x, y = float(s.xs[i]), float(s.ys[j])
+        marks.append((LEAST, (x, y), f"{LEAST} min {s.output_name} = {_g(float(z[j, i]))} at {_at(x, y)}"))
+    return marks
 
 
 # -- files -------------------------------------------------------------------------------------
@@ -148,18 +327,19 @@ def _terminal_surface(fig, s, width: int, height: int) -> None:
 FORMATS = ("svg", "png")
 
 
-def save(result, path: str, fmt: str) -> None:
-    """Write the plot to `path` as SVG or PNG with matplotlib's Agg canvas (no display needed)."""
+def save(result, path: str, fmt: str, subplots: bool = False) -> None:
+    """Write the plot to `path` as SVG or PNG with matplotlib's Agg canvas (no display needed);
+    with `subplots`, a curve and each derivative on an axis of its own."""
     matplotlib = load("matplotlib")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     if hasattr(result, "values"):
-        fig = Figure(figsize=(7, 4.5), dpi=100)
+        fig = Figure(figsize=(7, 4.5 if not subplots else 2 + 1.8 * (result.order + 1)), dpi=100)
         FigureCanvasAgg(fig)
-        _file_curve(fig, result)
+        _file_curve(fig, result, subplots)
     else:
-        fig = Figure(figsize=(10, 4.2), dpi=100)
+        fig = Figure(figsize=(10, 4.8), dpi=100)
         FigureCanvasAgg(fig)
         _file_surface(fig, result)
     # no date, version or random ids in the file: the same plot gives the same bytes
@@ -196,28 +376,41 @@ def _drawable(values):
     return v
 
 
-def _file_curve(fig, c) -> None:
-    ax = fig.add_subplot()
-    for label, v in zip(labels(c), c.values):
-        ax.plot(_drawable(c.xs), _drawable(v), label=label, linewidth=1.5)   # NaN breaks the line
-    if c.kinks:
-        xs, ys = _kink_points(c)
-        ax.plot(xs, _drawable(ys), "x", color="black", markersize=8, label="kink")
+def _file_curve(fig, c, subplots: bool = False) -> None:
+    """One axis for f and its derivatives, or (`subplots`) one each, stacked, sharing x."""
+    names = labels(c)
+    axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0] if subplots else \
+        [fig.add_subplot()] * len(names)
+    for k, (ax, label, v) in enumerate(zip(axes, names, c.values)):
+        ax.plot(_drawable(c.xs), _drawable(v), label=label, linewidth=1.5,   # NaN breaks the line
+                color=f"C{k}")
+    for k, ax in enumerate(axes if subplots else axes[:1]):
+        xs, ys = _kink_points(c, [k + 1] if subplots else None)
+        if xs:
+            ax.plot(xs, _drawable(ys), "x", color="black", markersize=8, label="kink")
         for x in xs:
             ax.axvline(x, color="gray", linewidth=0.8, linestyle=":")
-    ax.axhline(0, color="gray", linewidth=0.5)
-    ax.set_xlabel(c.wrt)
-    ax.set_title(f"{c.output_name} and its derivatives in {c.wrt}")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
+        ax.axhline(0, color="gray", linewidth=0.5)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best")
+    axes[-1].set_xlabel(c.wrt)
+    title = c.formula or c.output_name
+    axes[0].set_title(f"{title}, and its derivatives in {c.wrt}" if c.order else title)
 
 
 def _file_surface(fig, s) -> None:
-    for col, (title, z) in enumerate(_surface_panels(s), start=1):
+    marks = _surface_marks(s)
+    for col, (title, z, _) in enumerate(_surface_panels(s), start=1):
         ax = fig.add_subplot(1, 2, col)
         mesh = ax.pcolormesh(s.xs, s.ys, np.ma.masked_invalid(_drawable(z)), shading="nearest",
                              cmap="viridis")
         fig.colorbar(mesh, ax=ax)
+        for glyph, (x, y), what in marks:
+            ax.plot([x], [y], "x" if glyph == HERE else "o", color="red" if glyph == HERE else "white",
+                    markeredgecolor="black", markersize=9, label=what[2:])
         ax.set_title(title)
         ax.set_xlabel(s.wrt[0])
         ax.set_ylabel(s.wrt[1])
+        if marks:
+            ax.legend(loc="best", fontsize=8, framealpha=0.8)
+    fig.suptitle(s.formula or s.output_name)

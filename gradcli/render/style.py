@@ -34,6 +34,11 @@ def choose(mode: str = "auto") -> None:
     _ON["stderr"] = wanted(mode, sys.stderr)
 
 
+def coloured(stream: str = "stdout") -> bool:
+    """Whether `choose` coloured `stream` (a plot draws in colour then)."""
+    return _ON[stream]
+
+
 def paint(text: str, role: str, stream: str = "stdout") -> str:
     """`text` in the colour of `role` when `stream` is coloured, else unchanged."""
     if not _ON[stream] or not text:

@@ -55,13 +55,14 @@ def _text(a) -> str | None:
 
 
 def _short(a, edge: bool = False) -> str | None:
-    """A gradient in a few characters; on an edge of the picture only its values (at most
-    4 elements) or its shape, the rest is in the node's panel."""
+    """A gradient in a few characters; on an edge of the picture only its values (a vector
+    of at most 2) or its shape, so that labels stay apart: the rest is in the edge's tooltip
+    and the node's panel."""
     if a is None:
         return None
     if isinstance(a, list):
         return ", ".join("None" if x is None else _short(x, edge) for x in a)
-    if edge and np.size(a) > 4:
+    if edge and (np.size(a) > 2 or np.ndim(a) > 1):
         return shape_text(np.shape(a))
     return summary(Tensor._make(a))
 
@@ -88,7 +89,7 @@ def walk_of(run, of, model) -> Walk:
         for k, (_, nr, g, _) in enumerate(s.edges):
             g = _array(g)
             edges.append({"k": k, "to": model.nodes[node].edges[k][0], "nr": int(nr),
-                          "grad": _text(g), "short": _short(g, edge=True)})
+                          "grad": _text(g), "short": _short(g, edge=True), "hover": _short(g)})
         step = {"node": node, "name": s.node, "grad_in": _text(grad_in), "short": _short(grad_in),
                 "edges": edges}
         if s.variable is not None:
@@ -161,7 +162,7 @@ def to_html(walk: Walk, svg: str, title: str) -> str:
             leaves.append((n.variable, n.shape))
     rows = "\n".join(
         f'<tr><td class="leafname">{html.escape(name)}</td><td>{html.escape(shape_text(shape) if shape is not None else "")}'
-        f'</td><td class="leafgrad" data-leaf="{html.escape(name)}">None</td></tr>'
+        f'</td><td class="leafgrad" data-leaf="{html.escape(name)}"><div class="val">None</div></td></tr>'
         for name, shape in leaves)
     parts = {"TITLE": html.escape(title), "SVG": svg, "LEAVES": rows, "DATA": _json_script(data),
              "LEAFGRADS": _json_script(walk.leaf_grads)}
@@ -186,14 +187,18 @@ header p { margin: 0; font-size: 13px; color: #d0dae4; }
 main { display: flex; align-items: flex-start; }
 #picture { flex: 1 1 auto; overflow: auto; padding: 8px; }
 #picture svg { max-width: 100%; min-width: min(100%, 520px); height: auto; }
-aside { flex: 0 0 380px; padding: 8px 14px; border-left: 1px solid #ddd; font-size: 13px; }
+aside { flex: 0 0 clamp(380px, 40vw, 640px); min-width: 0; padding: 8px 14px; border-left: 1px solid #ddd; font-size: 13px; }
 aside h2 { font-size: 15px; margin: 10px 0 6px 0; }
-aside pre { background: #f6f6f6; padding: 6px; white-space: pre-wrap; word-break: break-all; max-height: 180px; overflow: auto; margin: 4px 0; }
-table { border-collapse: collapse; width: 100%; }
-td, th { border-bottom: 1px solid #eee; padding: 3px 4px; text-align: left; vertical-align: top; }
-td.leafgrad { font-family: monospace; white-space: pre-wrap; word-break: break-all; }
+/* a number never breaks: each printed row stays one line, wider ones scroll sideways */
+aside pre, .val { font-family: monospace; font-size: 12px; white-space: pre; overflow-x: auto; overflow-wrap: normal; word-break: normal; }
+aside pre { background: #f6f6f6; padding: 6px; max-height: 240px; overflow-y: auto; margin: 4px 0; }
+table { border-collapse: collapse; width: 100%; table-layout: fixed; }
+col.leafname { width: 24%; } col.leafshape { width: 14%; }
+td, th { border-bottom: 1px solid #eee; padding: 3px 4px; text-align: left; vertical-align: top; overflow: hidden; }
+td.leafname { overflow-wrap: anywhere; }
 td.leafgrad.filled { background: #e3f6e3; }
 .legend span { display: inline-block; padding: 0 6px; margin-right: 4px; border: 1px solid #999; border-radius: 4px; }
+kbd { font-family: monospace; font-size: 12px; border: 1px solid #bbb; border-radius: 3px; padding: 0 4px; background: #f6f6f6; color: #222; }
 g.gnode { cursor: pointer; }
 g.gnode.done > path, g.gnode.done > polygon, g.gnode.done a > path { stroke: #2a8a2a; stroke-width: 2px; }
 g.gnode.current > path, g.gnode.current > polygon, g.gnode.current a > path { stroke: #e02020; stroke-width: 4px; }
@@ -201,8 +206,12 @@ g.gnode.selected > path, g.gnode.selected a > path { stroke-dasharray: 6 3; }
 g.edge.carried > path { stroke: #2a8a2a; stroke-width: 2px; }
 g.edge.carrying > path { stroke: #e02020; stroke-width: 3.5px; }
 g.edge.carrying > polygon { fill: #e02020; stroke: #e02020; }
+g.edge > path { pointer-events: visibleStroke; }
 text.gradlabel { font-family: monospace; font-size: 10px; fill: #1a6a1a; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 text.gradlabel.now { fill: #c01010; font-weight: bold; }
+/* the gradients of earlier steps: on hover only, so that labels never pile up */
+text.gradlabel.past { display: none; }
+g.edge:hover > text.gradlabel.past { display: inline; }
 </style>
 </head>
 <body>
@@ -210,7 +219,8 @@ text.gradlabel.now { fill: #c01010; font-weight: bold; }
 <h1>%TITLE%</h1>
 <p>Backward runs the nodes from the output down to the leaves. Each step takes the gradient that arrived at one node
 and sends a gradient along each of its edges (next_functions); at a leaf it is added into .grad.
-Click a node for its details.</p>
+Click a node for its details. Keys: <kbd>&rarr;</kbd> step, <kbd>&larr;</kbd> back,
+<kbd>space</kbd> play or pause, <kbd>Home</kbd> the first step, <kbd>End</kbd> the last.</p>
 </header>
 <div id="controls">
 <button id="back" type="button">&#9664; Back</button>
@@ -227,7 +237,8 @@ Click a node for its details.</p>
 </div>
 <aside>
 <h2>Leaves: .grad</h2>
-<table id="leaves"><tr><th>leaf</th><th>shape</th><th>.grad</th></tr>
+<table id="leaves"><colgroup><col class="leafname"><col class="leafshape"><col></colgroup>
+<tr><th>leaf</th><th>shape</th><th>.grad</th></tr>
 %LEAVES%
 </table>
 <h2 id="node-title">Node</h2>
@@ -269,19 +280,71 @@ Click a node for its details.</p>
     Array.prototype.forEach.call(svg.querySelectorAll("text.gradlabel"), function (t) { t.remove(); });
   }
 
-  function label(edge, k, text, now) {
+  // What a label must not cover: the nodes, the titles of the module boxes, the labels
+  // placed before it. Boxes in the SVG's user units (every group shares graph0's transform).
+  function obstacles() {
+    var whole = svg.querySelector("g.graph");
+    if (room === null && whole) { room = whole.getBBox(); }  // before any label is in it
+    var boxes = [];
+    Array.prototype.forEach.call(svg.querySelectorAll("g.node, g.cluster > text"), function (g) {
+      boxes.push(g.getBBox());
+    });
+    return boxes;
+  }
+  var room = null;  // where labels may go: the drawing and the room added on its right
+  function overlaps(b, boxes) {
+    if (room && (b.x < room.x || b.y < room.y || b.x + b.width > room.x + room.width + 110 ||
+                 b.y + b.height > room.y + room.height)) { return true; }
+    for (var i = 0; i < boxes.length; i++) {
+      var o = boxes[i];
+      if (b.x < o.x + o.width + 1 && o.x < b.x + b.width + 1 &&
+          b.y < o.y + o.height + 1 && o.y < b.y + b.height + 1) { return true; }
+    }
+    return false;
+  }
+
+  // The label of the gradient an edge carries, inside the edge's group (so that hovering the
+  // edge shows a past one); with `boxes`, the first place along the edge, right or left of
+  // it, where it covers nothing in `boxes` (then it joins them).
+  function label(edge, k, text, cls, boxes) {
     var path = edge.querySelector("path");
-    if (!path || !path.getTotalLength) { return; }
+    if (!path || !path.getTotalLength) { return null; }
     var length = path.getTotalLength();
-    var p = path.getPointAtLength(length * (k % 2 ? 0.4 : 0.6));  // parallel edges: apart
-    var left = path.getPointAtLength(length).x < path.getPointAtLength(0).x - 1;
     var t = document.createElementNS("http://www.w3.org/2000/svg", "text");
-    t.setAttribute("x", left ? p.x - 4 : p.x + 4);
-    if (left) { t.setAttribute("text-anchor", "end"); }
-    t.setAttribute("y", p.y);
-    t.setAttribute("class", "gradlabel" + (now ? " now" : ""));
+    t.setAttribute("class", "gradlabel " + cls);
     t.textContent = text.length > 42 ? text.slice(0, 40) + "..." : text;
-    edge.parentNode.appendChild(t);
+    edge.appendChild(t);
+    var leftward = path.getPointAtLength(length).x < path.getPointAtLength(0).x - 1;
+    var spots = [k % 2 ? 0.4 : 0.6, 0.5, 0.3, 0.7, 0.2, 0.8];  // parallel edges: apart first
+    function place(f, left, dy) {
+      var p = path.getPointAtLength(length * f);
+      t.setAttribute("x", left ? p.x - 4 : p.x + 4);
+      t.setAttribute("text-anchor", left ? "end" : "start");
+      t.setAttribute("y", p.y + dy);
+    }
+    place(spots[0], leftward, 0);
+    if (boxes) {
+      var fits = false, shifts = [0, -6, 6, -12, 12];
+      for (var i = 0; i < spots.length && !fits; i++) {
+        for (var side = 0; side < 2 && !fits; side++) {
+          for (var s = 0; s < shifts.length && !fits; s++) {
+            place(spots[i], side ? !leftward : leftward, shifts[s]);
+            fits = !overlaps(t.getBBox(), boxes);
+          }
+        }
+      }
+      if (!fits) { place(spots[0], leftward, 0); }  // nowhere free: where it reads best
+      boxes.push(t.getBBox());
+    }
+    return t;
+  }
+
+  // An edge's tooltip (Graphviz's <title>, "n0->n1"): the gradient it carried, once it has.
+  function tooltip(edge, text) {
+    var title = edge.querySelector("title");
+    if (!title) { return; }
+    if (!title.hasAttribute("data-graphviz")) { title.setAttribute("data-graphviz", title.textContent); }
+    title.textContent = text === null ? title.getAttribute("data-graphviz") : text;
   }
 
   function render() {
@@ -294,14 +357,19 @@ Click a node for its details.</p>
       g.classList.toggle("selected", n.id === selected);
     });
     clearLabels();
+    var boxes = svg && position > 0 ? obstacles() : null;
     steps.forEach(function (s, i) {
       s.edges.forEach(function (e) {
         var edge = edgeEl(s.node, e.k);
         if (!edge) { return; }
         var on = i < position && e.to !== null;
-        edge.classList.toggle("carried", on && i < position - 1);
-        edge.classList.toggle("carrying", on && i === position - 1);
-        if (on && e.short !== null) { label(edge, e.k, "grad " + e.short, i === position - 1); }
+        var now = on && i === position - 1;
+        edge.classList.toggle("carried", on && !now);
+        edge.classList.toggle("carrying", now);
+        var text = on && e.short !== null ? "grad " + e.short : null;
+        tooltip(edge, text === null ? null : "grad " + e.hover + " (step " + (i + 1) + ")");
+        // the current step's labels only; the earlier ones show when the edge is hovered
+        if (text !== null) { label(edge, e.k, text, now ? "now" : "past", now ? boxes : null); }
       });
     });
     var filled = {};
@@ -310,12 +378,13 @@ Click a node for its details.</p>
     }
     Array.prototype.forEach.call(document.querySelectorAll("td.leafgrad"), function (td) {
       var name = td.getAttribute("data-leaf");
+      var cell = td.querySelector(".val");
       if (filled[name] !== undefined) {
-        td.textContent = steps[filled[name]].leaf_grad;
+        cell.textContent = steps[filled[name]].leaf_grad;
         td.setAttribute("data-value", JSON.stringify(finalGrads[name]));
         td.classList.add("filled");
       } else {
-        td.textContent = "None";
+        cell.textContent = "None";
         td.removeAttribute("data-value");
         td.classList.remove("filled");
       }
@@ -393,6 +462,17 @@ Click a node for its details.</p>
       if (position >= steps.length) { stop(); return; }
       go(position + 1);
     }, 900);
+  });
+  // the keys: right and left arrows step and go back, space plays or pauses, Home and End
+  // go to the first and the last step; with a modifier held, the browser's own
+  var keys = {ArrowRight: "step", Right: "step", ArrowLeft: "back", Left: "back", " ": "play",
+              Spacebar: "play", Home: "reset", End: "end"};
+  document.addEventListener("keydown", function (ev) {
+    var action = keys[ev.key];
+    if (!action || ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) { return; }
+    ev.preventDefault();  // space would also press the focused button, and scroll
+    if (action === "end") { stop(); go(steps.length); }
+    else { el(action).click(); }  // a disabled button ignores it
   });
   nodes.forEach(function (n) {
     var g = nodeEl(n.id);
