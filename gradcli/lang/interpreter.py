@@ -426,17 +426,15 @@ class Interpreter(Calls):
             raise self.fail(exc, span) from None
 
     def _boolop(self, node):
-        if node.op == "and":
-            for value_node in node.values:
-                value = self.eval(value_node)
-                if not self.truth(value, value_node.span):
-                    return value
-            return value
-        for value_node in node.values:
+        # as Python: the last operand is the result as it is, never tested for truth
+        # (`None or x` with a tensor x of several elements is x, not an error)
+        *first, last = node.values
+        stop_when = node.op == "or"
+        for value_node in first:
             value = self.eval(value_node)
-            if self.truth(value, value_node.span):
+            if self.truth(value, value_node.span) is stop_when:
                 return value
-        return value
+        return self.eval(last)
 
     def _compare(self, node):
         left = self.eval(node.left)

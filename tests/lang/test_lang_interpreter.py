@@ -617,3 +617,20 @@ def test_repeated_runs_are_independent():
     first = compile_program("l = [0]\nl.append(1)\nprint(l)\n")
     assert first.run(script=True).printed == ["[0, 1]"]
     assert first.run(script=True).printed == ["[0, 1]"]
+
+
+@pytest.mark.parametrize("expression, expected", [
+    ("None or x", "tensor([1., 1., 1.])"),      # the last operand is not tested for truth
+    ("1 and x", "tensor([1., 1., 1.])"),
+    ("0 and x", "0"),                           # short-circuit: x is never looked at
+    ("0 or None or x", "tensor([1., 1., 1.])"),
+    ("'' or 0", "0"),
+    ("2 or x", "2"),
+])
+def test_and_or_return_an_operand_as_python_does(expression, expected):
+    assert printed(f"import torch\nx = torch.ones(3)\nprint({expression})\n") == [expected]
+
+
+def test_a_tested_operand_of_several_elements_is_still_ambiguous():
+    with pytest.raises(GradcliError, match="ambiguous"):
+        run("import torch\nx = torch.ones(3)\ny = x or 1\n", script=True)
