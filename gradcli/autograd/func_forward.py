@@ -75,13 +75,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     per_input.append(ops.FUNCTIONS["reshape"](stacked, o._data.shape + x._data.shape))
                 else:
                     per_input.append(Tensor._make(np.zeros(o._data.shape + x._data.shape, dtype=o._data.dtype)))
-            items, m = [], 0
-            for i in indices:
-                n = len(targets[i])
-                value = args[i]
-                items.append(per_input[m] if isinstance(value, Tensor) else type(value)(per_input[m:m + n]))
-                m += n
-            blocks.append(tuple(items) if is_tuple else items[0])
+            blocks.append(_per_argument(per_input, args, indices, targets, is_tuple))
         jac = rebuild_o(blocks)
         if not any(t.requires_grad for t in flat):
             jac = _detach_all(jac)
@@ -124,17 +118,23 @@ def _vectorized(func, args, kwargs, indices, is_tuple, targets, flat, randomness
             part = ops.FUNCTIONS["narrow"](moved, -1, start, n) if len(flat) > 1 else moved
             per_input.append(ops.FUNCTIONS["reshape"](part, o._data.shape + x._data.shape))
             start += n
-        items, m = [], 0
-        for i in indices:
-            k = len(targets[i])
-            value = args[i]
-            items.append(per_input[m] if isinstance(value, Tensor) else type(value)(per_input[m:m + k]))
-            m += k
-        blocks.append(tuple(items) if is_tuple else items[0])
+        blocks.append(_per_argument(per_input, args, indices, targets, is_tuple))
     jac = shape["rebuild"](blocks)
     if not any(t.requires_grad for t in flat):
         jac = _detach_all(jac)
     return jac
+
+
+def _per_argument(per_input: list, args, indices, targets, is_tuple: bool):
+    """One output's Jacobian blocks (one per flat input) grouped back as the differentiated
+    arguments were given: a tensor's block alone, a tuple or list of tensors' blocks as one."""
+    items, m = [], 0
+    for i in indices:
+        n = len(targets[i])
+        value = args[i]
+        items.append(per_input[m] if isinstance(value, Tensor) else type(value)(per_input[m:m + n]))
+        m += n
+    return tuple(items) if is_tuple else items[0]
 
 
 def _detach_all(value):

@@ -172,30 +172,33 @@ def reshaped(op, xs, lvs, levels, params):
     return apply(op, (xs[0],), {**params, "shape": _batch(xs[0], k) + shape})
 
 
-def expanded(op, xs, lvs, levels, params):
-    k = len(levels)
-    size = tuple(params["size"])
-    x = xs[0]
+def _padded(x, k: int, sizes: tuple):
+    """`x` (k batch dims in front) with size-1 per-sample dims added after the batch dims
+    until it has as many per-sample dims as `sizes` (None: `sizes` is shorter than x's)."""
     shape = x._data.shape
     n = len(shape) - k
-    if len(size) < n:
-        return NotImplemented
-    if len(size) > n:   # new per-sample dims go in front of the per-sample ones, after the batch
-        x = apply(OPS["reshape"], (x,), {"shape": shape[:k] + (1,) * (len(size) - n) + shape[k:]})
-    return apply(op, (x,), {**params, "size": shape[:k] + size})
+    if len(sizes) < n:
+        return None
+    if len(sizes) > n:   # new per-sample dims go in front of the per-sample ones, after the batch
+        x = apply(OPS["reshape"], (x,), {"shape": shape[:k] + (1,) * (len(sizes) - n) + shape[k:]})
+    return x
 
 
-def repeated(op, xs, lvs, levels, params):
-    k = len(levels)
-    repeats = tuple(params["repeats"])
-    x = xs[0]
-    shape = x._data.shape
-    n = len(shape) - k
-    if len(repeats) < n:
-        return NotImplemented
-    if len(repeats) > n:
-        x = apply(OPS["reshape"], (x,), {"shape": shape[:k] + (1,) * (len(repeats) - n) + shape[k:]})
-    return apply(op, (x,), {**params, "repeats": (1,) * k + repeats})
+def _sized_per_sample(key: str, for_batch):
+    """The rule of an op given per-sample sizes under `key` (expand's size, repeat's repeats):
+    x padded to as many per-sample dims, the batch dims' entries made by `for_batch`."""
+    def rule(op, xs, lvs, levels, params):
+        k = len(levels)
+        sizes = tuple(params[key])
+        x = _padded(xs[0], k, sizes)
+        if x is None:
+            return NotImplemented
+        return apply(op, (x,), {**params, key: for_batch(xs[0]._data.shape[:k]) + sizes})
+    return rule
+
+
+expanded = _sized_per_sample("size", lambda batch: batch)
+repeated = _sized_per_sample("repeats", lambda batch: (1,) * len(batch))
 
 
 def summed_to_size(op, xs, lvs, levels, params):
