@@ -115,9 +115,7 @@ def grad_cmd(
 def jacobian_cmd(opts: Common, wrt: Wrt = None, mode: Annotated[str, Option(
         "--mode", help="reverse: one backward pass per output element; forward: one forward-mode run per "
                        "input element; auto: the fewer (and says which).", metavar="forward|reverse|auto")]
-        = "reverse", steps: Annotated[bool, Option(
-            "--steps", help="Print every step of each forward-mode pass: the tangent along each edge, "
-                            "each op's tangent out (with --mode forward).")] = False):
+        = "reverse"):
     """The full Jacobian of a tensor output: shape output.shape + x.shape for each x.
 
     Example: gradcli jacobian -e 'x = [2., 3.]; y = x * x' --wrt x --mode forward
@@ -125,37 +123,13 @@ def jacobian_cmd(opts: Common, wrt: Wrt = None, mode: Annotated[str, Option(
     from ..answers import queries
 
     wrt_list = wrt_names(wrt)
-    to_json, to_human = jsonout.jacobian_doc, human.print_jacobian
-    if steps and mode == "reverse":
-        from ..errors import UsageError
-
-        raise UsageError("--steps shows forward-mode passes: give --mode forward",
-                         hint="`gradcli backward FILE --steps` shows a backward pass")
-    if steps:
-        from ..render import forward_steps as shown_steps
-
-        def to_json(r):
-            return {**jsonout.jacobian_doc(r), "passes": shown_steps.passes_doc(r)}
-
-        def to_human(r):
-            human.print_jacobian(r)
-            shown_steps.print_passes(r)
 
     def answer(run):
         result = queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of, mode)
         nan_hint(result.blocks)
-        if steps:
-            from ..answers.forward_steps import jacobian_passes
-            from ..errors import UsageError
-
-            if result.mode != "forward":
-                raise UsageError(f"--steps shows forward-mode passes, and this Jacobian was computed in "
-                                 f"{result.mode} mode", hint="give --mode forward (`gradcli backward FILE "
-                                                             "--steps` shows a backward pass)")
-            result.passes = jacobian_passes(run, result.output_name, result.wrt, tuple(wrt_list))
         return result
 
-    drive(opts, answer, to_json, to_human, requires_grad=tuple(wrt_list))
+    drive(opts, answer, jsonout.jacobian_doc, human.print_jacobian, requires_grad=tuple(wrt_list))
 
 
 @common_options()

@@ -44,7 +44,6 @@ TRANSPOSE = "transpose"
 ACTIVE = [0]             # how many levels propagate tangents now: `apply` reads this, once
 LEVELS: list = []        # the levels entered, outermost first
 ENGINE_GRAD = [None]     # autograd.engine.grad, set by the engine (ops sit below autograd)
-TRACE = [None]           # a callback(level, op, out) told of every tangent `propagate` gives (--steps)
 # set by registry.py and apply.py, which import this module (no import back, no cycle):
 # the rules' namespaces, what a rule's parameter reads (`Reads`), and `apply`
 RULES = {}
@@ -217,8 +216,6 @@ def propagate(op, inputs: tuple, params, out):
         finally:
             ACTIVE[0] = depth
         _attach(level, out, tangent)
-        if TRACE[0] is not None:
-            TRACE[0](level, op, out)
     return out
 
 
