@@ -41,6 +41,11 @@ BILINEAR = "bilinear"
 SYMMETRIC = "symmetric"
 TRANSPOSE = "transpose"
 
+from ..graph.nodes import _current_source as _source   # noqa: E402  (a traced step's place)
+
+# (level, steps): each op's (name, source span, result, tangent) at that level, while
+# `jacobian --mode forward --steps` runs the program (answers/queries.py)
+TRACE = [None]
 ACTIVE = [0]             # how many levels propagate tangents now: `apply` reads this, once
 LEVELS: list = []        # the levels entered, outermost first
 ENGINE_GRAD = [None]     # autograd.engine.grad, set by the engine (ops sit below autograd)
@@ -216,6 +221,8 @@ def propagate(op, inputs: tuple, params, out):
         finally:
             ACTIVE[0] = depth
         _attach(level, out, tangent)
+        if TRACE[0] is not None and TRACE[0][0] is level:   # `jacobian --mode forward --steps`
+            TRACE[0][1].append((op.name, _source[0], out, tangent))
     return out
 
 
@@ -360,6 +367,8 @@ def _transposed(op, inputs, params, out, ts, outermost: bool, graph: bool):
         if not keep and isinstance(out, Tensor):
             result = Tensor._make(out._data)   # not the graph behind it: the engine would walk it
         xs = list(inputs)
+        if not keep:   # nor the inputs' graphs: the engine would free what they saved (a later backward fails)
+            xs = [Tensor._make(x._data) if isinstance(x, Tensor) and x.requires_grad else x for x in xs]
         vjps, cotangents = [], []
         for i, t in enumerate(ts):
             if t is None or op.rules[i] is None:
