@@ -133,11 +133,11 @@ so one pass gives the output's tangent: the Jacobian times the inputs' tangents.
   function esc(text) {
     return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   }
-  // the switch above the backward controls, the forward controls under them, the panel in the aside
-  var controls = el("controls");
+  // the switch above the backward controls, the forward controls under them; the panel goes
+  // into the aside only while forward is shown (the backward walk's panel is all it holds else)
+  var controls = el("controls"), panel = el("fwd-aside");
   controls.parentNode.insertBefore(el("walk-modes"), controls);
   controls.parentNode.insertBefore(el("fwd-controls"), controls.nextSibling);
-  document.querySelector("aside").appendChild(el("fwd-aside"));
   if (data.error) {
     el("mode-forward").disabled = true;
     el("mode-forward").title = data.error;
@@ -255,6 +255,7 @@ so one pass gives the output's tangent: the Jacobian times the inputs' tangents.
     stop();
     el("reset").click();  // the backward walk back to its start: its marks and labels off the picture
     document.body.classList.toggle("forward", on);
+    (on ? document.querySelector("aside") : document.body).appendChild(panel);
     document.body.setAttribute("data-mode", on ? "forward" : "backward");
     el("mode-forward").classList.toggle("on", on);
     el("mode-backward").classList.toggle("on", !on);
