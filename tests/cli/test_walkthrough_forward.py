@@ -150,3 +150,50 @@ def test_forward_walk_in_chromium(tmp_path, wheel_only):
     backward = _dom(page, "#steps=all", tmp_path)   # the backward walk is untouched by the block
     assert backward.body["data-mode"] == "backward" and backward.body["data-done"] == "true"
     assert all(v is not None for v in backward.cells.values())
+
+
+_HARNESS = """<script>
+(function () {
+  function press(key) {
+    document.dispatchEvent(new KeyboardEvent("keydown", {key: key, bubbles: true, cancelable: true}));
+  }
+  function at() { return [document.body.getAttribute("data-fposition"), document.body.getAttribute("data-position")]; }
+  var out = [];
+  document.getElementById("step").click(); out.push(["backward Step"].concat(at()));
+  document.getElementById("mode-forward").click(); out.push(["switch"].concat(at()));
+  press("ArrowRight"); press("ArrowRight"); out.push(["ArrowRight x2"].concat(at()));
+  press("ArrowLeft"); out.push(["ArrowLeft"].concat(at()));
+  press("End"); out.push(["End"].concat(at()));
+  press("Home"); out.push(["Home"].concat(at()));
+  var before = document.getElementById("node-panel").innerHTML;
+  var leaf = document.querySelector("#picture svg #n" + %LEAF%);
+  leaf.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+  out.push(["click", document.getElementById("fwd-node-title").textContent,
+            document.getElementById("node-panel").innerHTML === before]);
+  document.getElementById("mode-backward").click();
+  document.getElementById("step").click(); out.push(["back to backward"].concat(at()));
+  document.body.setAttribute("data-harness", JSON.stringify(out));
+})();
+</script>
+"""
+
+
+@needs_wheel
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
+def test_keys_and_clicks_go_to_the_shown_walk(tmp_path, wheel_only):
+    """While forward is shown the keys step it (and not the backward walk, whose own keys
+    branch pictures adds); a click on a node opens the forward panel."""
+    page = _page(tmp_path, "-e", "x = [0.5, 2.]; y = 3.0; s = x.sin(); z = (s * y).sum()")
+    data = forward_data(page)
+    leaf = next(s["node"] for s in data["steps"] if s.get("leaf") == "y")
+    harnessed = tmp_path / "harnessed.html"
+    harnessed.write_text(page.read_text().replace("</body>", _HARNESS.replace("%LEAF%", str(leaf)) + "</body>"))
+    state = _dom(harnessed, "", tmp_path)
+    n = str(len(data["steps"]))
+    assert json.loads(state.body["data-harness"]) == [
+        ["backward Step", None, "1"],
+        ["switch", "0", "0"],                  # switching resets the backward walk
+        ["ArrowRight x2", "2", "0"], ["ArrowLeft", "1", "0"], ["End", n, "0"], ["Home", "0", "0"],
+        ["click", "y (an input)", True],       # the forward panel, not the backward one
+        ["back to backward", "0", "1"],
+    ]
