@@ -2,7 +2,8 @@
 (`graph -o walk.html`).
 
 The program is run again under a dual level of its own, its named inputs given their
-tangents as they are assigned (as `jacobian --mode forward` runs it), and every tangent
+tangents as they are assigned (as `jacobian --mode forward` runs it) or every leaf that
+requires grad given ones when first read (`dual.SEED_LEAVES`), and every tangent
 `ops/dual.propagate` computes is recorded (`dual.TRACE`, the format `jacobian --steps`
 reads too). A step is one node of the output's backward graph, in the order its op ran
 (the inputs first): the tangent that came in along each of its edges, and its tangent
@@ -40,30 +41,34 @@ class ForwardPass:
     output: Tensor = None        # the re-run's output (its graph holds the steps' nodes)
 
 
-def forward_pass(run, name: str | None, seeds: dict) -> ForwardPass:
+def forward_pass(run, name: str | None, seeds: dict | None = None) -> ForwardPass:
     """Run the program again with `seeds` (input name -> tangent array) given to its named
-    inputs, and record the forward-mode pass that reaches the output `name`."""
+    inputs (None: ones to every leaf that requires grad, a module's parameters too, when an op
+    first reads it), and record the forward-mode pass that reaches the output `name`."""
     from ..lang.runs import tensor_output
     from ..ops import dual
 
     interp = run.interpreter
     level = dual.enter_level(graph=False)
     record: list = []
-    dual.NAMED_TANGENTS.update({k: (level, np.asarray(v)) for k, v in seeds.items()})
+    if seeds is None:
+        dual.SEED_LEAVES[0] = level
+    else:
+        dual.NAMED_TANGENTS.update({k: (level, np.asarray(v)) for k, v in seeds.items()})
     dual.TRACE[0] = (level, record)
     try:
         again = interp.program.run(interp.overrides, requires_grad=tuple(getattr(interp, "requires_grad", ())),
                                    stdout=lambda line: None, limits=interp.limits, script=interp.script)
-        dual.TRACE[0] = None
+        dual.TRACE[0] = dual.SEED_LEAVES[0] = None
         _, out = tensor_output(again, name if name in again.values else None)
         steps = _steps(again, out, record, level)
         found = level.get(out)
         tangent = None if found is None else found._data
     finally:
-        dual.TRACE[0] = None
+        dual.TRACE[0] = dual.SEED_LEAVES[0] = None
         dual.NAMED_TANGENTS.clear()
         dual.exit_level(level)
-    return ForwardPass(dict(seeds), steps, tangent, out)
+    return ForwardPass(dict(seeds or {}), steps, tangent, out)
 
 
 def _reached(out: Tensor) -> tuple[list, set]:

@@ -2,8 +2,8 @@
 
 Beside the backward walk (`render/walkthrough.py`) on the same picture, a control switches
 between the two. The forward walk's data is a forward-mode pass of the program
-(`answers/forward_steps.py`: every named input given a tangent of ones, each op's
-tangent as the engine computed it), mapped onto the picture's nodes. Its HTML, style and
+(`answers/forward_steps.py`: every leaf that requires grad given a tangent of ones, each
+op's tangent as the engine computed it), mapped onto the picture's nodes. Its HTML, style and
 script are one block of their own, placed after the backward walk's script: it moves its
 controls and panel into the page, and while it is shown it takes the keys and the clicks
 on nodes before the backward walk's handlers see them.
@@ -18,30 +18,26 @@ from .walkthrough import _json_script, _short, _text
 
 
 def forward_walk_of(run, of, model) -> dict:
-    """The forward walk as the page's data: every named input of the graph given ones as
-    its tangent; {"error": why} when it cannot be drawn on this picture."""
+    """The forward walk as the page's data: every leaf that requires grad (the inputs whose
+    .grad the backward walk fills, a module's parameters too) given ones as its tangent;
+    {"error": why} when it cannot be drawn on this picture."""
     from ..answers.forward_steps import forward_pass
     from ..answers.graphmodel import build
     from ..errors import GradcliError
     from ..lang.runs import tensor_output
 
-    name, out = tensor_output(run, of)
-    values = getattr(run, "values", None) or {}
-    inputs = []
-    for n in model.nodes:
-        if n.name == "AccumulateGrad" and n.variable in values and n.variable not in inputs:
-            if isinstance(values[n.variable], Tensor) and values[n.variable]._data.dtype.kind in "fc":
-                inputs.append(n.variable)
-    if not inputs:
-        return {"error": "no input of the graph is a named tensor of the program, so none was given a tangent"}
-    seeds = {k: np.ones(values[k]._data.shape) for k in inputs}
+    name, _ = tensor_output(run, of)
     try:
-        fp = forward_pass(run, name, seeds)
+        fp = forward_pass(run, name)
         again = build(fp.output)
     except GradcliError as error:
         return {"error": f"the program's forward-mode run failed: {error}"}
     if [n.name for n in again.nodes] != [n.name for n in model.nodes]:
         return {"error": "the program's forward-mode run made another graph than this one"}
+    inputs = []
+    for n in model.nodes:
+        if n.name == "AccumulateGrad" and n.variable and n.variable not in inputs:
+            inputs.append(n.variable)
     return _data(model, again.ids, fp, name, inputs)
 
 
@@ -67,7 +63,7 @@ def _data(model, ids, fp, name, inputs) -> dict:
                            "short": _short(t, edge=True)} for k, (nr, t) in enumerate(s.tangents_in)]
         steps.append(step)
     return {"steps": steps, "output": name, "inputs": inputs,
-            "seed": "ones on " + ", ".join(inputs),
+            "seed": "ones on " + (", ".join(inputs) if inputs else "every input"),
             "out_tangent": _text(fp.tangent), "out_short": None if fp.tangent is None else summary(fp.tangent),
             "out_value": None if fp.tangent is None else np.asarray(fp.tangent, dtype=float).tolist()}
 
@@ -194,7 +190,10 @@ so one pass gives the output's tangent: the Jacobian times the inputs' tangents.
           : s.name + " (" + s.op + "): tangent out " + s.short;
     }
     var done = position === steps.length;
-    if (done && steps.length) { cap += " (forward is done: the output's tangent)"; }
+    if (done && steps.length) {
+      cap += data.out_tangent === null ? " (forward is done: no tangent reached the output)"
+                                       : " (forward is done: the output's tangent)";
+    }
     el("fwd-caption").textContent = cap;
     el("fwd-out").textContent = done && data.out_tangent !== null ? data.out_tangent : "not reached yet";
     if (done && data.out_value !== null) { el("fwd-out").setAttribute("data-value", JSON.stringify(data.out_value)); }

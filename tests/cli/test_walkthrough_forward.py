@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from gradcli.cli.app import app
 
-from test_graph_pictures import BROWSER_ENV, CHROMIUM, TWO_LAYER, needs_wheel, wheel_only  # noqa: F401
+from test_graph_pictures import BROWSER_ENV, CHROMIUM, ROOT, TWO_LAYER, needs_wheel, wheel_only  # noqa: F401
 
 runner = CliRunner()
 
@@ -92,11 +92,23 @@ def test_program_text_in_the_forward_block_is_escaped(tmp_path, wheel_only):
 
 
 @needs_wheel
-def test_no_named_input_no_forward_walk(tmp_path, wheel_only):
-    """Module parameters are not named inputs of the program: the page says why, no walk."""
-    data = forward_data(_page(tmp_path, "-e", "import torch\nfc = torch.nn.Linear(2, 1)\n"
-                                              "y = fc(torch.tensor([1.0, 2.0])).sum()\n"))
-    assert "no input of the graph is a named tensor" in data["error"]
+def test_module_parameters_are_inputs_too(tmp_path, wheel_only):
+    """A module's parameters are leaves that require grad: each is given ones (when an op
+    first reads it) and the output's tangent is the sum of their gradients' elements."""
+    program = ("import torch\ntorch.manual_seed(0)\nfc = torch.nn.Linear(2, 3)\n"
+               "y = fc(torch.tensor([1.0, 2.0])).tanh().sum()\n")
+    data = forward_data(_page(tmp_path, "-e", program))
+    assert sorted(data["inputs"]) == ["bias", "weight"]   # as backward names them (one module)
+    grads = json.loads(runner.invoke(app, ["backward", "-e", program, "--json"]).stdout)["grads"]
+    expected = sum(np.sum(grads[k]) for k in ("weight", "bias"))
+    np.testing.assert_allclose(data["out_value"], expected, rtol=1e-5)
+
+
+@needs_wheel
+def test_a_failing_forward_run_says_why(tmp_path, wheel_only):
+    """A custom Function without jvp is PyTorch's error in forward mode: the switch says it."""
+    data = forward_data(_page(tmp_path, ROOT / "samples" / "nn_backward_hook.py"))
+    assert data["error"].startswith("the program's forward-mode run failed: You must implement the jvp")
 
 
 class _State(html.parser.HTMLParser):
