@@ -42,6 +42,9 @@ def picture_answer(run, of, fmt: str, saved: bool, values: bool, shapes, max_nod
     from ..render.walkthrough import walk_of
 
     walk = walk_of(run, of, model)
+    from ..render.forward_walk import forward_html, forward_walk_of
+
+    walk.forward_block = forward_html(forward_walk_of(run, of, model))  # the forward walk beside it
     model.with_saved, model.with_values = saved, values  # the page's picture draws what was asked
     return walk
 

@@ -253,11 +253,25 @@ def result_tangents(node, wrapped: Tensor) -> Tensor:
 # -- the tangent of an op's result ---------------------------------------------------
 
 
+# a level whose every leaf that requires grad gets ones as its tangent when an op first reads
+# it (the walk-through's forward walk: the inputs the backward walk fills the .grad of)
+SEED_LEAVES = [None]
+
+
+def _seed_leaves(level: Level, inputs) -> None:
+    for t in inputs:
+        if isinstance(t, Tensor) and t.requires_grad and t.grad_fn is None and level.get(t) is None \
+                and t._data.dtype.kind in "fc":
+            level.set(t, Tensor._make(np.ones_like(t._data)))
+
+
 def propagate(op, inputs: tuple, params, out):
     """Give `out` (an op's result, or its tuple of results) its tangent at every active level."""
     depth = ACTIVE[0]
     for k in range(depth):
         level = LEVELS[k]
+        if SEED_LEAVES[0] is level:
+            _seed_leaves(level, inputs)
         ts = None
         for i, t in enumerate(inputs):
             if isinstance(t, Tensor):
@@ -426,6 +440,8 @@ def _transposed(op, inputs, params, out, ts, outermost: bool, graph: bool):
         if not keep and isinstance(out, Tensor):
             result = Tensor._make(out._data)   # not the graph behind it: the engine would walk it
         xs = list(inputs)
+        if not keep:   # nor the inputs' graphs: the engine would free what they saved (a later backward fails)
+            xs = [Tensor._make(x._data) if isinstance(x, Tensor) and x.requires_grad else x for x in xs]
         vjps, cotangents = [], []
         for i, t in enumerate(ts):
             if t is None or op.rules[i] is None:

@@ -167,7 +167,8 @@ def to_html(walk: Walk, svg: str, title: str) -> str:
     parts = {"TITLE": html.escape(title), "SVG": svg, "LEAVES": rows, "DATA": _json_script(data),
              "LEAFGRADS": _json_script(walk.leaf_grads)}
     # one pass: a part that holds `%DATA%` (a source line in the picture) stays as written
-    return re.sub(r"%(TITLE|SVG|LEAVES|DATA|LEAFGRADS)%", lambda m: parts[m[1]], _PAGE)
+    parts["FORWARD"] = getattr(walk, "forward_block", "")  # the forward walk's (forward_walk.py)
+    return re.sub(r"%(TITLE|SVG|LEAVES|DATA|LEAFGRADS|FORWARD)%", lambda m: parts[m[1]], _PAGE)
 
 
 _PAGE = r"""<!DOCTYPE html>
@@ -487,6 +488,7 @@ Click a node for its details. Keys: <kbd>&rarr;</kbd> step, <kbd>&larr;</kbd> ba
   }
 })();
 </script>
+%FORWARD%
 </body>
 </html>
 """
