@@ -56,8 +56,11 @@ def names_section() -> str:
                         ("a custom Function class", access.FUNCTION_CLASS_ATTRIBUTES),
                         ("a hook's handle", access.HANDLE_ATTRIBUTES),
                         ("an optimizer", access.OPTIMIZER_ATTRIBUTES),
+                        ("a learning-rate scheduler", access.SCHEDULER_ATTRIBUTES),
                         ("a list", access.LIST_METHODS), ("a dict", access.DICT_METHODS)):
         lines.append(f"- On {what}: {_names(names)}")
+    for name, names in sorted(access.SCHEDULER_OWN_ATTRIBUTES.items()):
+        lines.append(f"- On `{name}`, besides: {_names(names)}")
     return "\n".join(lines) + "\n"
 
 

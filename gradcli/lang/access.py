@@ -138,7 +138,20 @@ SET_METHODS = frozenset({"add", "discard", "remove"})
 HANDLE_ATTRIBUTES = frozenset({"remove"})
 UNPACKED_DUAL_ATTRIBUTES = frozenset({"primal", "tangent"})   # forward_ad.unpack_dual's named tuple
 OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups", "state", "defaults", "add_param_group"})
-SCHEDULER_ATTRIBUTES = frozenset({"step", "get_last_lr", "get_lr", "last_epoch", "base_lrs", "optimizer"})
+SCHEDULER_ATTRIBUTES = frozenset({"step", "get_last_lr", "get_lr", "last_epoch", "base_lrs", "optimizer",
+                                  "state_dict", "load_state_dict"})
+# what a program reads of each scheduler besides SCHEDULER_ATTRIBUTES (PyTorch's public attributes)
+SCHEDULER_OWN_ATTRIBUTES = {
+    "StepLR": frozenset({"step_size", "gamma"}), "ExponentialLR": frozenset({"gamma"}),
+    "MultiStepLR": frozenset({"gamma"}), "ConstantLR": frozenset({"factor", "total_iters"}),
+    "LinearLR": frozenset({"start_factor", "end_factor", "total_iters"}),
+    "CosineAnnealingLR": frozenset({"T_max", "eta_min"}),
+    "CosineAnnealingWarmRestarts": frozenset({"T_0", "T_i", "T_mult", "T_cur", "eta_min"}),
+    "OneCycleLR": frozenset({"total_steps", "cycle_momentum", "use_beta1"}),
+    "ReduceLROnPlateau": frozenset({"mode", "factor", "patience", "threshold", "threshold_mode", "cooldown",
+                                    "min_lrs", "eps", "best", "num_bad_epochs", "cooldown_counter",
+                                    "in_cooldown"}),
+}
 EXCEPTION_ATTRIBUTES = frozenset({"args"})
 ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "tolist", "item", "sum",
                               "mean", "max", "min", "reshape", "flatten", "copy"})
@@ -602,7 +615,8 @@ def _attribute_tables(modules: dict) -> list:
     schedulers = modules["torch.optim"].members.get("lr_scheduler")
     for value in (schedulers.members.values() if schedulers is not None else ()):
         if isinstance(value, Builtin) and isinstance(value.fn, type):
-            tables.append((value.fn, SCHEDULER_ATTRIBUTES))
+            own = SCHEDULER_OWN_ATTRIBUTES.get(value.fn.__name__, frozenset())
+            tables.append((value.fn, SCHEDULER_ATTRIBUTES | own))
     return tables
 
 
