@@ -494,6 +494,20 @@ def _read_nothing(obj, attr, span):
     raise _no_attribute(obj, attr, span, None)
 
 
+# static methods a program calls on a torch class itself, by class name
+CLASS_STATIC_METHODS = {"Transformer": frozenset({"generate_square_subsequent_mask"})}
+
+
+def _read_builtin(obj, attr, span):
+    """A builtin: only a torch class's static methods listed in CLASS_STATIC_METHODS
+    (`nn.Transformer.generate_square_subsequent_mask(3)`, called on the class)."""
+    cls = obj.fn
+    if isinstance(cls, type) and attr in CLASS_STATIC_METHODS.get(cls.__name__, ()) \
+            and isinstance(vars(cls).get(attr), staticmethod):
+        return Builtin(f"{cls.__name__}.{attr}", getattr(cls, attr))
+    raise _no_attribute(obj, attr, span, None)
+
+
 class Access:
     """The policy, built once per process from the tables above and the namespaces."""
 
@@ -506,6 +520,7 @@ class Access:
         self.readers = {
             Tensor: _tensor_reader(self.tensor_attributes, self.tensor_methods),
             Namespace: _read_namespace,
+            Builtin: _read_builtin,
             _graph.Node: _node_reader(GRAPH_NODE_ATTRIBUTES),
             _graph.OpNode: _node_reader(GRAPH_NODE_ATTRIBUTES),
             _graph.AccumulateGrad: _node_reader(ACCUMULATE_GRAD_ATTRIBUTES),
@@ -517,6 +532,7 @@ class Access:
             _stdlib.DefaultDict: _methods_reader(DICT_METHODS, _dict_method),
             _stdlib.Counter: _methods_reader(DICT_METHODS | {"most_common"}, _counter_method),
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
+            SystemExit: _named_reader(EXCEPTION_ATTRIBUTES | {"code"}),
             np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
             np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),
             Device: _named_reader(DEVICE_ATTRIBUTES),
