@@ -104,3 +104,19 @@ torch.optim.lr_scheduler.StepLR(opt, 2).step(3)
     with pytest.raises(ProgramError, match="deprecated and not supported"):
         compile_program(source).run(stdout=lines.append, script=True)
     assert lines == ["0.5 2"]
+
+
+@pytest.mark.parametrize("edit, message", [
+    ("opt.param_groups[0]['max_iter'] = 'a'", "'max_iter' must be a number, not str"),
+    ("opt.param_groups[0]['line_search_fn'] = 5", "only 'strong_wolfe' is supported"),
+    ("opt.param_groups[0]['history_size'] = 0", "history_size must be at least 1"),
+    ("opt.param_groups.append({'params': []})", "Expected exactly one param_group, but got 2"),
+    ("opt.step(closure)\nopt.state[w]['func_evals'] = [1]", "'func_evals' must be an int, not list"),
+    ("opt.param_groups[0]['max_iter'] = 10 ** 9\nopt.param_groups[0]['max_eval'] = 10 ** 9\n"
+     "opt.param_groups[0]['tolerance_grad'] = -1.0\nopt.param_groups[0]['tolerance_change'] = -1.0",
+     "the program ran more than"),
+])
+def test_lbfgs_reads_its_group_checked(edit, message):
+    source = TRAIN.format(make="LBFGS([w])") + edit + "\nopt.step(closure)\n"
+    with pytest.raises(ProgramError, match=message):
+        run(source)
