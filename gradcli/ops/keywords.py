@@ -5,9 +5,11 @@ read as `keepdim=`, and `out=`.
 `out=` on the torch functions that take it: `torch.add(x, y, out=z)` writes the result
 into `z` and returns `z`, as PyTorch's out= overloads do.
 
-OUT_FUNCTIONS is PyTorch 2.13's list (every torch.<name> whose Python signature has an
-`out` argument in `torch/_C/_VariableFunctions.pyi`, and torch.norm), limited to the
-functions gradcli has; any other refuses `out=` as Python refuses an unknown keyword
+OUT_FUNCTIONS is PyTorch 2.13's list (every torch.<name> gradcli has whose Python
+signature has an `out` argument in one of its overloads in
+`torch/_C/_VariableFunctions.pyi`: `re.finditer(r"^def (\w+)\((.*?)\) ->", stub, re.S | re.M)`,
+then `out: ` in the arguments), and torch.norm (Python-level there); SAME_DTYPE lists
+those whose kernels refuse an `out` of another dtype (each tried under PyTorch 2.13); any other refuses `out=` as Python refuses an unknown keyword
 (PyTorch's own words: "reshape() got an unexpected keyword argument 'out'"). As in
 PyTorch: an input or `out` requiring grad under grad mode is refused (out= functions are
 not differentiable); the result must be castable to out's dtype; an `out` of another
