@@ -19,7 +19,7 @@ import itertools as _itertools
 import random as _random
 import time as _time
 
-from gradcli.errors import Builtin, ProgramError, ProgramTypeError, ProgramValueError
+from gradcli.errors import Builtin, ProgramTypeError, ProgramValueError
 from gradcli.lang.classes import LibraryMethod, ProgramClass, ProgramObject
 from gradcli.lang.limits import MAX_SEQUENCE_LENGTH
 from gradcli.lang.sequences import check_length, iterate, materialize

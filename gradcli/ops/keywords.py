@@ -1,4 +1,4 @@
-"""PyTorch's keyword conventions on the torch functions and Tensor methods, applied once
+r"""PyTorch's keyword conventions on the torch functions and Tensor methods, applied once
 to the op tables when every op is defined (`tensor_methods.attach`): numpy's `keepdims=`
 read as `keepdim=`, and `out=`.
 
@@ -9,8 +9,8 @@ OUT_FUNCTIONS is PyTorch 2.13's list (every torch.<name> gradcli has whose Pytho
 signature has an `out` argument in one of its overloads in
 `torch/_C/_VariableFunctions.pyi`: `re.finditer(r"^def (\w+)\((.*?)\) ->", stub, re.S | re.M)`,
 then `out: ` in the arguments), and torch.norm (Python-level there); SAME_DTYPE lists
-those whose kernels refuse an `out` of another dtype (each tried under PyTorch 2.13); any other refuses `out=` as Python refuses an unknown keyword
-(PyTorch's own words: "reshape() got an unexpected keyword argument 'out'"). As in
+those whose kernels refuse an `out` of another dtype (each tried under PyTorch 2.13).
+Any other function refuses `out=` as Python refuses an unknown keyword (PyTorch's own words: "reshape() got an unexpected keyword argument 'out'"). As in
 PyTorch: an input or `out` requiring grad under grad mode is refused (out= functions are
 not differentiable); the result must be castable to out's dtype; an `out` of another
 shape is resized (PyTorch also warns, on stderr); `out` is written in place (a view writes
