@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import gradcli  # noqa: E402
 from gradcli import optim as gopt  # noqa: E402
+from gradcli.dtypes import default_dtype  # noqa: E402
 from gradcli.ops import NN_FUNCTIONS as GF  # noqa: E402
 
 import torch  # noqa: E402
@@ -230,9 +231,25 @@ OPTIMIZERS = [
     ("RMSprop", dict(lr=0.01, alpha=0.9, momentum=0.5, centered=True, weight_decay=0.1)),
     ("Adagrad", dict(lr=0.1)),
     ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.05, initial_accumulator_value=0.2)),
+    ("Adadelta", dict(lr=1.0)),
+    ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1, maximize=True)),
+    ("Adamax", dict(lr=0.01)),
+    ("Adamax", dict(lr=0.02, betas=(0.8, 0.9), weight_decay=0.1)),
+    ("NAdam", dict(lr=0.01)),
+    ("NAdam", dict(lr=0.01, momentum_decay=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RAdam", dict(lr=0.01)),
+    ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1)),
 ]
 SCHEDULERS = [None, ("StepLR", dict(step_size=7, gamma=0.5)), ("ExponentialLR", dict(gamma=0.97)),
-              ("CosineAnnealingLR", dict(T_max=20, eta_min=0.001)), ("LambdaLR", dict(lr_lambda=lambda e: 0.9 ** e))]
+              ("CosineAnnealingLR", dict(T_max=20, eta_min=0.001)), ("LambdaLR", dict(lr_lambda=lambda e: 0.9 ** e)),
+              ("MultiStepLR", dict(milestones=[5, 20, 20], gamma=0.5)), ("ConstantLR", dict(factor=0.5, total_iters=8)),
+              ("LinearLR", dict(start_factor=0.2, end_factor=0.9, total_iters=30)),
+              ("CosineAnnealingWarmRestarts", dict(T_0=5, T_mult=2, eta_min=0.01)),
+              ("OneCycleLR", dict(max_lr=0.3, total_steps=50)), ("OneCycleLR", dict(max_lr=0.3, total_steps=60,
+                                                                                   three_phase=True)),
+              ("ReduceLROnPlateau", dict(patience=1, factor=0.5, threshold=0.05)),
+              ("SequentialLR", lambda L, opt: dict(schedulers=[L.LinearLR(opt, start_factor=0.1, total_iters=5),
+                                                               L.ExponentialLR(opt, gamma=0.95)], milestones=[5]))]
 
 
 def train(lib, name, options, scheduler, w1, b1, w2, b2, x, y, steps=50):
@@ -243,7 +260,8 @@ def train(lib, name, options, scheduler, w1, b1, w2, b2, x, y, steps=50):
     opt = getattr(optim, name)(groups, **options)
     sched = None
     if scheduler is not None:
-        sched = getattr(optim.lr_scheduler, scheduler[0])(opt, **scheduler[1])
+        options = scheduler[1] if isinstance(scheduler[1], dict) else scheduler[1](optim.lr_scheduler, opt)
+        sched = getattr(optim.lr_scheduler, scheduler[0])(opt, **options)
     xs, ys = tensor(x), tensor(y)
     for _ in range(steps):
         opt.zero_grad()
@@ -252,7 +270,29 @@ def train(lib, name, options, scheduler, w1, b1, w2, b2, x, y, steps=50):
         loss.backward()
         opt.step()
         if sched is not None:
-            sched.step()
+            sched.step(loss.item()) if scheduler[0] == "ReduceLROnPlateau" else sched.step()
+    return [p.detach().numpy() for p in ps]
+
+
+def train_lbfgs(lib, line_search_fn, w1, b1, w2, b2, x, y, steps=1):
+    """LBFGS on the same model: one step(closure) of up to 20 iterations (more steps amplify
+    the last-bit differences of dot products summed in another order: 1e-12 after one step,
+    1e-7 after three)."""
+    tensor = torch.tensor if lib is torch else gradcli.tensor
+    ps = [tensor(a.copy(), requires_grad=True) for a in (w1, b1, w2, b2)]
+    optim = torch.optim if lib is torch else gopt
+    opt = optim.LBFGS(ps, history_size=5, line_search_fn=line_search_fn)
+    xs, ys = tensor(x), tensor(y)
+
+    def closure():
+        opt.zero_grad()
+        h = (xs @ ps[0].t() + ps[1]).tanh()
+        loss = ((h @ ps[2].t() + ps[3] - ys) ** 2).mean()
+        loss.backward()
+        return loss
+
+    for _ in range(steps):
+        opt.step(closure)
     return [p.detach().numpy() for p in ps]
 
 
@@ -265,7 +305,8 @@ def compare_optimizers(seed: int) -> tuple[int, list]:
         total += 1
         label = f"{name}({options}){' + ' + sched[0] if sched else ''}"
         try:
-            mine = train(gradcli, name, options, sched, *data)
+            with default_dtype(gradcli.float64):  # as torch's here (NAdam's mu_product follows it)
+                mine = train(gradcli, name, options, sched, *data)
         except Exception as exc:  # noqa: BLE001
             failures.append(f"{label}: gradcli raised {type(exc).__name__}: {exc}")
             continue
@@ -273,6 +314,17 @@ def compare_optimizers(seed: int) -> tuple[int, list]:
         worst = max(float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300))) for a, b in zip(mine, theirs))
         if worst > TOL:
             failures.append(f"{label}: worst relative difference {worst:.3g}")
+    for search in (None, "strong_wolfe"):  # LBFGS: one group, a closure
+        total += 1
+        try:
+            mine = train_lbfgs(gradcli, search, *data)
+        except Exception as exc:  # noqa: BLE001
+            failures.append(f"LBFGS({search}): gradcli raised {type(exc).__name__}: {exc}")
+            continue
+        theirs = train_lbfgs(torch, search, *data)
+        worst = max(float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300))) for a, b in zip(mine, theirs))
+        if worst > 1e-9:
+            failures.append(f"LBFGS({search}): worst relative difference {worst:.3g}")
     return total, failures
 
 

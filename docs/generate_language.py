@@ -56,8 +56,13 @@ def names_section() -> str:
                         ("a custom Function class", access.FUNCTION_CLASS_ATTRIBUTES),
                         ("a hook's handle", access.HANDLE_ATTRIBUTES),
                         ("an optimizer", access.OPTIMIZER_ATTRIBUTES),
+                        ("a learning-rate scheduler", access.SCHEDULER_ATTRIBUTES),
                         ("a list", access.LIST_METHODS), ("a dict", access.DICT_METHODS)):
         lines.append(f"- On {what}: {_names(names)}")
+    for name, names in sorted(access.CLASS_STATIC_METHODS.items()):
+        lines.append(f"- On the class `nn.{name}` itself: {_names(names)}")
+    for name, names in sorted(access.SCHEDULER_OWN_ATTRIBUTES.items()):
+        lines.append(f"- On `{name}`, besides: {_names(names)}")
     return "\n".join(lines) + "\n"
 
 

@@ -6,7 +6,7 @@ and `torch.func`: one place lists what issue 13 added.
 """
 from __future__ import annotations
 
-from . import anomaly, forward_ad, func, func_forward, functional_call, products, vmap
+from . import anomaly, forward_ad, func, func_forward, functional_call, multi_grad_hook, products, vmap
 from ..graph import saved_hooks
 from .function import Function, once_differentiable
 from ..graph.nodes import Node
@@ -18,6 +18,7 @@ GRAPH = {
     "saved_tensors_hooks": saved_hooks.saved_tensors_hooks,
     "save_on_cpu": saved_hooks.save_on_cpu,
     "disable_saved_tensors_hooks": saved_hooks.disable_saved_tensors_hooks,
+    "register_multi_grad_hook": multi_grad_hook.register_multi_grad_hook,
 }
 
 FUNCTION = {"Function": Function, "once_differentiable": once_differentiable}

@@ -225,6 +225,29 @@ def _accumulate(variable: Tensor, g, create_graph: bool, owned: set) -> None:
         bump_version(variable.grad)
 
 
+class _Task:
+    """One running backward: its id and whether it runs a node (PyTorch's graph task, as
+    `_current_graph_task_id` and `_will_engine_execute_node` read it)."""
+
+    __slots__ = ("id", "deps", "needed")
+    serial = [0]
+
+    def __init__(self, deps: dict, needed):
+        _Task.serial[0] += 1
+        self.id, self.deps, self.needed = _Task.serial[0], deps, needed
+
+    def will_execute(self, node) -> bool:
+        return node is not None and node in self.deps and (self.needed is None or node in self.needed)
+
+
+_TASKS: list = []   # the backwards running now, innermost last (a hook may run one)
+
+
+def current_task():
+    """The innermost running backward's _Task, or None outside backward."""
+    return _TASKS[-1] if _TASKS else None
+
+
 def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, accumulate=True,
             trace=None):
     """Run backward from `outputs`.
@@ -261,6 +284,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     # an op node that is no target runs straight through its op (`_run_node` inlined)
     plain = trace is None
     target_nodes = {n for n, _ in targets} if targets else ()
+    _TASKS.append(_Task(deps, needed))
     try:
         while ready:
             node = ready.pop()
@@ -326,6 +350,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     ready.append(nxt)
     finally:
         _grad_enabled[0] = prev_mode
+        _TASKS.pop()
     if keeper is not None and accumulate:
         keeper.finish(deps)
     return captured

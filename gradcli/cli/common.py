@@ -191,7 +191,8 @@ def report(err: GradcliError, source: Optional[Source], as_json: bool) -> int:
     """Print a user error (stderr, and stdout with --json); return its exit code."""
     complete(err)
     text = error_text(err, source.filename if source else None, source.text if source else None)
-    sys.stderr.write(style.error_report(text) + "\n")
+    if text:   # (sys.exit(2) ends a program with nothing to say)
+        sys.stderr.write(style.error_report(text) + "\n")
     if as_json:
         emit(jsonout.dumps({"error": error_json(err)}))
     return int(err.exit_code)

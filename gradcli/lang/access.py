@@ -138,7 +138,20 @@ SET_METHODS = frozenset({"add", "discard", "remove"})
 HANDLE_ATTRIBUTES = frozenset({"remove"})
 UNPACKED_DUAL_ATTRIBUTES = frozenset({"primal", "tangent"})   # forward_ad.unpack_dual's named tuple
 OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups", "state", "defaults", "add_param_group"})
-SCHEDULER_ATTRIBUTES = frozenset({"step", "get_last_lr", "get_lr", "last_epoch", "base_lrs", "optimizer"})
+SCHEDULER_ATTRIBUTES = frozenset({"step", "get_last_lr", "get_lr", "last_epoch", "base_lrs", "optimizer",
+                                  "state_dict", "load_state_dict"})
+# what a program reads of each scheduler besides SCHEDULER_ATTRIBUTES (PyTorch's public attributes)
+SCHEDULER_OWN_ATTRIBUTES = {
+    "StepLR": frozenset({"step_size", "gamma"}), "ExponentialLR": frozenset({"gamma"}),
+    "MultiStepLR": frozenset({"gamma"}), "ConstantLR": frozenset({"factor", "total_iters"}),
+    "LinearLR": frozenset({"start_factor", "end_factor", "total_iters"}),
+    "CosineAnnealingLR": frozenset({"T_max", "eta_min"}),
+    "CosineAnnealingWarmRestarts": frozenset({"T_0", "T_i", "T_mult", "T_cur", "eta_min"}),
+    "OneCycleLR": frozenset({"total_steps", "cycle_momentum", "use_beta1"}),
+    "ReduceLROnPlateau": frozenset({"mode", "factor", "patience", "threshold", "threshold_mode", "cooldown",
+                                    "min_lrs", "eps", "best", "num_bad_epochs", "cooldown_counter",
+                                    "in_cooldown"}),
+}
 EXCEPTION_ATTRIBUTES = frozenset({"args"})
 ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "tolist", "item", "sum",
                               "mean", "max", "min", "reshape", "flatten", "copy"})
@@ -481,6 +494,20 @@ def _read_nothing(obj, attr, span):
     raise _no_attribute(obj, attr, span, None)
 
 
+# static methods a program calls on a torch class itself, by class name
+CLASS_STATIC_METHODS = {"Transformer": frozenset({"generate_square_subsequent_mask"})}
+
+
+def _read_builtin(obj, attr, span):
+    """A builtin: only a torch class's static methods listed in CLASS_STATIC_METHODS
+    (`nn.Transformer.generate_square_subsequent_mask(3)`, called on the class)."""
+    cls = obj.fn
+    if isinstance(cls, type) and attr in CLASS_STATIC_METHODS.get(cls.__name__, ()) \
+            and isinstance(vars(cls).get(attr), staticmethod):
+        return Builtin(f"{cls.__name__}.{attr}", getattr(cls, attr))
+    raise _no_attribute(obj, attr, span, None)
+
+
 class Access:
     """The policy, built once per process from the tables above and the namespaces."""
 
@@ -493,6 +520,7 @@ class Access:
         self.readers = {
             Tensor: _tensor_reader(self.tensor_attributes, self.tensor_methods),
             Namespace: _read_namespace,
+            Builtin: _read_builtin,
             _graph.Node: _node_reader(GRAPH_NODE_ATTRIBUTES),
             _graph.OpNode: _node_reader(GRAPH_NODE_ATTRIBUTES),
             _graph.AccumulateGrad: _node_reader(ACCUMULATE_GRAD_ATTRIBUTES),
@@ -504,6 +532,7 @@ class Access:
             _stdlib.DefaultDict: _methods_reader(DICT_METHODS, _dict_method),
             _stdlib.Counter: _methods_reader(DICT_METHODS | {"most_common"}, _counter_method),
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
+            SystemExit: _named_reader(EXCEPTION_ATTRIBUTES | {"code"}),
             np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
             np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),
             Device: _named_reader(DEVICE_ATTRIBUTES),
@@ -602,7 +631,8 @@ def _attribute_tables(modules: dict) -> list:
     schedulers = modules["torch.optim"].members.get("lr_scheduler")
     for value in (schedulers.members.values() if schedulers is not None else ()):
         if isinstance(value, Builtin) and isinstance(value.fn, type):
-            tables.append((value.fn, SCHEDULER_ATTRIBUTES))
+            own = SCHEDULER_OWN_ATTRIBUTES.get(value.fn.__name__, frozenset())
+            tables.append((value.fn, SCHEDULER_ATTRIBUTES | own))
     return tables
 
 

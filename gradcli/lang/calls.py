@@ -256,7 +256,7 @@ class Calls:
                                hint=f"hold the layer instead: self.layer = nn.{base.__name__}(...)")
         if not plain:
             _check_no_decorators(node)
-        methods, attributes = {}, {}
+        methods, attributes, fields = {}, {}, []
         for stmt in node.body:
             if stmt.__class__ is n.FunctionDef:
                 if stmt.name.startswith("__") and stmt.name != "__init__" \
@@ -272,13 +272,19 @@ class Calls:
             elif stmt.__class__ is n.Assign and len(stmt.targets) == 1 \
                     and stmt.targets[0].__class__ is n.Name \
                     and not stmt.targets[0].id.startswith("__"):
-                attributes[stmt.targets[0].id] = self.eval(stmt.value)
+                name = stmt.targets[0].id
+                attributes[name] = self.eval(stmt.value)
+                if name not in fields:
+                    fields.append(name)
+            elif stmt.__class__ is n.Pass and stmt.field is not None and not stmt.field.startswith("__"):
+                if stmt.field not in fields:
+                    fields.append(stmt.field)
             elif _is_filler(stmt):
                 continue
             else:
                 raise ProgramError(f"a {'' if plain else 'Module '}class body may only define "
                                    "methods and name = value class attributes", stmt.span)
-        cls = ProgramClass(node.name, base, methods, attributes, not plain)
+        cls = ProgramClass(node.name, base, methods, attributes, not plain, fields)
         for decorator in reversed(node.decorators):  # a plain class's (@dataclass)
             cls = self.call(self.eval(decorator), [cls], {}, decorator.span)
         self._bind(node.name, cls)

@@ -71,14 +71,17 @@ class ProgramClass:
     """A program's class: `Net(...)` makes an instance and runs its `__init__`. A Module
     subclass's instances are ProgramModules, a plain class's ProgramObjects."""
 
-    __slots__ = ("name", "base", "methods", "attributes", "is_module")
+    __slots__ = ("name", "base", "methods", "attributes", "is_module", "fields")
     program_value = True  # a value of the language, never wrapped as a Builtin
 
-    def __init__(self, name: str, base, methods: dict, attributes: dict, is_module: bool = True):
+    def __init__(self, name: str, base, methods: dict, attributes: dict, is_module: bool = True,
+                 fields: list | None = None):
         self.name = name
         self.base = base  # a ProgramClass, or None for nn.Module (or object, a plain class)
         self.methods = methods
         self.attributes = attributes
+        # the body's `x: int` and `x = ...` names in order (@dataclass's fields)
+        self.fields = list(attributes) if fields is None else fields
         self.is_module = base.is_module if base is not None else is_module
 
     def find(self, name: str):

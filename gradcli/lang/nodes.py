@@ -490,12 +490,13 @@ class Return(Node):
 
 
 class Pass(Node):
-    """`pass`."""
+    """`pass`; in a class body, a bare annotation `x: int` is one that declares the field `x`."""
 
-    __slots__ = ("span",)
+    __slots__ = ("span", "field")
 
-    def __init__(self, span: Span):
+    def __init__(self, span: Span, field: str | None = None):
         self.span = span
+        self.field = field
 
 
 class Break(Node):

@@ -165,13 +165,14 @@ class Parser(ExpressionParser):
             return n.AugAssign(expr, AUGMENTED[kind], value, self.span(op))
         if kind == ":":
             # `x: int = 3` assigns (the annotation is read and ignored, as for parameters);
-            # a bare `x: int` declares nothing
+            # a bare `x: int` declares nothing, but in a class body a field (for @dataclass)
             if not isinstance(expr, (n.Name, n.Attribute, n.Subscript)):
                 raise ParseError("illegal target for annotation", expr.span)
             self.advance()
             self.test()
             if not self.accept("="):
-                return n.Pass(self.span(first))
+                field = expr.id if self.in_class_body and isinstance(expr, n.Name) else None
+                return n.Pass(self.span(first), field)
             target = self.target(expr)
             return n.Assign([target], self.testlist(), self.span(first))
         text = self.source[self.offsets[first]:self.ends[self.i - 1]].strip()

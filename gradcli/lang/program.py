@@ -15,7 +15,8 @@ import sys
 from typing import Callable, Iterable
 
 from gradcli._tensor import Tensor
-from gradcli.errors import ProgramError, UsageError, close_matches
+from gradcli.errors import GradcliError, ProgramError, UsageError, close_matches
+from gradcli.lang.exceptions import program_exit
 from gradcli.lang import nodes as n
 from gradcli.lang.builtins import CONSTANTS
 from gradcli.lang.limits import MAX_SOURCE_LENGTH, recursion_headroom
@@ -97,6 +98,11 @@ class Program:
                 previous, kept.active[0] = kept.active[0], keeper
                 try:
                     final, value = interpreter.run_module(self.module)
+                except GradcliError as error:
+                    ended = program_exit(error)
+                    if ended is None or not ended.success:
+                        raise ended or error
+                    final, value = None, None   # sys.exit(0): the program ends there
                 except RecursionError:
                     raise ProgramError("maximum recursion depth exceeded", interpreter.span,
                                        hint="the program nests calls or expressions too deeply") \

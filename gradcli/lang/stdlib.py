@@ -7,7 +7,8 @@ What gradcli chooses where Python's module touches the world: `time.time()` read
 clock and `time.sleep` returns at once (a program does not wait); `random` is Python's
 generator seeded with 0 at start-up (`random.seed(n)` reseeds it); `sys.argv` is
 `['program.py']` and `parser.parse_args()` gives the defaults (a program has no command
-line of its own); `sys.exit()` stops the program with an error. Lazy results
+line of its own); `sys.exit(code)` ends the program as Python's SystemExit does
+(`lang.exceptions.ProgramExit`). Lazy results
 (`itertools.product`, `map`) are ProgramIterators, taken at most MAX_SEQUENCE_LENGTH
 at a time by `list()`; `itertools.count()` ends where the step budget does.
 """
@@ -18,7 +19,7 @@ import itertools as _itertools
 import random as _random
 import time as _time
 
-from gradcli.errors import Builtin, ProgramError, ProgramTypeError, ProgramValueError
+from gradcli.errors import Builtin, ProgramTypeError, ProgramValueError
 from gradcli.lang.classes import LibraryMethod, ProgramClass, ProgramObject
 from gradcli.lang.limits import MAX_SEQUENCE_LENGTH
 from gradcli.lang.sequences import check_length, iterate, materialize
@@ -241,28 +242,85 @@ def _future_namespace():
 
 # --- dataclasses ----------------------------------------------------------------------
 
+class Field:
+    """`dataclasses.field(default=..., default_factory=...)`: what a field starts as."""
+
+    __slots__ = ("default", "factory")
+
+    def __init__(self, default, factory):
+        self.default, self.factory = default, factory
+
+    def __repr__(self) -> str:
+        return "Field(default={!r}, default_factory={!r})".format(self.default, self.factory)
+
+
+_MISSING = object()
+
+
+def _field(*, default=_MISSING, default_factory=_MISSING, init=True, repr=True, hash=None,
+           compare=True, metadata=None, kw_only=_MISSING):
+    if default is not _MISSING and default_factory is not _MISSING:
+        raise ProgramValueError("cannot specify both default and default_factory")
+    return Field(default, _MISSING if default_factory is _MISSING else _callable(default_factory))
+
+
 def dataclass(cls=None, **options):
-    """@dataclass on a program's plain class: an __init__ taking its class attributes
-    (the `x: int = 3` fields, in order, with their values as defaults) and a repr."""
+    """@dataclass on a program's plain class: an __init__ taking its fields (the body's
+    `x: int` and `x: int = 3` names, in order; those with a value default to it, a
+    `field(default_factory=f)` to a new f() each time) and a repr."""
     if cls is None:
         return Builtin("dataclass", lambda c: dataclass(c))
     if cls.__class__ is not ProgramClass or cls.is_module:
         raise ProgramTypeError("@dataclass applies to a program's plain class")
-    fields = [name for name, value in cls.attributes.items()]
-    defaults = dict(cls.attributes)
+    fields = list(cls.fields)
+    defaults, factories = {}, {}
+    for name in fields:
+        if name not in cls.attributes:
+            if defaults or factories:
+                raise ProgramTypeError(f"non-default argument '{name}' follows default argument")
+            continue
+        value = cls.attributes[name]
+        if value.__class__ is Field:
+            if value.factory is not _MISSING:
+                factories[name] = value.factory
+                del cls.attributes[name]
+                continue
+            if value.default is _MISSING:
+                if defaults or factories:
+                    raise ProgramTypeError(f"non-default argument '{name}' follows default argument")
+                del cls.attributes[name]
+                continue
+            value = cls.attributes[name] = value.default
+        defaults[name] = value
+    required = [name for name in fields if name not in defaults and name not in factories]
 
     def init(self, *args, **kwargs):
         if len(args) > len(fields):
-            raise ProgramTypeError(f"{cls.name}.__init__() takes {len(fields) + 1} positional "
+            takes = len(fields) + 1 if len(required) == len(fields) else \
+                f"from {len(required) + 1} to {len(fields) + 1}"
+            raise ProgramTypeError(f"{cls.name}.__init__() takes {takes} positional "
                                    f"arguments but {len(args) + 1} were given")
-        values = dict(defaults)
-        values.update(zip(fields, args))
+        values = dict(zip(fields, args))
         for key, value in kwargs.items():
-            if key not in defaults:
+            if key not in fields:
                 raise ProgramTypeError(f"{cls.name}.__init__() got an unexpected keyword "
                                        f"argument '{key}'")
+            if key in values:
+                raise ProgramTypeError(f"{cls.name}.__init__() got multiple values for argument "
+                                       f"'{key}'")
             values[key] = value
-        self.attrs.update(values)
+        missing = [name for name in required if name not in values]
+        if missing:
+            names = " and ".join(", ".join(repr(m) for m in missing).rsplit(", ", 1))
+            raise ProgramTypeError(f"{cls.name}.__init__() missing {len(missing)} required positional "
+                                   f"argument{'s' if len(missing) > 1 else ''}: {names}")
+        for name in fields:
+            if name in values:
+                self.attrs[name] = values[name]
+            elif name in defaults:
+                self.attrs[name] = defaults[name]
+            else:
+                self.attrs[name] = factories[name]()
 
     def text(self):
         inner = ", ".join(f"{name}={self.attrs.get(name)!r}" for name in fields)
@@ -276,7 +334,7 @@ def dataclass(cls=None, **options):
 def _dataclasses_namespace():
     return _ns("dataclasses", {
         "dataclass": dataclass,
-        "field": lambda default=None, **kwargs: default,
+        "field": _field,
         "asdict": lambda obj: dict(obj.attrs) if obj.__class__ is ProgramObject else
         _not_dataclass(obj),
     })
@@ -349,9 +407,10 @@ def _argparse_namespace():
 # --- sys ------------------------------------------------------------------------------
 
 def _exit(code=None):
-    raise ProgramError(f"the program called sys.exit({'' if code is None else repr(code)})",
-                       hint="gradcli runs a program to its end: sys.exit() stops it with "
-                            "this error")
+    """sys.exit: ends the program as Python's SystemExit does (`lang.exceptions.ProgramExit`)."""
+    from gradcli.lang.exceptions import ProgramExit
+
+    raise ProgramExit(code)
 
 
 def _sys_namespace():

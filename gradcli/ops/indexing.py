@@ -80,6 +80,9 @@ def _index_array(item):
     """A tensor, list or array used as an index: a bool mask or an int64 array."""
     if isinstance(item, Tensor):
         arr = item._data
+    elif isinstance(item, range):   # PyTorch reads a range as the sequence of its ints
+        check_elements(len(item))
+        arr = np.arange(item.start, item.stop, item.step, dtype=np.int64)
     else:
         try:
             arr = np.asarray(_plain(item))
@@ -120,7 +123,7 @@ def _kind(item):
         if item._data.ndim == 0:
             return "bool" if item._data.dtype == np.bool_ else "int"
         return "array"
-    if isinstance(item, (list, tuple, np.ndarray)):
+    if isinstance(item, (list, tuple, np.ndarray, range)):
         return "array"
     if isinstance(item, (int, np.integer)):
         return "int"

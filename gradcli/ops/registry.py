@@ -291,6 +291,7 @@ def make_function(op: Op):
             return apply(op, args[:n], {**op.defaults, **given} if op.defaults else given)
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = op.doc or f"{op.name} (backward node {op.node})"
+    fn.op_params = params   # its keywords, read where `keepdims=` is added (keywords.py)
     return fn
 
 

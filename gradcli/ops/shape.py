@@ -84,7 +84,8 @@ def _unsqueeze(self, dim):
 
 unsqueeze = defop(
     "unsqueeze", "UnsqueezeBackward0", _unsqueeze,
-    rules=(lambda F, g, dim, self_shape: F.reshape(g, self_shape),),
+    # PyTorch's grad.squeeze(dim): a double backward through it records SqueezeBackward1
+    rules=(lambda F, g, dim, self_shape: F.squeeze(g, dim),),
     formulas=("grad.squeeze(dim)",),
     sympy=lambda sp, x, dim: _unsqueeze(x, dim),
     domain=cases(lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"dim": 1}),

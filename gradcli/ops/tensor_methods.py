@@ -121,6 +121,12 @@ for _name in INPLACE_FUNCTIONS:
 
 def attach() -> None:
     """Set every op method, operator and in-place method on Tensor (gradcli.ops calls it last)."""
+    from .keywords import OUT_FUNCTIONS, keepdims, with_out
+
+    for name, fn in list(METHODS.items()):
+        METHODS[name] = keepdims(fn)
+    for name, fn in list(FUNCTIONS.items()):
+        FUNCTIONS[name] = with_out(name, keepdims(fn)) if name in OUT_FUNCTIONS else keepdims(fn)
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     for name, getter in PROPERTIES.items():

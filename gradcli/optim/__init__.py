@@ -1,4 +1,5 @@
-"""`torch.optim`: the optimizers (`optimizers.py`) and, as `optim.lr_scheduler`, the
+"""`torch.optim`: the optimizers (`optimizers.py`; Adadelta, Adamax, NAdam and RAdam in
+`adaptive.py`, LBFGS in `lbfgs.py`) and, as `optim.lr_scheduler`, the
 learning-rate schedulers (`lr_scheduler.py`, which builds on the optimizers and not the
 other way round).
 
@@ -6,6 +7,9 @@ other way round).
 is exported for the tests that check the updates' rounding.
 """
 from . import lr_scheduler
+from .adaptive import Adadelta, Adamax, NAdam, RAdam
+from .lbfgs import LBFGS
 from .optimizers import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop, fma
 
-__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer"]
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer", "Adadelta", "Adamax", "NAdam",
+           "RAdam", "LBFGS"]

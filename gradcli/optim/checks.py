@@ -166,6 +166,20 @@ def step_count(state: dict) -> np.ndarray:
     return _writable(value, "step")
 
 
+def scalar_state(state: dict, key: str) -> np.ndarray:
+    """A one-element state Tensor the update writes in place (NAdam's `mu_product`)."""
+    if key not in state:
+        raise _key_error(f"the optimizer's state of a parameter has no '{key}'", key)
+    value = state[key]
+    if not isinstance(value, Tensor) or value._data.size != 1:
+        what = f"a Tensor of {value._data.size} elements" if isinstance(value, Tensor) \
+            else type_name(value)
+        raise ProgramTypeError(f"the optimizer's state '{key}' must be a one-element Tensor, not {what}")
+    if not np.issubdtype(value._data.dtype, np.floating):
+        raise ProgramTypeError(f"the optimizer's state '{key}' must be a floating Tensor, not {value.dtype}")
+    return _writable(value, key)
+
+
 def _writable(value: Tensor, key: str) -> np.ndarray:
     data = value._data
     if data.__class__ is not np.ndarray or not data.flags.writeable:

@@ -35,6 +35,8 @@ def _escape(ch: str) -> str:
 
 
 def error_text(err: GradcliError, filename: str | None, source: str | None) -> str:
+    if getattr(err, "bare", False):   # sys.exit('message'): the message alone, as Python prints it
+        return printable(err.message, _KEEP)
     name = printable(filename or "gradcli")
     span = err.span
     lines = []

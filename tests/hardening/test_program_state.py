@@ -109,7 +109,8 @@ EDITS = {
 
 @pytest.mark.parametrize("optimizer", ["SGD([w], lr=0.1, momentum=0.9)", "Adam([w], amsgrad=True)",
                                        "AdamW([w])", "RMSprop([w], momentum=0.5, centered=True)",
-                                       "Adagrad([w])"])
+                                       "Adagrad([w])", "Adadelta([w])", "Adamax([w])", "NAdam([w])",
+                                       "RAdam([w], decoupled_weight_decay=True)", "LBFGS([w])"])
 @pytest.mark.parametrize("edit", sorted(EDITS))
 def test_every_optimizer_survives_every_edit(optimizer, edit):
     source = optimizer_program(optimizer, EDITS[edit], "opt.step()\nopt.zero_grad()\nprint(opt)\n")
