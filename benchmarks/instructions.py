@@ -9,7 +9,7 @@ the imports. Instructions are not seconds, but they do not move with the machine
 two commits compare within a few percent (the rest comes from node addresses, which the
 engine's dicts hash). Needs valgrind; `PYTHONHASHSEED=0` is set for the measured processes.
 
-Workloads (the library's default GC thresholds):
+Workloads (the library's default GC thresholds, from a `gc.collect()` after the imports):
   chain    2x10^4 scalar ops alternating `y * c + d` / `sin(y * c)`, forward and backward
   wide     one input fanned out to 10^4 products, summed, backward
   d2       five d2y/dx2 through 1,000 ops (higher_order.py)
@@ -47,6 +47,10 @@ def workload(name: str) -> None:
     import parse
     import scalar_chain
 
+    # every tree starts its workload with the collector in the same state: otherwise whether
+    # a full collection (~25M instructions on the chain) falls inside the workload depends on
+    # how many objects the imports happened to leave in each generation (issue 31's compare)
+    gc.collect()
     if name == "chain":
         scalar_chain.N_OPS = 20_000
         scalar_chain.chain_gradcli()
@@ -71,8 +75,9 @@ def workload(name: str) -> None:
     elif name == "source":
         parse.source(20_000)
     elif name == "mlp":
-        mlp.BATCH, mlp.WIDTH = 16, 64
-        step = mlp.gradcli_step(*mlp.data())
+        from _common import dense_data
+
+        step = mlp.gradcli_step(*dense_data(16, 64, 3))
         for _ in range(50):
             step()
     elif name != "imports":

@@ -298,14 +298,18 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                     budget.work += NODE_WORK  # a backward step costs what making a node does
                     if budget.work > budget.max_work:
                         raise budget.exhausted()
-                    if g.__class__ is ndarray and (g.size >= FREE_ELEMENTS or node.__class__ is OpNode
-                                                   and node.op.cost is not None):
-                        _charge_backward(node, g)   # rules on arrays run numpy uncharged
-                    if plain and node.__class__ is OpNode and not node._tensor_hooks \
-                            and node not in target_nodes and not _saved_hooks._packed.data \
-                            and not _graph.extras.data:
-                        grads = node.op.backward(node, g, create_graph, nexts)
+                    if node.__class__ is OpNode:
+                        op = node.op
+                        if g.__class__ is ndarray and (op.cost is not None or g.size >= FREE_ELEMENTS):
+                            _charge_backward(node, g)   # rules on arrays run numpy uncharged
+                        if plain and not node._tensor_hooks and node not in target_nodes \
+                                and not _saved_hooks._packed.data and not _graph.extras.data:
+                            grads = op.backward(node, g, create_graph, nexts)
+                        else:
+                            grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
                     else:
+                        if g.__class__ is ndarray and g.size >= FREE_ELEMENTS:
+                            _charge_backward(node, g)
                         grads = _run_node(node, g, create_graph, targets, captured, accumulate, owned)
                 except GradcliError as error:
                     if error.node is None:
