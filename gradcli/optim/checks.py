@@ -154,20 +154,16 @@ def state_tensor(state: dict, key: str, p: Tensor) -> np.ndarray:
 
 def step_count(state: dict) -> np.ndarray:
     """The `step` counter's array: a one-element Tensor."""
-    if "step" not in state:
-        raise _key_error("the optimizer's state of a parameter has no 'step'", "step")
-    value = state["step"]
-    if not isinstance(value, Tensor) or value._data.size != 1:
-        what = f"a Tensor of {value._data.size} elements" if isinstance(value, Tensor) \
-            else type_name(value)
-        raise ProgramTypeError(f"the optimizer's state 'step' must be a one-element Tensor, not {what}")
-    if not np.issubdtype(value._data.dtype, np.number):
-        raise ProgramTypeError(f"the optimizer's state 'step' must be a number, not {value.dtype}")
-    return _writable(value, "step")
+    return _one_element(state, "step", np.number, "a number")
 
 
 def scalar_state(state: dict, key: str) -> np.ndarray:
     """A one-element state Tensor the update writes in place (NAdam's `mu_product`)."""
+    return _one_element(state, key, np.floating, "a floating Tensor")
+
+
+def _one_element(state: dict, key: str, kind, kind_words: str) -> np.ndarray:
+    """The array of the one-element Tensor at `state[key]`, of a dtype under `kind`."""
     if key not in state:
         raise _key_error(f"the optimizer's state of a parameter has no '{key}'", key)
     value = state[key]
@@ -175,8 +171,8 @@ def scalar_state(state: dict, key: str) -> np.ndarray:
         what = f"a Tensor of {value._data.size} elements" if isinstance(value, Tensor) \
             else type_name(value)
         raise ProgramTypeError(f"the optimizer's state '{key}' must be a one-element Tensor, not {what}")
-    if not np.issubdtype(value._data.dtype, np.floating):
-        raise ProgramTypeError(f"the optimizer's state '{key}' must be a floating Tensor, not {value.dtype}")
+    if not np.issubdtype(value._data.dtype, kind):
+        raise ProgramTypeError(f"the optimizer's state '{key}' must be {kind_words}, not {value.dtype}")
     return _writable(value, key)
 
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
 from .picture import summary
-from .walkthrough import _json_script, _short, _text
+from .walkthrough import _json_script, _short, _text, step_controls
 
 
 def forward_walk_of(run, of, model) -> dict:
@@ -72,7 +71,8 @@ def forward_html(forward: dict | None) -> str:
     """The forward walk's block of the page ('' when there is none)."""
     if forward is None:
         return ""
-    return _BLOCK.replace("%FORWARD_DATA%", _json_script(forward))
+    return _BLOCK.replace("%FORWARD_CONTROLS%", step_controls("fwd-")).replace(
+        "%FORWARD_DATA%", _json_script(forward))
 
 
 _BLOCK = r"""<style>
@@ -98,12 +98,7 @@ text.tanlabel { font-family: monospace; font-size: 10px; fill: #6a1fb0; font-wei
 <button id="mode-forward" type="button">Forward: tangents, inputs to output</button>
 </div>
 <div id="fwd-controls">
-<button id="fwd-back" type="button">&#9664; Back</button>
-<button id="fwd-step" type="button">Step &#9654;</button>
-<button id="fwd-play" type="button">Play</button>
-<button id="fwd-reset" type="button">Reset</button>
-<span id="fwd-counter"></span>
-<span id="fwd-caption"></span>
+%FORWARD_CONTROLS%
 </div>
 <div id="fwd-aside">
 <h2>Forward mode</h2>

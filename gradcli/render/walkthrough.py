@@ -168,7 +168,19 @@ def to_html(walk: Walk, svg: str, title: str) -> str:
              "LEAFGRADS": _json_script(walk.leaf_grads)}
     # one pass: a part that holds `%DATA%` (a source line in the picture) stays as written
     parts["FORWARD"] = getattr(walk, "forward_block", "")  # the forward walk's (forward_walk.py)
-    return re.sub(r"%(TITLE|SVG|LEAVES|DATA|LEAFGRADS|FORWARD)%", lambda m: parts[m[1]], _PAGE)
+    parts["CONTROLS"] = step_controls("")
+    return re.sub(r"%(TITLE|SVG|LEAVES|DATA|LEAFGRADS|FORWARD|CONTROLS)%", lambda m: parts[m[1]], _PAGE)
+
+
+def step_controls(prefix: str) -> str:
+    """A walk's buttons, step counter and caption, their ids under `prefix` (the forward
+    walk's are `fwd-`)."""
+    return (f'<button id="{prefix}back" type="button">&#9664; Back</button>\n'
+            f'<button id="{prefix}step" type="button">Step &#9654;</button>\n'
+            f'<button id="{prefix}play" type="button">Play</button>\n'
+            f'<button id="{prefix}reset" type="button">Reset</button>\n'
+            f'<span id="{prefix}counter"></span>\n'
+            f'<span id="{prefix}caption"></span>')
 
 
 _PAGE = r"""<!DOCTYPE html>
@@ -224,12 +236,7 @@ Click a node for its details. Keys: <kbd>&rarr;</kbd> step, <kbd>&larr;</kbd> ba
 <kbd>space</kbd> play or pause, <kbd>Home</kbd> the first step, <kbd>End</kbd> the last.</p>
 </header>
 <div id="controls">
-<button id="back" type="button">&#9664; Back</button>
-<button id="step" type="button">Step &#9654;</button>
-<button id="play" type="button">Play</button>
-<button id="reset" type="button">Reset</button>
-<span id="counter"></span>
-<span id="caption"></span>
+%CONTROLS%
 <span class="legend"><span style="background:#ffd479">output</span><span style="background:#bfe0ff">leaf</span><span style="background:#e8f5e0">named tensor</span><span style="border-color:#e02020">current step</span><span style="border-color:#2a8a2a">done</span></span>
 </div>
 <main>

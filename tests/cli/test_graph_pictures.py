@@ -292,21 +292,28 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shuti
 BROWSER_ENV = dict(os.environ)  # as found: the tests below empty PATH for the picture
 
 
-def dump_dom(page: Path, hash_: str, tmp_path: Path) -> _LeafCells:
-    """Open the page in headless Chromium (file:// URL); its script presses Step as the hash
-    says; return the leaves' cells and the body's state from the DOM."""
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run "
+                                    "installs Debian's chromium when apt is available)")
+
+
+def chromium_dom(page: Path, hash_: str, tmp_path: Path, parser):
+    """`parser` fed the DOM of the page (a file:// URL with `hash_`) once headless Chromium
+    has run its script."""
     command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri() + hash_]
     proc = subprocess.run(command, capture_output=True, timeout=120, env=BROWSER_ENV)
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
-    parser = _LeafCells()
     parser.feed(proc.stdout.decode())
     return parser
 
 
+def dump_dom(page: Path, hash_: str, tmp_path: Path) -> _LeafCells:
+    """The leaves' cells and the body's state once the page's script pressed Step as the hash says."""
+    return chromium_dom(page, hash_, tmp_path, _LeafCells())
+
+
 @needs_wheel
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs Debian's "
-                                                "chromium when apt is available)")
+@needs_chromium
 def test_stepping_backward_in_chromium_gives_backwards_grads(tmp_path, wheel_only):
     page = tmp_path / "walk.html"
     result = invoke(TWO_LAYER, "-o", page)

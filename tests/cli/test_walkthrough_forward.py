@@ -11,7 +11,6 @@ from __future__ import annotations
 import html.parser
 import json
 import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -19,7 +18,7 @@ from typer.testing import CliRunner
 
 from gradcli.cli.app import app
 
-from test_graph_pictures import BROWSER_ENV, CHROMIUM, ROOT, TWO_LAYER, needs_wheel, wheel_only  # noqa: F401
+from test_graph_pictures import ROOT, chromium_dom, needs_chromium, TWO_LAYER, needs_wheel, wheel_only  # noqa: F401
 
 runner = CliRunner()
 
@@ -129,18 +128,11 @@ class _State(html.parser.HTMLParser):
 
 
 def _dom(page, hash_, tmp_path) -> _State:
-    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-               f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri() + hash_]
-    proc = subprocess.run(command, capture_output=True, timeout=120, env=BROWSER_ENV)
-    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
-    state = _State()
-    state.feed(proc.stdout.decode())
-    return state
+    return chromium_dom(page, hash_, tmp_path, _State())
 
 
 @needs_wheel
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs Debian's "
-                                                "chromium when apt is available)")
+@needs_chromium
 def test_forward_walk_in_chromium(tmp_path, wheel_only):
     page = _page(tmp_path, TWO_LAYER)
     data = forward_data(page)
@@ -191,7 +183,7 @@ _HARNESS = """<script>
 
 
 @needs_wheel
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
+@needs_chromium
 def test_keys_and_clicks_go_to_the_shown_walk(tmp_path, wheel_only):
     """While forward is shown the keys step it (and not the backward walk, whose own keys
     branch pictures adds); a click on a node opens the forward panel."""
