@@ -8,7 +8,8 @@ answer must be byte for byte the batch's answer for it: else (or if the batch fa
 refuses) the batch's points run one by one, and after a difference, or MAX_FAILURES
 failures, every later point does too. A point whose values are not numbers for the
 program's inputs (a list, a name that is no input) always runs alone, so its error is
-its own run's.
+its own run's. GRADCLI_POINTS_ONE_BY_ONE=1 in the environment turns batches off (to
+measure or rule them out).
 """
 from __future__ import annotations
 
@@ -84,7 +85,7 @@ class Batches:
         from ..answers.batch import batchable, input_defaults, point_number
         from ..limits import limited
 
-        if batched is None or not batchable(program) or \
+        if batched is None or os.environ.get("GRADCLI_POINTS_ONE_BY_ONE") or not batchable(program) or \
                 any(point_number(v) is None for v in base.values()):
             return None
         try:
