@@ -219,3 +219,36 @@ def test_nan_hints_per_point(monkeypatch, made):
     assert batched.stdout == alone.stdout
     assert batched.stderr.count("hint:") == alone.stderr.count("hint:") == 2
     assert made[-1].answered == 3
+
+
+def test_a_producer_that_waits_for_each_answer_gets_it():
+    """Lines are batched only while more are waiting: a pipe fed one point at a time, each
+    written after the answer of the one before, is answered point by point (no deadlock)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "gradcli", "grad", "-e", STRAIGHT, "--wrt", "x,y",
+                             "--points", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env)
+    import threading
+
+    watchdog = threading.Timer(120, proc.kill)  # a deadlock fails the test instead of hanging it
+    watchdog.start()
+    try:
+        answers = []
+        for k in range(4):
+            proc.stdin.write((json.dumps({"x": 1 + k, "y": 2}) + "\n").encode())
+            proc.stdin.flush()
+            answers.append(json.loads(proc.stdout.readline()))
+        proc.stdin.close()
+        assert proc.wait(timeout=120) == 0
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+    assert [a["point"]["x"] for a in answers] == [1, 2, 3, 4]
+    alone = invoke("grad", "-e", STRAIGHT, "--wrt", "x,y", "--points", "-",
+                   input="".join(json.dumps({"x": 1 + k, "y": 2}) + "\n" for k in range(4)))
+    assert [json.loads(line) for line in alone.stdout.splitlines()] == answers
