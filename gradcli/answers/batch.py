@@ -63,13 +63,15 @@ def batchable(program) -> bool:
                         or not _scalar_literal(stmt.value, n):
                     return False
                 seen_inputs.add(target)
-            elif target in inputs or not _elementwise(stmt.value, assigned, CONSTANTS, n):
+            elif target in inputs or not _elementwise(stmt.value, assigned, CONSTANTS, n) \
+                    or not _number_exponents(stmt.value, n):
                 return False
             assigned.add(target)
         elif cls is n.AugAssign and stmt.target.__class__ is n.Name and stmt.op in ("+", "-", "*", "/"):
             target = stmt.target.id
             if target in inputs or target not in assigned \
-                    or not _elementwise(stmt.value, assigned, CONSTANTS, n):
+                    or not _elementwise(stmt.value, assigned, CONSTANTS, n) \
+                    or not _number_exponents(stmt.value, n):
                 return False
         elif cls is n.For and stmt.target.__class__ is n.Name and not stmt.orelse \
                 and _literal_range(stmt.iter, assigned, n):
@@ -80,14 +82,32 @@ def batchable(program) -> bool:
         elif cls is n.Pass:
             continue
         elif cls is n.ExprStmt and top and last:
-            if not _elementwise(stmt.value, assigned, CONSTANTS, n):
+            if not _elementwise(stmt.value, assigned, CONSTANTS, n) or not _number_exponents(stmt.value, n):
                 return False
         else:
             return False
     return bool(seen_inputs)
 
 
-def _scalar_literal(node, n) -> bool:
+def _number_exponents(node, n) -> bool:
+    """Whether every `a ** b` has a number for b or a (a literal, a constant, an expression of them).
+
+    A tensor exponent is refused: its backward computes `x ** (y - 1)` on the arrays, and
+    numpy's `**` takes sqrt, square or reciprocal for a 0-d exponent of 0.5, 2 or -1 (and C's
+    pow for numpy scalars) where it takes its own pow loop for a vector, which differs in
+    the last bit. A number exponent goes the same way at every point."""
+    from ..lang.program import all_accepted
+
+    def children(node):
+        if node.__class__ is n.BinOp and node.op == "**" and not _scalar_literal(node.right, n, names=False) \
+                and not _scalar_literal(node.left, n, names=False):  # 2 ** x: numpy's pow loop at every point
+            return None
+        return [v for v in (getattr(node, f, None) for f in ("left", "right", "operand", "value", "func"))
+                if isinstance(v, n.Node)] + list(getattr(node, "args", ()) or ())
+    return all_accepted(node, children)
+
+
+def _scalar_literal(node, n, names: bool = True) -> bool:
     """A number or a constant expression of numbers (no list: the input is a scalar)."""
     from ..lang.program import all_accepted
 
@@ -96,7 +116,8 @@ def _scalar_literal(node, n) -> bool:
         if cls is n.Num:
             return () if isinstance(node.value, (int, float)) else None
         if cls is n.Name:
-            return ()   # a constant (find_inputs accepted it)
+            # a constant (find_inputs accepted it); as an exponent only pi, e, inf, nan
+            return () if names or node.id in ("pi", "e", "inf", "nan") else None
         if cls is n.UnaryOp:
             return (node.operand,)
         if cls is n.BinOp:
