@@ -9,7 +9,7 @@ import sys
 from typing import Annotated, List, Optional
 
 from ..render import human, jsonout
-from .common import default_wrt, drive, emit, names, parse_value, wrt_names
+from .common import Batched, default_wrt, drive, emit, names, parse_value, wrt_names
 from .options import LIMIT_OPTIONS, Argument, Common, Option, Wrt, common_options
 
 DetectAnomaly = Annotated[bool, Option("--detect-anomaly",
@@ -24,7 +24,8 @@ def eval_cmd(opts: Common):
     """
     from ..answers import queries
 
-    drive(opts, lambda run: queries.run_eval(run, opts.of), jsonout.eval_doc, human.print_eval)
+    drive(opts, lambda run: queries.run_eval(run, opts.of), jsonout.eval_doc, human.print_eval,
+          batched=Batched(lambda run, size: queries.run_eval(run, opts.of)))
 
 
 @common_options()
@@ -59,14 +60,23 @@ def backward_cmd(
     grad_spec = gradient if gradient in (None, "ones") else parse_value(gradient, "--gradient")
     input_names = names(inputs, "--inputs") if inputs is not None else None
 
-    def answer(run):
-        result = queries.run_backward(run, opts.of, grad_spec, input_names, retain_graph, create_graph, steps)
+    def finish(result):
         if not detect_anomaly:
             nan_hint(result.grads, "run again with --detect-anomaly to stop")
         return result
 
+    def answer(run):
+        return finish(queries.run_backward(run, opts.of, grad_spec, input_names, retain_graph, create_graph,
+                                           steps))
+
+    def batched(run, size):
+        from ..answers import batch
+
+        return batch.backward(run, size, opts.of, grad_spec, input_names, retain_graph, create_graph, steps)
+
     with anomaly.detect_anomaly_if(detect_anomaly):
-        drive(opts, answer, jsonout.backward_doc, human.print_backward)
+        drive(opts, answer, jsonout.backward_doc, human.print_backward,
+              batched=None if detect_anomaly else Batched(batched, finish))
 
 
 @common_options()
@@ -97,9 +107,18 @@ def grad_cmd(
     seed = grad_outputs if grad_outputs in (None, "ones") else parse_value(grad_outputs, "--grad-outputs")
     full = symbolic_full
 
-    def answer(run):
-        result = queries.run_grad(run, wrt_list or default_wrt(run), opts.of, order, seed, allow_unused)
+    def finish(result):
         nan_hint(result.grads)
+        return result
+
+    def batched(run, size):
+        from ..answers import batch
+
+        return batch.grad(run, size, wrt_list or default_wrt(run), opts.of, order, seed, allow_unused)
+
+    def answer(run):
+        result = finish(queries.run_grad(run, wrt_list or default_wrt(run), opts.of, order, seed,
+                                         allow_unused))
         if symbolic or full or latex:
             from ..check.program import filled_inputs, symbolic_derivatives
 
@@ -108,7 +127,8 @@ def grad_cmd(
             result.symbolic_filled = {n: run.values[n] for n in filled}
         return result
 
-    drive(opts, answer, jsonout.grad_doc, human.print_grad, requires_grad=tuple(wrt_list))
+    drive(opts, answer, jsonout.grad_doc, human.print_grad, requires_grad=tuple(wrt_list),
+          batched=None if symbolic or full or latex else Batched(batched, finish))
 
 
 @common_options()
@@ -126,13 +146,19 @@ def jacobian_cmd(opts: Common, wrt: Wrt = None, mode: Annotated[str, Option(
 
     wrt_list = wrt_names(wrt)
 
-    def answer(run):
-        result = queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of, mode, steps)
+    def finish(result):
         nan_hint(result.blocks)
         _unreached_note(result)
         return result
 
-    drive(opts, answer, jsonout.jacobian_doc, human.print_jacobian, requires_grad=tuple(wrt_list))
+    def batched(run, size):
+        from ..answers import batch
+
+        return batch.jacobian(run, size, wrt_list or default_wrt(run), opts.of, mode)
+
+    drive(opts, lambda run: finish(queries.run_jacobian(run, wrt_list or default_wrt(run), opts.of, mode, steps)),
+          jsonout.jacobian_doc, human.print_jacobian, requires_grad=tuple(wrt_list),
+          batched=None if steps else Batched(batched, finish))
 
 
 @common_options()
@@ -145,12 +171,18 @@ def hessian_cmd(opts: Common, wrt: Wrt = None):
 
     wrt_list = wrt_names(wrt)
 
-    def answer(run):
-        result = queries.run_hessian(run, wrt_list or default_wrt(run), opts.of)
+    def finish(result):
         nan_hint(result.blocks)
         return result
 
-    drive(opts, answer, jsonout.hessian_doc, human.print_hessian, requires_grad=tuple(wrt_list))
+    def batched(run, size):
+        from ..answers import batch
+
+        return batch.hessian(run, size, wrt_list or default_wrt(run), opts.of)
+
+    drive(opts, lambda run: finish(queries.run_hessian(run, wrt_list or default_wrt(run), opts.of)),
+          jsonout.hessian_doc, human.print_hessian, requires_grad=tuple(wrt_list),
+          batched=Batched(batched, finish))
 
 
 def _unreached_note(result) -> None:
@@ -159,7 +191,7 @@ def _unreached_note(result) -> None:
     has no graph at all (made without create_graph, or from tensors that need no grad)."""
     from ..render.style import paint
 
-    if not result.unreached:
+    if not getattr(result, "unreached", None):   # (a batch's Jacobian says nothing of paths)
         return
     name, names = result.output_name, ", ".join(repr(w) for w in result.unreached)
     why = (f"{name!r} has no grad_fn: it was computed outside the graph (under no_grad, by "

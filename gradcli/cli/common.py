@@ -222,8 +222,22 @@ def load(opts: Common, file: Optional[str], expr: Optional[str]):
     return compile_program(opts.source.text, opts.source.filename)
 
 
+class Batched:
+    """How a command answers --points in one run (`answers.batch`): `compute(run, size)`, the
+    answer of a run on vectors of `size` points (or `batch.Refused`), and `finish(result)`,
+    what the command does with one point's answer that holds a NaN (its hint, on standard
+    error) before its JSON."""
+
+    __slots__ = ("compute", "finish")
+
+    def __init__(self, compute: Callable, finish: Callable = lambda result: result):
+        self.compute = compute
+        self.finish = finish
+
+
 def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
-          requires_grad: tuple = (), script: bool = False, printer: Callable | None = None) -> None:
+          requires_grad: tuple = (), script: bool = False, printer: Callable | None = None,
+          batched: Batched | None = None) -> None:
     """Load the program, run it (once, or once per point), answer, and print the answer."""
     from ..graph.nodes import set_current_source
     from ..limits import limited
@@ -239,7 +253,7 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
             raise UsageError(f"--{name.replace('_', '-')} {value}: a limit cannot be negative")
     limits = opts.limits()
     if opts.points is not None:
-        _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script)
+        _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script, batched)
         return
     with progress.after(f"running {opts.source.filename}"), limited(limits):
         # one budget for the run and what the command computes after it
@@ -257,9 +271,11 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
         human(result)
 
 
-def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script):
-    """One run per JSON line; a failing line prints its error and the run goes on."""
+def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script, batched=None):
+    """One run per JSON line; a failing line prints its error and the run goes on. Lines
+    already read together run as one batch when the program allows (`points.Batches`)."""
     from ..limits import limited
+    from .points import Batches, chunks, ready
 
     def answer_point(point, lineno):
         program.check_inputs(point, f"--points line {lineno}")
@@ -282,22 +298,28 @@ def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, s
             except OSError as exc:
                 raise Failed(report(UsageError(f"cannot read --points {opts.points}: {exc.strerror or exc}"),
                                     None, True)) from None
+        batches = Batches.make(program, base, limits, requires_grad, batched, answer_point, to_json)
         worst = 0
         with progress.steps("points", _count_lines(opts.points) if stdin is None else None) as advance:
-            for lineno, line in _point_lines(stream):
-                advance()
-                if line is not None and not line.strip():
-                    continue
-                point, err = isolated(lambda: _parse_point(lineno, line))
-                if err is None:
-                    doc, err = isolated(lambda: answer_point(point, lineno))
-                if err is not None:
-                    worst = worst or int(err.exit_code)
-                    complete(err)
-                    sys.stderr.write(style.error_report(error_text(err, opts.source.filename, opts.source.text))
-                                     + "\n")
-                    doc = {"error": error_json(err)}
-                emit(jsonout.dumps({"point": jsonout.value(point), **doc}, compact=True))
+            for chunk in chunks(_point_lines(stream), ready(stream), batches):
+                parsed = [(lineno, line, *(isolated(lambda: _parse_point(lineno, line))
+                                           if line is None or line.strip() else (None, None)))
+                          for lineno, line in chunk]
+                answered = batches.answer(parsed) if batches is not None else {}
+                for k, (lineno, line, point, err) in enumerate(parsed):
+                    advance()
+                    if line is not None and not line.strip():
+                        continue
+                    if err is None:
+                        doc, err = answered[k] if k in answered else \
+                            isolated(lambda: answer_point(point, lineno))
+                    if err is not None:
+                        worst = worst or int(err.exit_code)
+                        complete(err)
+                        sys.stderr.write(style.error_report(error_text(err, opts.source.filename,
+                                                                       opts.source.text)) + "\n")
+                        doc = {"error": error_json(err)}
+                    emit(jsonout.dumps({"point": jsonout.value(point), **doc}, compact=True))
         if worst:
             raise Failed(worst)
     finally:

@@ -24,6 +24,11 @@ def printable(text: str, keep: str = "") -> str:
     echoed line, file name or message cannot drive the terminal; a tab is a space."""
     if text.isprintable():
         return text
+    rest = text
+    for ch in keep:  # a tooltip's line breaks (kept): no walk character by character
+        rest = rest.replace(ch, "")
+    if keep and "\t" not in keep and rest.isprintable():
+        return text
     return "".join(ch if ch.isprintable() or ch in keep else _escape(ch) for ch in text)
 
 
