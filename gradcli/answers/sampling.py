@@ -227,7 +227,46 @@ def vectorizable(program, wrt: list, of) -> bool:
                 return False
         else:
             return False
+        if not _number_exponents(stmt.value, n):   # x ** y: see _number_exponents
+            return False
     return all(w in assigned for w in wrt) and (of is None or of in assigned)
+
+
+def _number_exponents(node, n) -> bool:
+    """Whether every `a ** b` has a number for b or a (a literal, a constant, an expression of them).
+
+    A tensor exponent is refused: its backward computes `x ** (y - 1)` on the arrays, and
+    numpy's `**` takes sqrt, square or reciprocal for a 0-d exponent of 0.5, 2 or -1 (and C's
+    pow for numpy scalars) where it takes its own pow loop for a vector, which differs in
+    the last bit. A number exponent goes the same way at every point."""
+    from ..lang.program import all_accepted
+
+    def children(node):
+        if node.__class__ is n.BinOp and node.op == "**" and not _scalar_literal(node.right, n, names=False) \
+                and not _scalar_literal(node.left, n, names=False):  # 2 ** x: numpy's pow loop at every point
+            return None
+        return [v for v in (getattr(node, f, None) for f in ("left", "right", "operand", "value", "func"))
+                if isinstance(v, n.Node)] + list(getattr(node, "args", ()) or ())
+    return all_accepted(node, children)
+
+
+def _scalar_literal(node, n, names: bool = True) -> bool:
+    """A number or a constant expression of numbers (no list: the input is a scalar)."""
+    from ..lang.program import all_accepted
+
+    def children(node):
+        cls = node.__class__
+        if cls is n.Num:
+            return () if isinstance(node.value, (int, float)) else None
+        if cls is n.Name:
+            # a constant (find_inputs accepted it); as an exponent only pi, e, inf, nan
+            return () if names or node.id in ("pi", "e", "inf", "nan") else None
+        if cls is n.UnaryOp:
+            return (node.operand,)
+        if cls is n.BinOp:
+            return (node.left, node.right)
+        return None
+    return all_accepted(node, children)
 
 
 def _elementwise(node, assigned, constants, n) -> bool:

@@ -377,6 +377,7 @@ def test_straight_line_elementwise_programs_run_once(source):
     "x = 1.0\ny = x.clamp(min=0.0)",                 # keywords
     "x = 1.0\ny = tanh(x)\nprint(y)",
     "x = torch.tensor(1.0, requires_grad=True)\ny = tanh(x)",
+    "x = 1.0\ny = 2.0\nz = x ** y",                 # numpy's pow of a vector exponent: other last bits
 ])
 def test_anything_else_runs_once_per_sample(source):
     assert not sampling.vectorizable(compile_program(source), ["x"], None)
