@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import AutogradError, LimitError, ProgramTypeError, ShapeError
 from .format import format_tensor
-from .limits import MAX_LIST_ITEMS, budget as _budget
+from .limits import MAX_LIST_ITEMS, NUMBERS_PER_WORK, budget as _budget
 
 ndarray = np.ndarray
 float64 = np.float64
@@ -100,6 +100,16 @@ class set_grad_enabled(_GradMode):
 
 
 check_elements = _budget.check_elements  # refuse (and charge) a tensor before allocating it
+
+
+def array_tolist(data: np.ndarray) -> list:
+    """`tolist()` of a tensor's or a program's numpy array: refused past the list limit and
+    charged, before a Python number is made."""
+    if data.size > MAX_LIST_ITEMS:
+        raise LimitError(f"tolist() of {data.size} elements would make more than "
+                         f"{MAX_LIST_ITEMS} Python numbers", hint="the limit is fixed")
+    _budget.charge(data.size // NUMBERS_PER_WORK)
+    return data.tolist()
 
 
 # -- shapes --------------------------------------------------------------------
@@ -299,10 +309,7 @@ class Tensor:
         return self._data.item()  # a float32's value exactly, an int as int, a bool as bool
 
     def tolist(self):
-        if self._data.size > MAX_LIST_ITEMS:  # refused before a Python float is made
-            raise LimitError(f"tolist() of {self._data.size} elements would make more than "
-                             f"{MAX_LIST_ITEMS} Python numbers", hint="the limit is fixed")
-        return self._data.tolist()
+        return array_tolist(self._data)
 
     def numpy(self) -> ndarray:
         if self.requires_grad:

@@ -40,6 +40,9 @@ ITEMS_PER_WORK = 32        # a Python-level scan of 32 items costs about one tok
 # Walking a nested value item by item (measuring it, then repr, compare, JSON) costs
 # ~50-200 ns an item in Python's C code: about 4 items per token.
 WALK_ITEMS_PER_WORK = 4
+# Python numbers made from an array or read into one (`tolist()`, `np.array(list)`): 30-150
+# ns each as the machine's load goes, two to a unit.
+NUMBERS_PER_WORK = 2
 # Making a graph node, or running one backward, costs ~3-5 us with the op; nested
 # create_graph (`grad --order 30`, torch.func.grad 25 deep) up to ~9 us, with the memory
 # its graphs fault in: 40 ends them within the 5 s (a scalar chain: ~130 ns a unit).
