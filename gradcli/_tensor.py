@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import AutogradError, LimitError, ProgramTypeError, ShapeError
 from .format import format_tensor
-from .limits import MAX_LIST_ITEMS, NUMBERS_PER_WORK, budget as _budget
+from .limits import MAX_LIST_ITEMS, NUMBERS_PER_WORK, OP_WORK, budget as _budget
 
 ndarray = np.ndarray
 float64 = np.float64
@@ -138,15 +138,20 @@ def shape_str(shape) -> str:
 
 
 class RemovableHandle:
-    """What register_hook returns: remove() takes the hook off again."""
+    """What register_hook returns: remove() takes the hook off again.
+
+    Every hook registration makes one, so it charges the registration (a program registering
+    hooks in a loop), and remove() its scan of the hook list."""
 
     __slots__ = ("_hooks", "_hook")
 
     def __init__(self, hooks: list, hook):
+        _budget.charge(OP_WORK)
         self._hooks = hooks
         self._hook = hook
 
     def remove(self) -> None:
+        _budget.charge_items(len(self._hooks))
         try:
             self._hooks.remove(self._hook)
         except ValueError:
