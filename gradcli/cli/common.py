@@ -225,7 +225,7 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
           requires_grad: tuple = (), script: bool = False, printer: Callable | None = None) -> None:
     """Load the program, run it (once, or once per point), answer, and print the answer."""
     from ..graph.nodes import set_current_source
-    from ..limits import limited
+    from ..limits import command_total, limited
 
     program = load(opts, opts.file, opts.expr)
     if FREEZE_AFTER_COMPILE[0]:
@@ -238,9 +238,11 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
             raise UsageError(f"--{name.replace('_', '-')} {value}: a limit cannot be negative")
     limits = opts.limits()
     if opts.points is not None:
-        _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script)
+        with command_total(limits):   # every line's run together
+            _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script)
         return
-    with progress.after(f"running {opts.source.filename}"), limited(limits):
+    with progress.after(f"running {opts.source.filename}"), command_total(limits), \
+            limited(limits):
         # one budget for the run and what the command computes after it
         try:
             run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print,
@@ -257,8 +259,9 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
 
 
 def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script):
-    """One run per JSON line; a failing line prints its error and the run goes on."""
-    from ..limits import limited
+    """One run per JSON line; a failing line prints its error and the run goes on, until
+    the command's total is spent (the rest of the input is not read)."""
+    from ..limits import CommandLimitError, limited
 
     def answer_point(point, lineno):
         overrides = dict(base)
@@ -296,6 +299,8 @@ def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, s
                                      + "\n")
                     doc = {"error": error_json(err)}
                 emit(jsonout.dumps({"point": jsonout.value(point), **doc}, compact=True))
+                if isinstance(err, CommandLimitError):
+                    break
         if worst:
             raise Failed(worst)
     finally:
