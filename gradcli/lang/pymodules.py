@@ -255,13 +255,13 @@ def _plain(value, depth: int = 0):
 def _leaf_count(value, memo: dict, depth: int = 0) -> int:
     """The numbers an array made of `value` would hold, counted before numpy reads it: a
     list shared by reference (`[[0.] * 10**4] * 10**4`) counts once per place it appears,
-    its items are counted once. memo[True] is set where a value other than a number, list
-    or tuple is found (numpy must not read it as it is: `_plain`)."""
+    its items are counted once. memo[True] counts the values other than numbers, lists and
+    tuples (numpy must not read them as they are: `_plain` converts each)."""
     cls = value.__class__
     if cls is not list and cls is not tuple:
         if cls in _NUMBER_TYPES:
             return 1
-        memo[True] = True
+        memo[True] = memo.get(True, 0) + 1
         if cls is range:
             return len(value)
         if isinstance(value, Tensor):
@@ -281,8 +281,10 @@ def _leaf_count(value, memo: dict, depth: int = 0) -> int:
 
 
 # What np.array of a list costs beyond its numbers: each list or tuple in it (~1 us to
-# count and read, loaded), and the call's checks.
+# count and read, loaded), each tensor or array in it (~2-3 us to convert and stack), and
+# the call's checks.
 _LIST_WORK = 8
+_OBJECT_WORK = 16
 _ARRAY_WORK = 64
 
 
@@ -306,7 +308,8 @@ def array(obj, dtype=None):
     count = _leaf_count(obj, memo)
     check_elements(count)
     if obj.__class__ in (list, tuple):
-        budget.charge(_ARRAY_WORK + count // NUMBERS_PER_WORK + len(memo) * _LIST_WORK)
+        budget.charge(_ARRAY_WORK + count // NUMBERS_PER_WORK + len(memo) * _LIST_WORK
+                      + memo.get(True, 0) * _OBJECT_WORK)
     result = np.array(_plain(obj) if True in memo else obj, dtype=_dtype(dtype))
     if result.dtype.kind not in "biuf":
         raise ProgramTypeError(f"an array holds numbers, not {result.dtype}")
