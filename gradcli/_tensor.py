@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .errors import AutogradError, LimitError, ProgramTypeError, ShapeError
 from .format import format_tensor
-from .limits import MAX_LIST_ITEMS, budget as _budget
+from .limits import MAX_LIST_ITEMS, NUMBERS_PER_WORK, OP_WORK, budget as _budget
 
 ndarray = np.ndarray
 float64 = np.float64
@@ -102,6 +102,16 @@ class set_grad_enabled(_GradMode):
 check_elements = _budget.check_elements  # refuse (and charge) a tensor before allocating it
 
 
+def array_tolist(data: np.ndarray) -> list:
+    """`tolist()` of a tensor's or a program's numpy array: refused past the list limit and
+    charged, before a Python number is made."""
+    if data.size > MAX_LIST_ITEMS:
+        raise LimitError(f"tolist() of {data.size} elements would make more than "
+                         f"{MAX_LIST_ITEMS} Python numbers", hint="the limit is fixed")
+    _budget.charge(data.size // NUMBERS_PER_WORK)
+    return data.tolist()
+
+
 # -- shapes --------------------------------------------------------------------
 
 
@@ -128,15 +138,20 @@ def shape_str(shape) -> str:
 
 
 class RemovableHandle:
-    """What register_hook returns: remove() takes the hook off again."""
+    """What register_hook returns: remove() takes the hook off again.
+
+    Every hook registration makes one, so it charges the registration (a program registering
+    hooks in a loop), and remove() its scan of the hook list."""
 
     __slots__ = ("_hooks", "_hook")
 
     def __init__(self, hooks: list, hook):
+        _budget.charge(OP_WORK)
         self._hooks = hooks
         self._hook = hook
 
     def remove(self) -> None:
+        _budget.charge_items(len(self._hooks))
         try:
             self._hooks.remove(self._hook)
         except ValueError:
@@ -301,10 +316,7 @@ class Tensor:
     def tolist(self):
         if BATCH_CHECK[0] is not None:
             BATCH_CHECK[0](self, "tolist")
-        if self._data.size > MAX_LIST_ITEMS:  # refused before a Python float is made
-            raise LimitError(f"tolist() of {self._data.size} elements would make more than "
-                             f"{MAX_LIST_ITEMS} Python numbers", hint="the limit is fixed")
-        return self._data.tolist()
+        return array_tolist(self._data)
 
     def numpy(self) -> ndarray:
         if BATCH_CHECK[0] is not None:

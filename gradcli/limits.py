@@ -40,6 +40,9 @@ ITEMS_PER_WORK = 32        # a Python-level scan of 32 items costs about one tok
 # Walking a nested value item by item (measuring it, then repr, compare, JSON) costs
 # ~50-200 ns an item in Python's C code: about 4 items per token.
 WALK_ITEMS_PER_WORK = 4
+# Python numbers made from an array or read into one (`tolist()`, `np.array(list)`): 30-150
+# ns each as the machine's load goes, two to a unit.
+NUMBERS_PER_WORK = 2
 # Making a graph node, or running one backward, costs ~3-5 us with the op; nested
 # create_graph (`grad --order 30`, torch.func.grad 25 deep) up to ~9 us, with the memory
 # its graphs fault in: 40 ends them within the 5 s (a scalar chain: ~130 ns a unit).
@@ -49,6 +52,12 @@ NODE_WORK = 40
 # slower or loaded machine (`x = x * 1.0 * ...` in a loop spent 7 s of CI's CPU at 12,
 # 2.1-4.2 s here at 24, 1.9-2.0 s at 32).
 OP_WORK = 32
+
+# A command that runs the program more than once (a run per --points line, per plot sample
+# that is not computed in one vector run) has a total besides each run's budget: this many
+# runs' worth (about 80 s of CPU at the defaults), so that a million --points lines of a
+# 5 s program end in minutes with an error, not in weeks. It moves with --max-steps.
+COMMAND_RUNS = 16
 
 # Nesting of a value built at run time (`t = (t,)` in a loop): Python's own hash,
 # compare and repr recurse in C once per level, and crash the process (not a
@@ -106,13 +115,15 @@ class WorkBudget:
     attribute the interpreter adds to); `limited` swaps its fields for a block.
     """
 
-    __slots__ = ("limits", "max_elements", "max_work", "work")
+    __slots__ = ("limits", "max_elements", "max_work", "work", "spent", "max_total")
 
     def __init__(self):
         self.limits = None
         self.max_elements = Limits.max_elements
         self.max_work = float("inf")
         self.work = 0
+        self.spent = 0                   # the command's finished runs (`command_total`)
+        self.max_total = float("inf")
 
     def check(self) -> None:
         """Refuse if the work charged so far is past the limit."""
@@ -155,10 +166,20 @@ class WorkBudget:
 
     def exhausted(self) -> LimitError:
         steps = self.limits.max_steps if self.limits is not None else 0
+        if self.limits is not None and self.max_work < self.limits.max_work:
+            return CommandLimitError(
+                f"the command's runs together ran more than {steps * COMMAND_RUNS} steps "
+                f"({COMMAND_RUNS} times --max-steps: the total of its --points lines or plot "
+                "samples); the rest is not run",
+                hint="raise the limit with --max-steps (the total moves with it)")
         return LimitError(f"the program ran more than {steps} steps (loop iterations plus "
                           "function calls, where a long loop body, a large tensor, a long scan "
                           "or a graph node counts as several)",
                           hint="raise the limit with --max-steps")
+
+
+class CommandLimitError(LimitError):
+    """The command's total (`command_total`) is spent: no later run of it can start."""
 
 
 budget = WorkBudget()
@@ -187,7 +208,8 @@ def limited(limits: Limits):
         yield b
         return
     saved = (b.limits, b.max_elements, b.max_work, b.work)
-    b.limits, b.max_elements, b.max_work = limits, limits.max_elements, limits.max_work
+    b.limits, b.max_elements = limits, limits.max_elements
+    b.max_work = min(limits.max_work, b.max_total - b.spent)   # the command's total too
     b.work = 0
     clock = RUN_CLOCK[0]
     try:
@@ -201,7 +223,20 @@ def limited(limits: Limits):
     finally:
         if clock is not None:
             clock(False)
+        b.spent += b.work
         b.limits, b.max_elements, b.max_work, b.work = saved
+
+
+@contextmanager
+def command_total(limits: Limits):
+    """One command's runs (each in `limited`) held to COMMAND_RUNS runs' budgets together."""
+    b = budget
+    saved = (b.spent, b.max_total)
+    b.spent, b.max_total = 0, limits.max_work * COMMAND_RUNS
+    try:
+        yield
+    finally:
+        b.spent, b.max_total = saved
 
 
 @contextmanager

@@ -240,7 +240,7 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
           batched: Batched | None = None) -> None:
     """Load the program, run it (once, or once per point), answer, and print the answer."""
     from ..graph.nodes import set_current_source
-    from ..limits import limited
+    from ..limits import command_total, limited
 
     program = load(opts, opts.file, opts.expr)
     if FREEZE_AFTER_COMPILE[0]:
@@ -253,9 +253,11 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
             raise UsageError(f"--{name.replace('_', '-')} {value}: a limit cannot be negative")
     limits = opts.limits()
     if opts.points is not None:
-        _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script, batched)
+        with command_total(limits):   # every line's run together
+            _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script, batched)
         return
-    with progress.after(f"running {opts.source.filename}"), limited(limits):
+    with progress.after(f"running {opts.source.filename}"), command_total(limits), \
+            limited(limits):
         # one budget for the run and what the command computes after it
         try:
             run = program.run(base, requires_grad=requires_grad, stdout=printer or stderr_print,
@@ -272,9 +274,10 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
 
 
 def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script, batched=None):
-    """One run per JSON line; a failing line prints its error and the run goes on. Lines
-    already read together run as one batch when the program allows (`points.Batches`)."""
-    from ..limits import limited
+    """One run per JSON line; a failing line prints its error and the run goes on, until the
+    command's total is spent (the rest of the input is not read). Lines already read together
+    run as one batch when the program allows (`points.Batches`)."""
+    from ..limits import CommandLimitError, limited
     from .points import Batches, chunks, ready
 
     def answer_point(point, lineno):
@@ -301,6 +304,7 @@ def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, s
         batches = Batches.make(program, base, limits, requires_grad, batched, answer_point, to_json)
         worst = 0
         with progress.steps("points", _count_lines(opts.points) if stdin is None else None) as advance:
+            spent = False
             for chunk in chunks(_point_lines(stream), ready(stream), batches):
                 parsed = [(lineno, line, *(isolated(lambda: _parse_point(lineno, line))
                                            if line is None or line.strip() else (None, None)))
@@ -320,6 +324,11 @@ def _drive_points(opts, program, base, limits, answer, to_json, requires_grad, s
                                                                        opts.source.text)) + "\n")
                         doc = {"error": error_json(err)}
                     emit(jsonout.dumps({"point": jsonout.value(point), **doc}, compact=True))
+                    if isinstance(err, CommandLimitError):
+                        spent = True
+                        break
+                if spent:
+                    break
         if worst:
             raise Failed(worst)
     finally:

@@ -17,6 +17,8 @@ import typing
 from enum import Enum
 from typing import Annotated, List, Optional
 
+from ..limits import COMMAND_RUNS
+
 
 class Option:
     """An option as a command declares it: typer.Option's arguments, without importing Typer."""
@@ -58,12 +60,16 @@ Set = Annotated[Optional[List[str]], Option(
 Json = Annotated[bool, Option(
     "--json", help="Print one JSON document for scripts (indented in a terminal, compact when piped).")]
 Points = Annotated[Optional[str], Option(
-    "--points", help="JSON Lines of --set values (a path or -): one run and one JSON line per point.",
+    "--points", help="JSON Lines of --set values (a path or -): one run and one JSON line per point "
+                     "(each run with the budget of --max-steps, all of them together "
+                     f"{COMMAND_RUNS} times it).",
     metavar="FILE")]
 MaxElements = Annotated[int, Option("--max-elements", help="The most elements one tensor may have.", metavar="N")]
 MaxSteps = Annotated[int, Option(
     "--max-steps", help="The most loop iterations plus calls in one run (a long loop body or a large "
-                        "tensor counts as several; derivatives may build this many graph nodes).",
+                        "tensor counts as several; derivatives may build this many graph nodes); "
+                        f"a command's runs together (--points lines, plot samples) at most "
+                        f"{COMMAND_RUNS} times it.",
     metavar="N")]
 Color = Annotated[str, Option(
     "--color", help="Colour: auto (in a terminal, unless NO_COLOR is set), always or never.",

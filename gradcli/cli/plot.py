@@ -106,7 +106,8 @@ def plot_cmd(
         if two:
             return sampling.sample_surface(run, limits, wrt_list, opts.of, spans,
                                            samples or sampling.DEFAULT_GRID)
-        return sampling.sample_curve(run, limits, wrt_list[0], opts.of, order,
+        return sampling.sample_curve(run, limits, wrt_list[0] if wrt_list else _one_input(run),
+                                     opts.of, order,
                                      spans[0] if spans else None, samples or sampling.DEFAULT_SAMPLES)
 
     def to_json(result):
@@ -130,6 +131,19 @@ def plot_cmd(
                              "panel of its own\n")
 
     drive(opts, answer, to_json, human, requires_grad=tuple(wrt_list))
+
+
+def _one_input(run) -> str:
+    """The input to plot when --wrt is not given: the program's only one."""
+    from ..errors import UsageError
+    from .common import default_wrt
+
+    found = default_wrt(run)
+    if len(found) != 1:
+        raise UsageError(f"plot takes one input and the program has {len(found)} "
+                         f"({', '.join(found)})", hint=f"name one with --wrt {found[0]}, "
+                         f"or two for a heat map: --wrt {','.join(found[:2])}")
+    return found[0]
 
 
 def _write(text: str) -> None:

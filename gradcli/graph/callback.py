@@ -8,11 +8,15 @@ at the program's location (exit 3), never as a Python exception escaping the eng
 from __future__ import annotations
 
 from ..errors import GradcliError, ProgramError, ProgramTypeError
+from ..limits import OP_WORK, budget
 
 
 def call_program(what: str, span, fn, *args, **kwargs):
     """`fn(*args, **kwargs)` for a program-supplied `fn`; any failure a program error
-    located at `span` (`what` names the call-back in the message)."""
+    located at `span` (`what` names the call-back in the message). Each call is charged as an
+    op (a list of 10^6 hooks, a builtin as a hook): the interpreter charges a program's
+    function its own steps besides."""
+    budget.charge(OP_WORK)
     if not callable(fn):
         raise ProgramTypeError(f"{what}: '{_type_name(fn)}' object is not callable", span)
     try:

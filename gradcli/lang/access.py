@@ -39,7 +39,7 @@ from gradcli.lang.classes import (MISSING as _MISSING_MEMBER, BoundMethod, Progr
                                   ProgramModule, ProgramObject, SuperProxy, member_of)
 from gradcli.lang.exceptions import EXCEPTION_CLASSES
 from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
-                                   check_array_index)
+                                   array_method, check_array_index)
 from gradcli.lang import stdlib as _stdlib
 from gradcli.lang.strings import STR_METHODS, str_method
 from gradcli.lang.unsupported import refusal, tensor_refusal
@@ -291,6 +291,14 @@ def _named_reader(names: frozenset):
     return read
 
 
+def _read_array(obj, attr, span):
+    """A numpy array's attribute: its methods charged before they run (pymodules)."""
+    if attr in ARRAY_ATTRIBUTES:
+        method = array_method(obj, attr)
+        return _bound(obj, attr, span) if method is None else Builtin(attr, method)
+    raise _no_attribute(obj, attr, span, ARRAY_ATTRIBUTES)
+
+
 def _node_reader(names: frozenset):
     """A backward node: `names`, and `_saved_<name>`, what it saved under PyTorch's names."""
     named = _named_reader(names)
@@ -533,7 +541,7 @@ class Access:
             _stdlib.Counter: _methods_reader(DICT_METHODS | {"most_common"}, _counter_method),
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
             SystemExit: _named_reader(EXCEPTION_ATTRIBUTES | {"code"}),
-            np.ndarray: _named_reader(ARRAY_ATTRIBUTES),
+            np.ndarray: _read_array,
             np.generic: _named_reader(NUMPY_SCALAR_ATTRIBUTES),
             Device: _named_reader(DEVICE_ATTRIBUTES),
             Generator: _named_reader(GENERATOR_ATTRIBUTES),

@@ -13,7 +13,11 @@ import numpy as np
 from gradcli._tensor import Tensor, as_int
 from gradcli.lang.builtins import check_length
 from gradcli.lang.limits import MAX_INT_BITS
+from gradcli.limits import OP_WORK, budget as _budget
 
+# An int result past MAX_INT_BITS, or a power that overflows: the exception, the conversion
+# to float64 and numpy's errstate cost ~2-4 us beside the tokens, as an op without a node.
+OVERFLOW_WORK = OP_WORK
 _BINARY = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
     "//": operator.floordiv, "%": operator.mod, "@": operator.matmul, "**": operator.pow,
@@ -29,11 +33,15 @@ def _int_arithmetic(op: str, left: int, right: int):
     # |left| ** right has more than right * (bits of |left| - 1) bits: past the limit, the
     # power is computed as a float without building the integer (2 ** 62 stays an int)
     if op == "**" and right > 0 and abs(left) > 1 and right * (abs(left).bit_length() - 1) > MAX_INT_BITS:
+        _budget.charge(OVERFLOW_WORK)
         return _number_power(_int_to_float(left), right)
     if op == "<<" and right > 0 and abs(left).bit_length() + right > MAX_INT_BITS:
         return _int_to_float(left) * 2.0 ** min(right, 2048)  # past the limit: a float
     result = _BINARY[op](left, right)
     if result.__class__ is int and result.bit_length() > MAX_INT_BITS:
+        # a big int was made (operands of up to ~1030 bits, from int(1e308)): its digits,
+        # and the conversion (an OverflowError past float64)
+        _budget.charge(OVERFLOW_WORK + (result.bit_length() >> 5))
         return _int_to_float(result)
     return result
 
@@ -55,6 +63,7 @@ def _number_power(left, right):
     try:
         result = left ** right
     except OverflowError:
+        _budget.charge(OVERFLOW_WORK)
         with np.errstate(all="ignore"):
             return float(np.float64(left) ** np.float64(right))
     if result.__class__ is complex:

@@ -16,7 +16,9 @@ from functools import reduce
 import numpy as np
 
 from gradcli import _tensor, dtypes
-from gradcli.errors import AutogradError, ProgramError, ProgramTypeError, cuda_unavailable
+from gradcli.errors import AutogradError, LimitError, ProgramError, ProgramTypeError, \
+    cuda_unavailable
+from gradcli.limits import ELEMENTS_PER_WORK, MAX_LIST_ITEMS, NUMBERS_PER_WORK, OP_WORK, budget
 from gradcli.lang.sequences import check_length, materialize
 from gradcli.lang.limits import MAX_INT_BITS
 from gradcli.lang.values import Builtin, Namespace, type_name
@@ -28,7 +30,21 @@ ndarray = np.ndarray
 
 _MATH_CONSTANTS = ("pi", "e", "tau", "inf", "nan")
 _LAST_FINITE_FACTORIAL = 170  # 171! is past float64's range
-_EXACT_COMB = 10_000
+# comb/perm are computed exactly only where the result fits a float64 (2^1024): past it the
+# answer is inf anyway, and the exact big int (comb(10^4, 5*10^3): 3,000 digits, 3 ms)
+# would be work the budget never saw. Under the bound a result has at most ~1,030 factors.
+_FLOAT_BITS = 1025
+# Work per item of the math functions that walk a list or their arguments, measured (the
+# slowest inputs, on the loaded 2-core machine): fsum ~190 ns an item (values whose partial
+# sums cancel), dist ~75 ns a coordinate, hypot ~50 ns an argument, prod ~40 ns an item
+# of numbers (more of strings and lists: a check each), lcm ~0.5 us (its Python loop).
+_NUMBER_TYPES = frozenset((int, float, bool))
+_ITEM_WORK = {"fsum": 1.0, "dist": 1.0, "hypot": 1.0, "prod": 1.0, "lcm": 4.0, "gcd": 0.25}
+
+
+def _charge_items(name: str, count: int) -> None:
+    """Charge a math function its items before it walks them."""
+    budget.charge(int(count * _ITEM_WORK[name]))
 
 
 def _bounded(value):
@@ -57,16 +73,18 @@ def _factorial(n):
 
 
 def _comb_or_perm(exact, log_value, factors):
-    """math.comb / math.perm: exact while that is quick (few factors), else from lgamma."""
+    """math.comb / math.perm: exact (as a float past MAX_INT_BITS) where the result fits a
+    float64, inf past it, without building the big int; charged by its factors."""
     def fn(n, k=None):
         n = _integral(n)
         k = n if k is None else _integral(k)
-        if n <= _EXACT_COMB or k < 0 or k > n or factors(n, k) <= 64:
-            return _bounded(exact(n, k))
-        try:
-            return math.exp(log_value(n, k))
-        except OverflowError:
+        if n < 0 or k < 0 or k > n:
+            return exact(n, k)   # Python's error, or 0
+        count = factors(n, k)
+        if count > 16 and log_value(n, k) > _FLOAT_BITS * math.log(2):
             return math.inf
+        budget.charge(count)
+        return _bounded(exact(n, k))
     fn.__name__ = exact.__name__
     return fn
 
@@ -83,7 +101,13 @@ def _prod(iterable, *, start=1):
     """math.prod; a string or list times a count is refused before it is built
     (`math.prod(['abc', 10**9])` made a 3 GB string first)."""
     result = start
-    for item in materialize(iterable):
+    items = materialize(iterable)
+    _charge_items("prod", len(items))
+    if _NUMBER_TYPES.issuperset(map(type, items)) and start.__class__ in _NUMBER_TYPES:
+        for i in range(0, len(items), 64):   # 64 factors of 63 bits: a small int at most
+            result = _bounded(math.prod(items[i:i + 64], start=result))
+        return result
+    for item in items:
         for seq, count in ((result, item), (item, result)):
             if isinstance(seq, (str, list, tuple)) and isinstance(count, int) \
                     and not isinstance(count, bool):
@@ -93,6 +117,7 @@ def _prod(iterable, *, start=1):
 
 
 def _lcm(*integers):
+    _charge_items("lcm", len(integers))
     result = 1
     for value in integers:
         result = math.lcm(result, _integral(value))
@@ -102,7 +127,25 @@ def _lcm(*integers):
 
 
 def _fsum(iterable):
-    return math.fsum(materialize(iterable))
+    items = materialize(iterable)
+    _charge_items("fsum", len(items))
+    return math.fsum(items)
+
+
+def _dist(p, q):
+    p, q = materialize(p), materialize(q)
+    _charge_items("dist", max(len(p), len(q)))
+    return math.dist(p, q)
+
+
+def _hypot(*coordinates):
+    _charge_items("hypot", len(coordinates))
+    return math.hypot(*coordinates)
+
+
+def _gcd(*integers):
+    _charge_items("gcd", len(integers))
+    return math.gcd(*integers)
 
 
 def _math_function(fn):
@@ -118,7 +161,7 @@ def math_namespace() -> Namespace:
         "factorial": _factorial,
         "comb": _comb_or_perm(math.comb, _log_comb, lambda n, k: min(k, n - k)),
         "perm": _comb_or_perm(math.perm, _log_perm, lambda n, k: k),
-        "prod": _prod, "lcm": _lcm, "fsum": _fsum,
+        "prod": _prod, "lcm": _lcm, "fsum": _fsum, "dist": _dist, "hypot": _hypot, "gcd": _gcd,
     }
     for name in dir(math):
         if name.startswith("_") or name in members:
@@ -153,6 +196,30 @@ _REDUCTIONS = ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "arg
 
 
 check_elements = _tensor.check_elements
+# numpy's functions slower than `x * y` by this factor, measured where they differ from the
+# engine's ELEMENTWISE_WEIGHTS (which the rest take by their engine name); 2 for the others.
+_NUMPY_WEIGHTS = {"mod": 12, "remainder": 12, "floor_divide": 12, "fmod": 4, "hypot": 8,
+                  "cbrt": 4, "isclose": 12, "allclose": 12, "std": 4, "var": 4, "mean": 2,
+                  "prod": 2, "sum": 1, "max": 1, "min": 1, "amax": 1, "amin": 1, "argmax": 1,
+                  "argmin": 1, "all": 1, "any": 1, "copy": 2, "flatten": 8, "reshape": 8}
+# (a copy of a transposed array reads across rows: ~8 ns an element of a 3000 x 3000)
+# An operator on arrays, by the ufunc it runs.
+_OPERATOR_WEIGHTS = {"**": 16, "//": 12, "%": 12, "/": 2}
+
+
+def _weight(name: str) -> int:
+    weight = _NUMPY_WEIGHTS.get(name)
+    if weight is None:
+        from gradcli.ops.costs import ELEMENTWISE_WEIGHTS
+
+        weight = ELEMENTWISE_WEIGHTS.get(_ENGINE_NAMES.get(name, name), 2)
+    return weight
+
+
+def _work(count: int, weight: int = 1) -> None:
+    """Charge a numpy call before it runs: its dispatch, and `count` elements of work at
+    `weight` times a multiplication's cost."""
+    budget.charge(OP_WORK + count * weight // ELEMENTS_PER_WORK)
 
 
 def tensor_array(t: Tensor, force: bool = False) -> ndarray:
@@ -179,8 +246,46 @@ def _plain(value, depth: int = 0):
     if cls in (list, tuple):
         if depth > 64:
             raise ProgramTypeError("the list is nested too deeply for an array")
+        if _NUMBER_TYPES.issuperset(map(type, value)):
+            return value   # numbers only: numpy reads them as they are
         return [_plain(item, depth + 1) for item in value]
     raise ProgramTypeError(f"an array holds numbers, not '{type_name(value)}'")
+
+
+def _leaf_count(value, memo: dict, depth: int = 0) -> int:
+    """The numbers an array made of `value` would hold, counted before numpy reads it: a
+    list shared by reference (`[[0.] * 10**4] * 10**4`) counts once per place it appears,
+    its items are counted once. memo[True] counts the values other than numbers, lists and
+    tuples (numpy must not read them as they are: `_plain` converts each)."""
+    cls = value.__class__
+    if cls is not list and cls is not tuple:
+        if cls in _NUMBER_TYPES:
+            return 1
+        memo[True] = memo.get(True, 0) + 1
+        if cls is range:
+            return len(value)
+        if isinstance(value, Tensor):
+            return value._data.size
+        return value.size if isinstance(value, ndarray) else 1
+    known = memo.get(id(value))
+    if known is not None:
+        return known
+    if depth > 64:
+        raise ProgramTypeError("the list is nested too deeply for an array")
+    memo[id(value)] = 0   # a list inside itself: _plain refuses it by its depth
+    count = len(value)
+    if not _NUMBER_TYPES.issuperset(map(type, value)):
+        count = sum(_leaf_count(item, memo, depth + 1) for item in value)
+    memo[id(value)] = count
+    return count
+
+
+# What np.array of a list costs beyond its numbers: each list or tuple in it (~1 us to
+# count and read, loaded), each tensor or array in it (~2-3 us to convert and stack), and
+# the call's checks.
+_LIST_WORK = 8
+_OBJECT_WORK = 16
+_ARRAY_WORK = 64
 
 
 def _dtype(dtype):
@@ -197,8 +302,15 @@ def _dtype(dtype):
 
 
 def array(obj, dtype=None):
-    """np.array: a new array of numbers (never of Python objects)."""
-    result = np.array(_plain(obj), dtype=_dtype(dtype))
+    """np.array: a new array of numbers (never of Python objects), refused over the element
+    limit and charged before numpy reads a list."""
+    memo = {}
+    count = _leaf_count(obj, memo)
+    check_elements(count)
+    if obj.__class__ in (list, tuple):
+        budget.charge(_ARRAY_WORK + count // NUMBERS_PER_WORK + len(memo) * _LIST_WORK
+                      + memo.get(True, 0) * _OBJECT_WORK)
+    result = np.array(_plain(obj) if True in memo else obj, dtype=_dtype(dtype))
     if result.dtype.kind not in "biuf":
         raise ProgramTypeError(f"an array holds numbers, not {result.dtype}")
     check_elements(result.size)
@@ -219,13 +331,16 @@ def _operand(value):
     raise ProgramTypeError(f"an array holds numbers, not '{type_name(value)}'")
 
 
-def check_broadcast(*operands) -> None:
-    """Refuse an elementwise result over the element limit before numpy makes it."""
+def check_broadcast(*operands) -> int:
+    """Refuse an elementwise result over the element limit before numpy makes it (and charge
+    its elements); its size."""
     try:
         shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
     except ValueError:
-        return  # numpy raises its own error
-    check_elements(math.prod(shape))
+        return 0  # numpy raises its own error
+    count = math.prod(shape)
+    check_elements(count)
+    return count
 
 
 _ORDERING = frozenset({"<", "<=", ">", ">=", "==", "!="})
@@ -250,8 +365,11 @@ def numpy_operands(op: str, left, right):
         rows = a[0] if len(a) == 2 else 1
         cols = b[-1] if len(b) == 2 else 1
         check_elements(rows * cols)
+        from gradcli.ops.costs import matmul_flops
+
+        _work(matmul_flops(np.asarray(left), np.asarray(right)))
     else:
-        check_broadcast(left, right)
+        _work(check_broadcast(left, right), _OPERATOR_WEIGHTS.get(op, 1) - 1)
     return left, right
 
 
@@ -295,6 +413,7 @@ def _tensor_from(value: ndarray) -> Tensor:
 
 def _elementwise(name: str, ufunc):
     engine_name = _ENGINE_NAMES.get(name, name)
+    weight = _weight(name)
 
     def fn(*args):
         if any(isinstance(a, Tensor) for a in args):
@@ -304,7 +423,7 @@ def _elementwise(name: str, ufunc):
             if engine is not None:
                 return engine(*args)
         operands = [_operand(a) for a in args]
-        check_broadcast(*operands)
+        _work(check_broadcast(*operands), weight - 1)   # check_elements charged one
         return ufunc(*operands)
 
     fn.__name__ = name
@@ -312,10 +431,35 @@ def _elementwise(name: str, ufunc):
 
 
 def _reduction(name: str, fn):
+    weight = _weight(name)
+
     def reduce_(a, axis=None, keepdims=False):
-        return fn(_operand(a), axis=axis, keepdims=keepdims)
+        a = _operand(a)
+        _work(np.size(a), weight)
+        return fn(a, axis=axis, keepdims=keepdims)
     reduce_.__name__ = name
     return reduce_
+
+
+def array_method(a: ndarray, name: str):
+    """A numpy array's method as a program calls it (`a.sum()`, `a.tolist()`): charged by its
+    elements before it runs, tolist refused past the list limit; None for an attribute."""
+    if name == "tolist":
+        def tolist():
+            return _tensor.array_tolist(a)
+        return tolist
+    if name in ("sum", "mean", "max", "min"):
+        return _reduction(name, getattr(np, name)).__get__(a)
+    if name in ("reshape", "flatten", "copy"):
+        method, weight = getattr(a, name), _weight(name)
+
+        def copying(*args, **kwargs):
+            view = name == "reshape" and a.flags.c_contiguous   # a view whatever the shape
+            _work(0 if view else a.size, weight)
+            return method(*args, **kwargs)
+        copying.__name__ = name
+        return copying
+    return None
 
 
 def _sized(name: str, fn):
@@ -345,10 +489,14 @@ def _linspace(start, stop, num=50, endpoint=True):
 
 
 def _close(fn):
+    """np.isclose / allclose: every operand's broadcast (tolerances too) refused over the
+    element limit and charged before numpy makes its temporaries of that size."""
+    weight = _weight(fn.__name__)
+
     def close(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-        a, b = _operand(a), _operand(b)
-        check_broadcast(a, b)
-        return fn(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+        a, b, rtol, atol = (_operand(v) for v in (a, b, rtol, atol))
+        _work(check_broadcast(a, b, rtol, atol), weight - 1)   # check_elements charged one
+        return fn(a, b, rtol=rtol, atol=atol, equal_nan=bool(equal_nan))
     close.__name__ = fn.__name__
     return close
 

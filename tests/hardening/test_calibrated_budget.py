@@ -83,6 +83,16 @@ DENSE = {
     "sin_elementwise": "x = rand(20000000)\nwhile True:\n    y = sin(x)\n",
     "mm_backward_retained": ("a = rand(500, 500, requires_grad=True)\nz = (a @ a).sum()\n"
                              "while True:\n    z.backward(retain_graph=True)\n"),
+    # the weight's gradient alone: the node saved x only, and its backward was charged as
+    # passes over the gradient (6.7 s of CPU here before the step limit)
+    "conv2d_backward_of_an_unsaved_operand": ("x = rand(1, 1000, 30, 30)\n"
+                                              "w = rand(64, 1000, 3, 3, requires_grad=True)\n"
+                                              "z = F.conv2d(x, w).sum()\n"
+                                              "while True:\n    z.backward(retain_graph=True)\n"),
+    # ints past 63 bits become floats (lang/limits.py MAX_INT_BITS): the largest int a
+    # program can hold has ~1030 bits (int(1e308)), so big-int work stays bounded per token
+    "big_int_power_tower": "while True:\n    x = 10 ** 10 ** 6\n    y = int(1e308) * int(1e308)\n",
+    "big_int_doubling": "n = 3\nwhile True:\n    n = n * 2\n    m = int(1e308) // 7 + n\n",
     "scalar_ops_without_grad": ("x = tensor(1.0)\nwhile True:\n"
                                 "    x = x * 1.0 * 1.0 * 1.0 * 1.0 * 1.0 * 1.0 * 1.0 * 1.0\n"),
 }

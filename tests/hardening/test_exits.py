@@ -139,3 +139,18 @@ def test_points_line_that_never_ends():
     assert ran.code == 3, ran.stderr[-2000:]
     assert "--points line 1 does not end within 1040 MiB" in ran.stderr
     assert ran.cpu_seconds < cpu_bound(5) and ran.peak_mb < 512
+
+
+@pytest.mark.parametrize("source, code, message", [
+    ("import torch\nx = torch.tensor(1.0, requires_grad=True)\ny = x * x", 0, ""),
+    ("a = 1.0\nb = 2.0\ny = a * b", 2, "plot takes one input and the program has 2 (a, b)"),
+    ("import torch\nx = 3\ny = x * 2", 2, "the program has no input that requires grad"),
+])
+def test_plot_without_wrt(source, code, message):
+    """`plot --order 4` without --wrt read wrt_list[0] of an empty list (exit 70): it plots
+    the program's one input, or says which to name."""
+    ran = limited_run("plot", "--order", "4", "--json", "-e", source)
+    assert ran.code == code, ran.stderr[-2000:]
+    assert message in ran.stderr and "bug in gradcli" not in ran.stderr, ran.stderr
+    if code == 0:
+        assert '"wrt":["x"]' in ran.stdout.replace(" ", "")

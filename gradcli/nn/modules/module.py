@@ -21,10 +21,11 @@ import numpy as np
 from ... import dtypes
 from ..._tensor import RemovableHandle, Tensor, bump_version
 from ...graph.callback import call_program
-from ...errors import ProgramError, ProgramTypeError, ProgramValueError, cuda_unavailable
+from ...errors import (LimitError, ProgramError, ProgramTypeError, ProgramValueError,
+                       cuda_unavailable)
 from ...ops import FUNCTIONS, NN_FUNCTIONS
 from ...ops.factories import Parameter
-from ...limits import budget
+from ...limits import MAX_LIST_ITEMS, budget
 
 
 # The modules whose forward is running, innermost last.
@@ -170,7 +171,9 @@ class Module:
     # --- traversal ---------------------------------------------------------
 
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
-        memo = set() if memo is None else memo
+        if memo is None:
+            _check_prefix(prefix, lambda: len(self.named_modules(set())))
+            memo = set()
         out = []
         if self in memo and remove_duplicate:
             return out
@@ -199,6 +202,7 @@ class Module:
         return [m for _, m in self.named_children()]
 
     def _named_members(self, table: str, prefix: str, recurse: bool):
+        _check_prefix(prefix, lambda: len(self._named_members(table, "", recurse)))
         seen, out = set(), []
         modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
         for module_prefix, module in modules:
@@ -327,6 +331,8 @@ class Module:
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
         """Every parameter and persistent buffer by dotted name. A shared module appears once
         per path to it (as in PyTorch), so each visit is charged."""
+        if destination is None:
+            _check_prefix(prefix, lambda: len(self.state_dict(keep_vars=True)))
         _charge_visit(self)
         _charge_key(prefix, len(self._parameters) + len(self._buffers))
         out = {} if destination is None else destination
@@ -478,6 +484,18 @@ def _charge_key(prefix: str, count: int = 1) -> None:
     hundred; charged a unit per 4 characters, the budget holds them to ~400 MB."""
     if len(prefix) > 64:
         budget.charge((len(prefix) >> 2) * count)
+
+
+def _check_prefix(prefix: str, count_names) -> None:
+    """Refuse the names a call would build on a program's long prefix when they hold more
+    than the string limit in all, before building one: the names are counted first, without
+    the prefix (`count_names`), as the walk is charged."""
+    if len(prefix) > 64:
+        total = len(prefix) * count_names()
+        if total > MAX_LIST_ITEMS:
+            raise LimitError(f"names on a prefix of {len(prefix)} characters would hold {total} "
+                             f"characters, past the limit of {MAX_LIST_ITEMS}",
+                             hint="use a shorter prefix; the limit is fixed")
 
 
 def _charge_visit(module: Module) -> None:
