@@ -30,6 +30,11 @@ from __future__ import annotations
 
 import numpy as np
 
+try:   # einsum's C entry, without the Python wrapper's parsing of `optimize`
+    from numpy._core.multiarray import c_einsum as _einsum
+except ImportError:   # numpy < 2
+    from numpy.core.multiarray import c_einsum as _einsum
+
 LANES = 8           # floats in a vector register: sum is dispatched as AVX2 even on AVX512
 THREADS = 2         # at::get_num_threads() on the recording machine
 GRAIN = 32768       # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
@@ -44,22 +49,23 @@ def _ceil_log2(n: int) -> int:
 def _seq(a, axis):
     """The sum along `axis` added in order (what a C loop `acc += x[i]` gives).
 
-    numpy adds in order when the summed axis is not its inner loop: a reduction over an
-    axis with a faster one after it (one call), or, for large arrays, a loop of slice
-    additions; else its cumsum, always in order but slow."""
+    einsum's one-operand loops add in order along an axis that is not their inner loop
+    (`out[j] += in[j]`, one row at a time) and along a strided inner loop (one accumulator
+    per call, then `out += acc`): one C loop, no buffering. The one order it changes is a
+    contiguous inner loop (4 vector accumulators), where a strided axis after the summed
+    one, or numpy's cumsum, adds in order instead."""
     n = a.shape[axis]
     if n == 0:
         return np.zeros(a.shape[:axis] + a.shape[axis + 1:], a.dtype)
-    stride = abs(a.strides[axis])
-    if any(0 < abs(a.strides[i]) < stride and a.shape[i] > 1 for i in range(axis + 1, a.ndim)):
-        if n <= 32 and a.size >= 1 << 16:
-            index = [slice(None)] * a.ndim
-            index[axis] = 0
-            acc = a[tuple(index)].copy()
-            for i in range(1, n):
-                index[axis] = i
-                acc += a[tuple(index)]
-            return acc
+    if n == 1:
+        return a.take(0, axis)
+    stride = a.strides[axis]
+    others = [abs(a.strides[i]) for i in range(a.ndim) if i != axis and a.shape[i] > 1]
+    if a.dtype == np.float32 and stride > 0 and 0 not in others and \
+            (any(s < stride for s in others) or (stride != a.itemsize and a.ndim <= 3)):
+        labels = list(range(a.ndim))
+        return _einsum(a, labels, labels[:axis] + labels[axis + 1:])
+    if any(0 < abs(a.strides[i]) < abs(stride) and a.shape[i] > 1 for i in range(axis + 1, a.ndim)):
         return np.add.reduce(a, axis)
     return a.cumsum(axis).take(-1, axis)
 
