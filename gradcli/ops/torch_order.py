@@ -96,15 +96,20 @@ def _cascade(x):
     return _plus(acc, _seq(level, 1))
 
 
-def _row_sum(x):
+def _row_sum(x, out=None):
     """row_sum: x (batch, size, lanes) over axis 1, the rows dealt to 4 interleaved cascades,
     the leftover rows added to the first, then the other three added to it."""
     b, size, lanes = x.shape
     k = size // _ILP
-    if not k:
+    if k:
+        parts = _cascade(x[:, :k * _ILP].reshape(b, k, _ILP * lanes)).reshape(b, _ILP, lanes)
+        x = np.concatenate([parts[:, :1], x[:, k * _ILP:], parts[:, 1:]], 1) if size > k * _ILP else parts
+    if out is None:
         return _seq(x, 1)
-    parts = _cascade(x[:, :k * _ILP].reshape(b, k, _ILP * lanes)).reshape(b, _ILP, lanes)
-    return _seq(np.concatenate([parts[:, :1], x[:, k * _ILP:], parts[:, 1:]], 1), 1)
+    if lanes > 1:   # einsum adds in order along an axis before a faster one
+        return _einsum(x, [0, 1, 2], [0, 2], out=out)
+    out[...] = _seq(x, 1)
+    return out
 
 
 def _inner(x, half):
@@ -115,8 +120,13 @@ def _inner(x, half):
     body = x[:, :vecs * width].reshape(b, vecs, width)
     if half:   # a load of 2 * LANES halves adds neighbouring pairs into LANES floats
         body = body[:, :, 0::2] + body[:, :, 1::2]
-    acc = _row_sum(body)                                      # (b, LANES)
-    return _seq(np.concatenate([x[:, vecs * width:], acc], 1), 1)
+    tail = n - vecs * width
+    # final_acc = 0 + the tail + the lanes: the chain written where einsum adds it in order
+    # (a strided axis, one accumulator per row)
+    buf = np.empty((b, tail + LANES, 2), np.float32)[:, :, 0]
+    buf[:, :tail] = x[:, vecs * width:]
+    _row_sum(body, out=buf[:, tail:])
+    return _einsum(buf, [0, 1], [0])
 
 
 def _short_row(x):
@@ -124,26 +134,31 @@ def _short_row(x):
     one cascade level fills up: runs of 16 vectors, added in order, then those sums): the
     same additions as the general path, in as few numpy calls as possible."""
     n = x.size
-    if n < LANES:   # scalar_outer_sum's row_sum: 4 interleaved partial sums
-        k = n // _ILP
-        if not k:
-            return x.cumsum()[-1]
-        parts = x[:k * _ILP].reshape(k, _ILP).cumsum(0)[-1]
-        return np.concatenate([parts[:1], x[k * _ILP:], parts[1:]]).cumsum()[-1]
+    if n < LANES:   # scalar_outer_sum's row_sum: 4 interleaved partial sums, the rest to the first
+        return x[_SHORT[n]].cumsum()[-1]
     vecs = n // LANES
+    tail = n - vecs * LANES
     rows = x[:vecs * LANES].reshape(vecs, LANES)
     k = vecs // _ILP
     if k:   # 4 interleaved vector sums, the leftover vectors added to the first
         quads = rows[:k * _ILP].reshape(k, _ILP * LANES)
         full = k // 16
-        parts = np.add.reduce(quads[full * 16:], 0) if k > full * 16 else None   # after the runs
-        if full:   # runs of 16 rows in order, then the runs' sums in order
-            runs = np.add.reduce(np.add.reduce(quads[:full * 16].reshape(full, 16, _ILP * LANES), 1), 0)
-            parts = runs if parts is None else parts + runs
+        # the runs' sums in order, then the rows after the runs (acc1 + acc0, one addition)
+        parts = _einsum(quads[full * 16:], [0, 1], [1]) if k > full * 16 else None
+        if full:
+            runs = _einsum(_einsum(quads[:full * 16].reshape(full, 16, _ILP * LANES), [0, 1, 2], [0, 2]), [0, 1], [1])
+            parts = runs if parts is None else runs + parts
         parts = parts.reshape(_ILP, LANES)
-        rows = np.concatenate([parts[:1], rows[k * _ILP:], parts[1:]])
-    acc = np.add.reduce(rows, 0)
-    return np.concatenate([x[vecs * LANES:], acc]).cumsum()[-1]
+        rows = np.concatenate([parts[:1], rows[k * _ILP:], parts[1:]]) if vecs > k * _ILP else parts
+    buf = np.empty(2 * (tail + LANES), np.float32)[::2]   # 0 + the tail + the lanes, strided
+    buf[:tail] = x[vecs * LANES:]
+    _einsum(rows, [0, 1], [1], out=buf[tail:])
+    return _einsum(buf, [0], [])
+
+
+# for rows under LANES elements: row_sum's order of the elements (the first of 4, the rest, then 3)
+_SHORT = [np.array(list(range(n)) if n < _ILP else [0] + list(range(_ILP, n)) + [1, 2, 3], np.intp)
+          for n in range(LANES)]
 
 
 def _outer_vectorized(x):
