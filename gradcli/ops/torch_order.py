@@ -28,6 +28,8 @@ add in order. tests/engine/test_torch_digits.py holds PyTorch's recorded results
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 try:   # einsum's C entry, without the Python wrapper's parsing of `optimize`
@@ -146,7 +148,8 @@ def _short_row(x):
         # the runs' sums in order, then the rows after the runs (acc1 + acc0, one addition)
         parts = _einsum(quads[full * 16:], [0, 1], [1]) if k > full * 16 else None
         if full:
-            runs = _einsum(_einsum(quads[:full * 16].reshape(full, 16, _ILP * LANES), [0, 1, 2], [0, 2]), [0, 1], [1])
+            runs = _einsum(quads[:full * 16].reshape(full, 16, _ILP * LANES), [0, 1, 2], [0, 2])
+            runs = _einsum(runs, [0, 1], [1])
             parts = runs if parts is None else runs + parts
         parts = parts.reshape(_ILP, LANES)
         rows = np.concatenate([parts[:1], rows[k * _ILP:], parts[1:]]) if vecs > k * _ILP else parts
@@ -202,26 +205,41 @@ def _loop2d(x, st0, st1, half):
 
 # -- TensorIterator: the order of the dims, merged where contiguous ------------------------
 
-def _iteration(x, axes):
-    """TensorIterator's dims for reducing `x` over `axes`: [(size, input stride, reduced, numpy
-    axes)] innermost first, size-1 dims dropped, contiguous neighbours merged."""
-    item = x.itemsize
+@functools.lru_cache(maxsize=512)
+def _plan(shape, strides, item, axes):
+    """What a reduction of an array of this layout over `axes` does, found once per layout:
+    TensorIterator's dims, the transpose that arranges the values in their order, and the way
+    back from `_run`'s outputs to numpy's axis order (size-1 dims, dropped, come back)."""
+    dims = _iteration(shape, strides, item, set(axes))
+    order = [a for d in reversed(dims) for a in reversed(d[3])]
+    order = [a for a in range(len(shape)) if a not in order] + order
+    kept = [a for d in reversed(dims) if not d[2] for a in reversed(d[3])]   # _run's order
+    out_shape = tuple(1 if a in axes else n for a, n in enumerate(shape))
+    return (dims, tuple(order), tuple(d[0] for d in reversed(dims)), tuple(shape[a] for a in kept),
+            tuple(np.argsort(kept).tolist()), out_shape)
+
+
+def _iteration(shape, strides, item, axes):
+    """TensorIterator's dims for reducing an array (`shape`, byte `strides`, `item` bytes) over
+    `axes`: [(size, input stride, reduced, numpy axes)] innermost first, size-1 dims dropped,
+    contiguous neighbours merged."""
+    ndim = len(shape)
     out_stride, s = {}, 1
-    for a in reversed(range(x.ndim)):   # the output: contiguous, 0 along reduced dims
+    for a in reversed(range(ndim)):   # the output: contiguous, 0 along reduced dims
         out_stride[a] = 0 if a in axes else s
-        s *= 1 if a in axes else x.shape[a]
-    dims = [a for a in reversed(range(x.ndim)) if x.shape[a] != 1]
+        s *= 1 if a in axes else shape[a]
+    dims = [a for a in reversed(range(ndim)) if shape[a] != 1]
 
     def swap(d0, d1):   # TensorIterator's should_swap (1: d1 goes inside d0)
         o0, o1 = out_stride[d0], out_stride[d1]
         if (o0 == 0) != (o1 == 0):
             return 1 if o1 == 0 else -1
-        for s0, s1 in ((o0, o1), (x.strides[d0] // item, x.strides[d1] // item)):
+        for s0, s1 in ((o0, o1), (strides[d0] // item, strides[d1] // item)):
             if s0 == 0 or s1 == 0:
                 continue
             if s0 != s1:
                 return -1 if s0 < s1 else 1
-            if x.shape[d0] > x.shape[d1]:
+            if shape[d0] > shape[d1]:
                 return 1
         return 0
 
@@ -237,7 +255,7 @@ def _iteration(x, axes):
                 break
     merged = []
     for a in perm:
-        size, stride = x.shape[a], x.strides[a] // item
+        size, stride = shape[a], strides[a] // item
         if merged:
             psize, pstride, pred, paxes = merged[-1]
             if (a in axes) == pred and stride == psize * pstride and out_stride[a] == psize * out_stride[paxes[0]]:
@@ -247,15 +265,8 @@ def _iteration(x, axes):
     return merged
 
 
-def _arrange(x, dims):
-    """`x` as an array whose axes are the iteration dims, outermost first."""
-    order = [a for d in reversed(dims) for a in reversed(d[3])]
-    ones = [a for a in range(x.ndim) if a not in order]
-    return np.transpose(x, ones + order).reshape([d[0] for d in reversed(dims)])
-
-
 def _run(y, dims, half):
-    """Serial cascade_sum over `y` (arranged by `_arrange`) -> the sums per output, kept dims
+    """Serial cascade_sum over `y` (arranged by `_plan`'s transpose) -> the sums per output, kept dims
     outermost first; the loop calls for one output added into it in their order (each
     addition rounded to the output dtype)."""
     dtype = np.float16 if half else np.float32
@@ -298,30 +309,28 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         else:
             res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
         return res.reshape((1,) * x.ndim) if keepdim else res
-    axes = set(axes)
-    out_shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
     if x.size == 0:
-        res = np.zeros(out_shape, x.dtype)
+        res = np.zeros(tuple(1 if a in axes else n for a, n in enumerate(x.shape)), x.dtype)
     else:
-        dims = _iteration(x, axes)
+        if min(x.strides) < 0:   # a PyTorch tensor never has negative strides: its flip copies
+            x = np.ascontiguousarray(x)
+        dims, order, arranged, kept_shape, back, out_shape = _plan(x.shape, x.strides, x.itemsize,
+                                                                   tuple(sorted(axes)))
         if half and not nan_as_zero and len(dims) > 1 and dims[0][2] and dims[1][2]:
             # PyTorch sums half in float then when two reduced dims stay apart (its
             # should_use_acc_buffer, pytorch#83149)
             return reduce_sum(x.astype(np.float32), axes, keepdim).astype(np.float16)
-        y = _arrange(x, dims)   # the values in iteration order (the strides stay in dims)
+        y = x.transpose(order).reshape(arranged)   # the values in iteration order (the strides stay in dims)
         if nan_as_zero:
             y = np.where(np.isnan(y), y.dtype.type(0), y)
         res = _parallel(y, dims, half) if x.size >= GRAIN and THREADS > 1 else _run(y, dims, half)
-        kept = [a for d in reversed(dims) if not d[2] for a in reversed(d[3])]   # _run's order
-        # back to numpy's axis order (size-1 dims, dropped, come back)
-        res = np.asarray(res).reshape([x.shape[a] for a in kept])
-        res = np.transpose(res, np.argsort(kept)).reshape(out_shape)
+        res = np.asarray(res).reshape(kept_shape).transpose(back).reshape(out_shape)
     res = res.astype(x.dtype, copy=False) + x.dtype.type(0)   # PyTorch's out = 0 + sum: never -0
-    return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in axes])
+    return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in set(axes)])
 
 
 def _parallel(y, dims, half):
-    """parallel_reduce of `y` (arranged by `_arrange`): a whole-tensor sum in THREADS ranges
+    """parallel_reduce of `y` (arranged by `_plan`'s transpose): a whole-tensor sum in THREADS ranges
     added at the end; otherwise the outputs dealt out by columns of one kept dim (PyTorch's
     find_split_dim)."""
     dtype = np.float16 if half else np.float32
