@@ -137,10 +137,10 @@ def _inner(x, half):
     return _einsum(buf, [0, 1], [0])
 
 
-def _short_row(x):
-    """_loop2d on one contiguous float32 row of fewer than 4 * 256 * LANES elements (at most
-    one cascade level fills up: runs of 16 vectors, added in order, then those sums): the
-    same additions as the general path, in as few numpy calls as possible."""
+def _row(x):
+    """_loop2d on one contiguous float32 row (vectorized_inner_sum, or row_sum's scalar order
+    under LANES elements): the same additions as the general path in as few numpy calls as
+    possible: one einsum per chain of a cascade level."""
     n = x.size
     if n < LANES:   # scalar_outer_sum's row_sum: 4 interleaved partial sums, the rest to the first
         return x[_SHORT[n]].cumsum()[-1]
@@ -151,12 +151,14 @@ def _short_row(x):
     if k:   # 4 interleaved vector sums, the leftover vectors added to the first
         quads = rows[:k * _ILP].reshape(k, _ILP * LANES)
         full = k // 16
-        # the runs' sums in order, then the rows after the runs (acc1 + acc0, one addition)
-        parts = _einsum(quads[full * 16:], [0, 1], [1]) if k > full * 16 else None
-        if full:
-            runs = _einsum(quads[:full * 16].reshape(full, 16, _ILP * LANES), [0, 1, 2], [0, 2])
-            runs = _einsum(runs, [0, 1], [1])
-            parts = runs if parts is None else runs + parts
+        if full >= 16:   # a second level fills up: the general cascade
+            parts = _cascade(quads[None])[0]
+        else:   # the runs' sums in order, then the rows after the runs (acc1 + acc0, one addition)
+            parts = _einsum(quads[full * 16:], [0, 1], [1]) if k > full * 16 else None
+            if full:
+                runs = _einsum(quads[:full * 16].reshape(full, 16, _ILP * LANES), [0, 1, 2], [0, 2])
+                runs = _einsum(runs, [0, 1], [1])
+                parts = runs if parts is None else runs + parts
         parts = parts.reshape(_ILP, LANES)
         rows = np.concatenate([parts[:1], rows[k * _ILP:], parts[1:]]) if vecs > k * _ILP else parts
     buf = np.empty(2 * (tail + LANES), np.float32)[::2]   # 0 + the tail + the lanes, strided
@@ -303,15 +305,30 @@ def _accumulate(res, dtype):
     return out
 
 
+def _whole(row):
+    """A whole-tensor float32 sum of a contiguous row: under GRAIN elements one _loop2d; above,
+    parallel_reduce's two ranges, each thread's sum added into its slot, the slots added."""
+    n = row.size
+    if n < GRAIN:
+        return _row(row)
+    chunk = -(-n // min(THREADS, -(-n // GRAIN)))
+    sums = [_row(row[b:b + chunk]) for b in range(0, n, chunk)]
+    total = sums[0] + np.float32(0)
+    for more in sums[1:]:
+        total = total + more
+    return total
+
+
 def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
     """`torch.sum(x, axes, keepdim)` of a float32 or float16 array, added in PyTorch's order;
     `nan_as_zero`: nansum's (which reads nan as 0, and makes no float32 pass for float16)."""
     half = x.dtype == np.float16
-    if x.ndim == len(axes) and x.flags.c_contiguous and 0 < x.size < GRAIN:   # a whole contiguous tensor
+    if x.ndim == len(axes) and x.flags.c_contiguous and x.size and (x.size < GRAIN or not half):
+        # a whole contiguous tensor
         if nan_as_zero:
             x = np.where(np.isnan(x), x.dtype.type(0), x)
-        if not half and x.size < _ILP * 256 * LANES:
-            res = _short_row(x.reshape(-1)) + x.dtype.type(0)
+        if not half:
+            res = _whole(x.reshape(-1)) + x.dtype.type(0)
         else:
             res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
         return res.reshape((1,) * x.ndim) if keepdim else res
@@ -329,7 +346,12 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         y = x.transpose(order).reshape(arranged)   # the values in iteration order (the strides stay in dims)
         if nan_as_zero:
             y = np.where(np.isnan(y), y.dtype.type(0), y)
-        res = _parallel(y, dims, half) if x.size >= GRAIN and THREADS > 1 else _run(y, dims, half)
+        if not half and len(dims) == 1 and dims[0][2] and dims[0][1] == 1:   # one contiguous row
+            res = _whole(y)
+        elif x.size >= GRAIN and THREADS > 1:
+            res = _parallel(y, dims, half)
+        else:
+            res = _run(y, dims, half)
         res = np.asarray(res).reshape(kept_shape).transpose(back).reshape(out_shape)
     res = res.astype(x.dtype, copy=False) + x.dtype.type(0)   # PyTorch's out = 0 + sum: never -0
     return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in set(axes)])
