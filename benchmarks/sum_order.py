@@ -48,6 +48,7 @@ def cases(dtype):
         ("60x70x9 dims 0,2 keepdim", cube, (0, 2), True), ("60x70x9 dim 1", cube, (1,), False),
         ("60x70x9 .T dim 1", cube.transpose(2, 0, 1), (1,), False),
         ("60x70x9 [::2, ::3, 1:] dim 0", cube[::2, ::3, 1:], (0,), False),
+        ("16x64 dim 0 keepdim", arr(16, 64), (0,), True), ("all 16x64", arr(16, 64), None, False),
         ("256x10 dim 1", arr(256, 10), (1,), False), ("2000x1 dim 0", arr(2000, 1), (0,), False),
     ]
     return out

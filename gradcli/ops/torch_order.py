@@ -55,27 +55,35 @@ def _seq(a, axis):
     (`out[j] += in[j]`, one row at a time) and along a strided inner loop (one accumulator
     per call, then `out += acc`): one C loop, no buffering. The one order it changes is a
     contiguous inner loop (4 vector accumulators), where a strided axis after the summed
-    one, or numpy's cumsum, adds in order instead. Rows of 64 or more contiguous floats go
-    to np.add.reduce instead, whose vector loop costs less per element than einsum's."""
-    n = a.shape[axis]
-    if n == 0:
-        return np.zeros(a.shape[:axis] + a.shape[axis + 1:], a.dtype)
-    if n == 1:
-        return a.take(0, axis)
-    stride = a.strides[axis]
-    others = [abs(a.strides[i]) for i in range(a.ndim) if i != axis and a.shape[i] > 1]
-    inner = a.ndim - 1   # numpy's inner loop when it is not `axis`: rows of a.shape[inner]
-    while inner >= 0 and (inner == axis or a.shape[inner] == 1):
-        inner -= 1
-    if inner > axis and a.strides[inner] == a.itemsize and a.shape[inner] >= 64 and stride > a.itemsize:
-        return np.add.reduce(a, axis)   # long contiguous rows: the ufunc's vector loop, in order
-    if a.dtype == np.float32 and stride > 0 and 0 not in others and \
-            (any(s < stride for s in others) or (stride != a.itemsize and a.ndim <= 3)):
-        labels = list(range(a.ndim))
-        return _einsum(a, labels, labels[:axis] + labels[axis + 1:])
-    if any(0 < abs(a.strides[i]) < abs(stride) and a.shape[i] > 1 for i in range(axis + 1, a.ndim)):
-        return np.add.reduce(a, axis)
+    one, or numpy's cumsum, adds in order instead. Rows of 64 or more contiguous floats (2,048
+    in all) go to np.add.reduce, whose vector loop costs less per element than einsum's."""
+    shape, strides, item = a.shape, a.strides, a.itemsize
+    n = shape[axis]
+    if n <= 1:
+        return a.take(0, axis) if n else np.zeros(shape[:axis] + shape[axis + 1:], a.dtype)
+    stride = strides[axis]
+    fast, low = -1, stride   # the other axis with the smallest stride (numpy's inner loop)
+    for i, m in enumerate(shape):
+        if i != axis and m > 1 and abs(strides[i]) < low:
+            fast, low = i, abs(strides[i])
+    if fast >= 0 and low and stride > 0:   # `axis` is not the inner loop: in order
+        if fast > axis and low == item and shape[fast] >= 64 and a.size >= 2048:
+            return np.add.reduce(a, axis)   # long contiguous rows: the ufunc's vector loop
+        if a.dtype == np.float32:
+            return _einsum(_subscripts(a.ndim, axis), a)
+        if fast > axis:
+            return np.add.reduce(a, axis)
+    elif fast < 0 and stride > item and a.ndim <= 3 and a.dtype == np.float32 and \
+            0 not in [strides[i] for i, m in enumerate(shape) if m > 1]:   # a strided inner loop
+        return _einsum(_subscripts(a.ndim, axis), a)
     return a.cumsum(axis).take(-1, axis)
+
+
+@functools.lru_cache(maxsize=64)
+def _subscripts(ndim, axis):
+    """einsum's subscripts for a sum over `axis` of `ndim` axes."""
+    labels = "abcdefghijklmnop"[:ndim]
+    return f"{labels}->{labels[:axis]}{labels[axis + 1:]}"
 
 
 def _plus(acc, more):
@@ -200,7 +208,8 @@ def _loop2d(x, st0, st1, half):
     """One call of cascade_sum's 2-d loop: x (batch, size1, size0) reduced over its last axis,
     size1 columns kept apart -> (batch, size1) float32 results (before they are stored)."""
     b, size1, size0 = x.shape
-    x = x.astype(np.float32, copy=False)
+    if x.dtype != np.float32:
+        x = x.astype(np.float32)
     if st0 == 1 and size0 >= (2 * LANES if half else LANES):
         return _inner(x.reshape(b * size1, size0), half).reshape(b, size1)
     cols = np.swapaxes(x, 1, 2)                               # (batch, size0, size1)
@@ -223,8 +232,9 @@ def _plan(shape, strides, item, axes):
     order = [a for a in range(len(shape)) if a not in order] + order
     kept = [a for d in reversed(dims) if not d[2] for a in reversed(d[3])]   # _run's order
     out_shape = tuple(1 if a in axes else n for a, n in enumerate(shape))
+    back = tuple(np.argsort(kept).tolist())
     return (dims, tuple(order), tuple(d[0] for d in reversed(dims)), tuple(shape[a] for a in kept),
-            tuple(np.argsort(kept).tolist()), out_shape)
+            None if back == tuple(range(len(back))) else back, out_shape)
 
 
 def _iteration(shape, strides, item, axes):
@@ -348,12 +358,23 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
             y = np.where(np.isnan(y), y.dtype.type(0), y)
         if not half and len(dims) == 1 and dims[0][2] and dims[0][1] == 1:   # one contiguous row
             res = _whole(y)
+        elif not half and len(dims) == 2 and dims[0][2] and not dims[1][2] and x.size < GRAIN:
+            (size0, st0, _, _), (size1, st1, _, _) = dims
+            if st1 == 1 and size1 % (_ILP * LANES) == 0:   # vectorized_outer_sum, 4 vectors at a time
+                res = _cascade(y.reshape(1, size1, size0).transpose(0, 2, 1))[0]
+            else:
+                res = _loop2d(y.reshape(1, size1, size0), st0, st1, False)[0]
         elif x.size >= GRAIN and THREADS > 1:
             res = _parallel(y, dims, half)
         else:
             res = _run(y, dims, half)
-        res = np.asarray(res).reshape(kept_shape).transpose(back).reshape(out_shape)
-    res = res.astype(x.dtype, copy=False) + x.dtype.type(0)   # PyTorch's out = 0 + sum: never -0
+        res = np.asarray(res)
+        if back is not None:
+            res = res.reshape(kept_shape).transpose(back)
+        res = res.reshape(out_shape)
+    if res.dtype != x.dtype:
+        res = res.astype(x.dtype)
+    res = res + x.dtype.type(0)   # PyTorch's out = 0 + sum: never -0
     return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in set(axes)])
 
 
