@@ -152,27 +152,30 @@ def _row(x):
     n = x.size
     if n < LANES:   # scalar_outer_sum's row_sum: 4 interleaved partial sums, the rest to the first
         return x[_SHORT[n]].cumsum()[-1]
-    vecs = n // LANES
-    tail = n - vecs * LANES
-    rows = x[:vecs * LANES].reshape(vecs, LANES)
-    k = vecs // _ILP
-    if k:   # 4 interleaved vector sums, the leftover vectors added to the first
-        quads = rows[:k * _ILP].reshape(k, _ILP * LANES)
-        full = k // 16
-        if full >= 16:   # a second level fills up: the general cascade
-            parts = _cascade(quads[None])[0]
-        else:   # the runs' sums in order, then the rows after the runs (acc1 + acc0, one addition)
-            parts = _einsum(quads[full * 16:], [0, 1], [1]) if k > full * 16 else None
-            if full:
-                runs = _einsum(quads[:full * 16].reshape(full, 16, _ILP * LANES), [0, 1, 2], [0, 2])
-                runs = _einsum(runs, [0, 1], [1])
-                parts = runs if parts is None else runs + parts
-        parts = parts.reshape(_ILP, LANES)
-        rows = np.concatenate([parts[:1], rows[k * _ILP:], parts[1:]]) if vecs > k * _ILP else parts
+    vecs, tail = divmod(n, LANES)
+    k, left = divmod(vecs, _ILP)
     buf = np.empty(2 * (tail + LANES), np.float32)[::2]   # 0 + the tail + the lanes, strided
-    buf[:tail] = x[vecs * LANES:]
-    _einsum(rows, [0, 1], [1], out=buf[tail:])
-    return _einsum(buf, [0], [])
+    if tail:
+        buf[:tail] = x[vecs * LANES:]
+    if not k:   # no 4-vector row: the vectors in order
+        _einsum("ab->b", x[:vecs * LANES].reshape(vecs, LANES), out=buf[tail:])
+        return _einsum("a->", buf)
+    quads = x[:k * _ILP * LANES].reshape(k, _ILP * LANES)   # 4 interleaved vector sums
+    full, rem = divmod(k, 16)
+    if full >= 16:   # a second level fills up: the general cascade
+        parts = _cascade(quads[None])[0]
+    elif full:   # the runs' sums in order, then the rows after the runs (acc1 + acc0, one addition)
+        runs = _einsum("abc->ac", quads[:full * 16].reshape(full, 16, _ILP * LANES))
+        parts = _einsum("ab->b", runs) if full > 1 else runs[0]
+        if rem:
+            parts = parts + _einsum("ab->b", quads[full * 16:])
+    else:
+        parts = _einsum("ab->b", quads)
+    parts = parts.reshape(_ILP, LANES)
+    for v in x[k * _ILP * LANES:vecs * LANES].reshape(left, LANES):   # the leftover vectors, to the first
+        np.add(parts[0], v, out=parts[0])
+    _einsum("ab->b", parts, out=buf[tail:])
+    return _einsum("a->", buf)
 
 
 # for rows under LANES elements: row_sum's order of the elements (the first of 4, the rest, then 3)
