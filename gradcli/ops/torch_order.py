@@ -24,7 +24,10 @@ The vector width and the thread count are those of the machine the recorded outp
 come from (PyTorch 2.13 runs its sum kernel as AVX2 there, 8 floats, though the CPU has
 AVX512; 2 threads): PyTorch's own digits change with them, above 32,768 elements with
 the threads. Sequential sums go through `_seq`, which uses only numpy operations that
-add in order. tests/engine/test_torch_digits.py holds PyTorch's recorded results.
+add in order (einsum's one-operand loop, mostly: one call per chain of the cascade); a
+whole contiguous row takes `_row`, the same chains in the fewest calls, and a layout's
+analysis is cached (`_plan`). tests/engine/test_torch_digits.py holds PyTorch's recorded
+results; benchmarks/sum_order.py measures the cost beside numpy's sum.
 """
 from __future__ import annotations
 
