@@ -79,6 +79,9 @@ def _seq(a, axis):
     elif fast < 0 and stride > item and a.ndim <= 3 and a.dtype == np.float32 and \
             0 not in [strides[i] for i, m in enumerate(shape) if m > 1]:   # a strided inner loop
         return _einsum(_subscripts(a.ndim, axis), a)
+    if a.dtype == np.float32 and a.size > n:   # an expanded or inner axis: a copy with `axis`
+        b = np.ascontiguousarray(np.moveaxis(a, axis, 0))   # outermost, which einsum adds in order
+        return _einsum(_subscripts(b.ndim, 0), b)
     return a.cumsum(axis).take(-1, axis)
 
 
