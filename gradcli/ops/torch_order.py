@@ -24,11 +24,21 @@ The vector width and the thread count are those of the machine the recorded outp
 come from (PyTorch 2.13 runs its sum kernel as AVX2 there, 8 floats, though the CPU has
 AVX512; 2 threads): PyTorch's own digits change with them, above 32,768 elements with
 the threads. Sequential sums go through `_seq`, which uses only numpy operations that
-add in order. tests/engine/test_torch_digits.py holds PyTorch's recorded results.
+add in order (einsum's one-operand loop, mostly: one call per chain of the cascade); a
+whole contiguous row takes `_row`, the same chains in the fewest calls, and a layout's
+analysis is cached (`_plan`). tests/engine/test_torch_digits.py holds PyTorch's recorded
+results; benchmarks/sum_order.py measures the cost beside numpy's sum.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+
+try:   # einsum's C entry, without the Python wrapper's parsing of `optimize`
+    from numpy._core.multiarray import c_einsum as _einsum
+except ImportError:   # numpy < 2
+    from numpy.core.multiarray import c_einsum as _einsum
 
 LANES = 8           # floats in a vector register: sum is dispatched as AVX2 even on AVX512
 THREADS = 2         # at::get_num_threads() on the recording machine
@@ -44,24 +54,42 @@ def _ceil_log2(n: int) -> int:
 def _seq(a, axis):
     """The sum along `axis` added in order (what a C loop `acc += x[i]` gives).
 
-    numpy adds in order when the summed axis is not its inner loop: a reduction over an
-    axis with a faster one after it (one call), or, for large arrays, a loop of slice
-    additions; else its cumsum, always in order but slow."""
-    n = a.shape[axis]
-    if n == 0:
-        return np.zeros(a.shape[:axis] + a.shape[axis + 1:], a.dtype)
-    stride = abs(a.strides[axis])
-    if any(0 < abs(a.strides[i]) < stride and a.shape[i] > 1 for i in range(axis + 1, a.ndim)):
-        if n <= 32 and a.size >= 1 << 16:
-            index = [slice(None)] * a.ndim
-            index[axis] = 0
-            acc = a[tuple(index)].copy()
-            for i in range(1, n):
-                index[axis] = i
-                acc += a[tuple(index)]
-            return acc
-        return np.add.reduce(a, axis)
+    einsum's one-operand loops add in order along an axis that is not their inner loop
+    (`out[j] += in[j]`, one row at a time) and along a strided inner loop (one accumulator
+    per call, then `out += acc`): one C loop, no buffering. The one order it changes is a
+    contiguous inner loop (4 vector accumulators), where a strided axis after the summed
+    one, or numpy's cumsum, adds in order instead. Rows of 64 or more contiguous floats (2,048
+    in all) go to np.add.reduce, whose vector loop costs less per element than einsum's."""
+    shape, strides, item = a.shape, a.strides, a.itemsize
+    n = shape[axis]
+    if n <= 1:
+        return a.take(0, axis) if n else np.zeros(shape[:axis] + shape[axis + 1:], a.dtype)
+    stride = strides[axis]
+    fast, low = -1, stride   # the other axis with the smallest stride (numpy's inner loop)
+    for i, m in enumerate(shape):
+        if i != axis and m > 1 and abs(strides[i]) < low:
+            fast, low = i, abs(strides[i])
+    if fast >= 0 and low and stride > 0:   # `axis` is not the inner loop: in order
+        if fast > axis and low == item and shape[fast] >= 64 and a.size >= 2048:
+            return np.add.reduce(a, axis)   # long contiguous rows: the ufunc's vector loop
+        if a.dtype == np.float32:
+            return _einsum(_subscripts(a.ndim, axis), a)
+        if fast > axis:
+            return np.add.reduce(a, axis)
+    elif fast < 0 and stride > item and a.ndim <= 3 and a.dtype == np.float32 and \
+            0 not in [strides[i] for i, m in enumerate(shape) if m > 1]:   # a strided inner loop
+        return _einsum(_subscripts(a.ndim, axis), a)
+    if a.dtype == np.float32 and a.size > n:   # an expanded or inner axis: a copy with `axis`
+        b = np.ascontiguousarray(np.moveaxis(a, axis, 0))   # outermost, which einsum adds in order
+        return _einsum(_subscripts(b.ndim, 0), b)
     return a.cumsum(axis).take(-1, axis)
+
+
+@functools.lru_cache(maxsize=64)
+def _subscripts(ndim, axis):
+    """einsum's subscripts for a sum over `axis` of `ndim` axes."""
+    labels = "abcdefghijklmnop"[:ndim]
+    return f"{labels}->{labels[:axis]}{labels[axis + 1:]}"
 
 
 def _plus(acc, more):
@@ -90,15 +118,20 @@ def _cascade(x):
     return _plus(acc, _seq(level, 1))
 
 
-def _row_sum(x):
+def _row_sum(x, out=None):
     """row_sum: x (batch, size, lanes) over axis 1, the rows dealt to 4 interleaved cascades,
     the leftover rows added to the first, then the other three added to it."""
     b, size, lanes = x.shape
     k = size // _ILP
-    if not k:
+    if k:
+        parts = _cascade(x[:, :k * _ILP].reshape(b, k, _ILP * lanes)).reshape(b, _ILP, lanes)
+        x = np.concatenate([parts[:, :1], x[:, k * _ILP:], parts[:, 1:]], 1) if size > k * _ILP else parts
+    if out is None:
         return _seq(x, 1)
-    parts = _cascade(x[:, :k * _ILP].reshape(b, k, _ILP * lanes)).reshape(b, _ILP, lanes)
-    return _seq(np.concatenate([parts[:, :1], x[:, k * _ILP:], parts[:, 1:]], 1), 1)
+    if lanes > 1:   # einsum adds in order along an axis before a faster one
+        return _einsum(x, [0, 1, 2], [0, 2], out=out)
+    out[...] = _seq(x, 1)
+    return out
 
 
 def _inner(x, half):
@@ -109,35 +142,51 @@ def _inner(x, half):
     body = x[:, :vecs * width].reshape(b, vecs, width)
     if half:   # a load of 2 * LANES halves adds neighbouring pairs into LANES floats
         body = body[:, :, 0::2] + body[:, :, 1::2]
-    acc = _row_sum(body)                                      # (b, LANES)
-    return _seq(np.concatenate([x[:, vecs * width:], acc], 1), 1)
+    tail = n - vecs * width
+    # final_acc = 0 + the tail + the lanes: the chain written where einsum adds it in order
+    # (a strided axis, one accumulator per row)
+    buf = np.empty((b, tail + LANES, 2), np.float32)[:, :, 0]
+    buf[:, :tail] = x[:, vecs * width:]
+    _row_sum(body, out=buf[:, tail:])
+    return _einsum(buf, [0, 1], [0])
 
 
-def _short_row(x):
-    """_loop2d on one contiguous float32 row of fewer than 4 * 256 * LANES elements (at most
-    one cascade level fills up: runs of 16 vectors, added in order, then those sums): the
-    same additions as the general path, in as few numpy calls as possible."""
+def _row(x):
+    """_loop2d on one contiguous float32 row (vectorized_inner_sum, or row_sum's scalar order
+    under LANES elements): the same additions as the general path in as few numpy calls as
+    possible: one einsum per chain of a cascade level."""
     n = x.size
-    if n < LANES:   # scalar_outer_sum's row_sum: 4 interleaved partial sums
-        k = n // _ILP
-        if not k:
-            return x.cumsum()[-1]
-        parts = x[:k * _ILP].reshape(k, _ILP).cumsum(0)[-1]
-        return np.concatenate([parts[:1], x[k * _ILP:], parts[1:]]).cumsum()[-1]
-    vecs = n // LANES
-    rows = x[:vecs * LANES].reshape(vecs, LANES)
-    k = vecs // _ILP
-    if k:   # 4 interleaved vector sums, the leftover vectors added to the first
-        quads = rows[:k * _ILP].reshape(k, _ILP * LANES)
-        full = k // 16
-        parts = np.add.reduce(quads[full * 16:], 0) if k > full * 16 else None   # after the runs
-        if full:   # runs of 16 rows in order, then the runs' sums in order
-            runs = np.add.reduce(np.add.reduce(quads[:full * 16].reshape(full, 16, _ILP * LANES), 1), 0)
-            parts = runs if parts is None else parts + runs
-        parts = parts.reshape(_ILP, LANES)
-        rows = np.concatenate([parts[:1], rows[k * _ILP:], parts[1:]])
-    acc = np.add.reduce(rows, 0)
-    return np.concatenate([x[vecs * LANES:], acc]).cumsum()[-1]
+    if n < LANES:   # scalar_outer_sum's row_sum: 4 interleaved partial sums, the rest to the first
+        return x[_SHORT[n]].cumsum()[-1]
+    vecs, tail = divmod(n, LANES)
+    k, left = divmod(vecs, _ILP)
+    buf = np.empty(2 * (tail + LANES), np.float32)[::2]   # 0 + the tail + the lanes, strided
+    if tail:
+        buf[:tail] = x[vecs * LANES:]
+    if not k:   # no 4-vector row: the vectors in order
+        _einsum("ab->b", x[:vecs * LANES].reshape(vecs, LANES), out=buf[tail:])
+        return _einsum("a->", buf)
+    quads = x[:k * _ILP * LANES].reshape(k, _ILP * LANES)   # 4 interleaved vector sums
+    full, rem = divmod(k, 16)
+    if full >= 16:   # a second level fills up: the general cascade
+        parts = _cascade(quads[None])[0]
+    elif full:   # the runs' sums in order, then the rows after the runs (acc1 + acc0, one addition)
+        runs = _einsum("abc->ac", quads[:full * 16].reshape(full, 16, _ILP * LANES))
+        parts = _einsum("ab->b", runs) if full > 1 else runs[0]
+        if rem:
+            parts = parts + _einsum("ab->b", quads[full * 16:])
+    else:
+        parts = _einsum("ab->b", quads)
+    parts = parts.reshape(_ILP, LANES)
+    for v in x[k * _ILP * LANES:vecs * LANES].reshape(left, LANES):   # the leftover vectors, to the first
+        np.add(parts[0], v, out=parts[0])
+    _einsum("ab->b", parts, out=buf[tail:])
+    return _einsum("a->", buf)
+
+
+# for rows under LANES elements: row_sum's order of the elements (the first of 4, the rest, then 3)
+_SHORT = [np.array(list(range(n)) if n < _ILP else [0] + list(range(_ILP, n)) + [1, 2, 3], np.intp)
+          for n in range(LANES)]
 
 
 def _outer_vectorized(x):
@@ -168,7 +217,8 @@ def _loop2d(x, st0, st1, half):
     """One call of cascade_sum's 2-d loop: x (batch, size1, size0) reduced over its last axis,
     size1 columns kept apart -> (batch, size1) float32 results (before they are stored)."""
     b, size1, size0 = x.shape
-    x = x.astype(np.float32, copy=False)
+    if x.dtype != np.float32:
+        x = x.astype(np.float32)
     if st0 == 1 and size0 >= (2 * LANES if half else LANES):
         return _inner(x.reshape(b * size1, size0), half).reshape(b, size1)
     cols = np.swapaxes(x, 1, 2)                               # (batch, size0, size1)
@@ -181,26 +231,42 @@ def _loop2d(x, st0, st1, half):
 
 # -- TensorIterator: the order of the dims, merged where contiguous ------------------------
 
-def _iteration(x, axes):
-    """TensorIterator's dims for reducing `x` over `axes`: [(size, input stride, reduced, numpy
-    axes)] innermost first, size-1 dims dropped, contiguous neighbours merged."""
-    item = x.itemsize
+@functools.lru_cache(maxsize=512)
+def _plan(shape, strides, item, axes):
+    """What a reduction of an array of this layout over `axes` does, found once per layout:
+    TensorIterator's dims, the transpose that arranges the values in their order, and the way
+    back from `_run`'s outputs to numpy's axis order (size-1 dims, dropped, come back)."""
+    dims = _iteration(shape, strides, item, set(axes))
+    order = [a for d in reversed(dims) for a in reversed(d[3])]
+    order = [a for a in range(len(shape)) if a not in order] + order
+    kept = [a for d in reversed(dims) if not d[2] for a in reversed(d[3])]   # _run's order
+    out_shape = tuple(1 if a in axes else n for a, n in enumerate(shape))
+    back = tuple(np.argsort(kept).tolist())
+    return (dims, tuple(order), tuple(d[0] for d in reversed(dims)), tuple(shape[a] for a in kept),
+            None if back == tuple(range(len(back))) else back, out_shape)
+
+
+def _iteration(shape, strides, item, axes):
+    """TensorIterator's dims for reducing an array (`shape`, byte `strides`, `item` bytes) over
+    `axes`: [(size, input stride, reduced, numpy axes)] innermost first, size-1 dims dropped,
+    contiguous neighbours merged."""
+    ndim = len(shape)
     out_stride, s = {}, 1
-    for a in reversed(range(x.ndim)):   # the output: contiguous, 0 along reduced dims
+    for a in reversed(range(ndim)):   # the output: contiguous, 0 along reduced dims
         out_stride[a] = 0 if a in axes else s
-        s *= 1 if a in axes else x.shape[a]
-    dims = [a for a in reversed(range(x.ndim)) if x.shape[a] != 1]
+        s *= 1 if a in axes else shape[a]
+    dims = [a for a in reversed(range(ndim)) if shape[a] != 1]
 
     def swap(d0, d1):   # TensorIterator's should_swap (1: d1 goes inside d0)
         o0, o1 = out_stride[d0], out_stride[d1]
         if (o0 == 0) != (o1 == 0):
             return 1 if o1 == 0 else -1
-        for s0, s1 in ((o0, o1), (x.strides[d0] // item, x.strides[d1] // item)):
+        for s0, s1 in ((o0, o1), (strides[d0] // item, strides[d1] // item)):
             if s0 == 0 or s1 == 0:
                 continue
             if s0 != s1:
                 return -1 if s0 < s1 else 1
-            if x.shape[d0] > x.shape[d1]:
+            if shape[d0] > shape[d1]:
                 return 1
         return 0
 
@@ -216,7 +282,7 @@ def _iteration(x, axes):
                 break
     merged = []
     for a in perm:
-        size, stride = x.shape[a], x.strides[a] // item
+        size, stride = shape[a], strides[a] // item
         if merged:
             psize, pstride, pred, paxes = merged[-1]
             if (a in axes) == pred and stride == psize * pstride and out_stride[a] == psize * out_stride[paxes[0]]:
@@ -226,15 +292,8 @@ def _iteration(x, axes):
     return merged
 
 
-def _arrange(x, dims):
-    """`x` as an array whose axes are the iteration dims, outermost first."""
-    order = [a for d in reversed(dims) for a in reversed(d[3])]
-    ones = [a for a in range(x.ndim) if a not in order]
-    return np.transpose(x, ones + order).reshape([d[0] for d in reversed(dims)])
-
-
 def _run(y, dims, half):
-    """Serial cascade_sum over `y` (arranged by `_arrange`) -> the sums per output, kept dims
+    """Serial cascade_sum over `y` (arranged by `_plan`'s transpose) -> the sums per output, kept dims
     outermost first; the loop calls for one output added into it in their order (each
     addition rounded to the output dtype)."""
     dtype = np.float16 if half else np.float32
@@ -265,42 +324,71 @@ def _accumulate(res, dtype):
     return out
 
 
+def _whole(row):
+    """A whole-tensor float32 sum of a contiguous row: under GRAIN elements one _loop2d; above,
+    parallel_reduce's two ranges, each thread's sum added into its slot, the slots added."""
+    n = row.size
+    if n < GRAIN:
+        return _row(row)
+    chunk = -(-n // min(THREADS, -(-n // GRAIN)))
+    sums = [_row(row[b:b + chunk]) for b in range(0, n, chunk)]
+    total = sums[0] + np.float32(0)
+    for more in sums[1:]:
+        total = total + more
+    return total
+
+
 def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
     """`torch.sum(x, axes, keepdim)` of a float32 or float16 array, added in PyTorch's order;
     `nan_as_zero`: nansum's (which reads nan as 0, and makes no float32 pass for float16)."""
     half = x.dtype == np.float16
-    if x.ndim == len(axes) and x.flags.c_contiguous and 0 < x.size < GRAIN:   # a whole contiguous tensor
+    if x.ndim == len(axes) and x.flags.c_contiguous and x.size and (x.size < GRAIN or not half):
+        # a whole contiguous tensor
         if nan_as_zero:
             x = np.where(np.isnan(x), x.dtype.type(0), x)
-        if not half and x.size < _ILP * 256 * LANES:
-            res = _short_row(x.reshape(-1)) + x.dtype.type(0)
+        if not half:
+            res = _whole(x.reshape(-1)) + x.dtype.type(0)
         else:
             res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
         return res.reshape((1,) * x.ndim) if keepdim else res
-    axes = set(axes)
-    out_shape = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
     if x.size == 0:
-        res = np.zeros(out_shape, x.dtype)
+        res = np.zeros(tuple(1 if a in axes else n for a, n in enumerate(x.shape)), x.dtype)
     else:
-        dims = _iteration(x, axes)
+        if min(x.strides) < 0:   # a PyTorch tensor never has negative strides: its flip copies
+            x = np.ascontiguousarray(x)
+        dims, order, arranged, kept_shape, back, out_shape = _plan(x.shape, x.strides, x.itemsize,
+                                                                   tuple(sorted(axes)))
         if half and not nan_as_zero and len(dims) > 1 and dims[0][2] and dims[1][2]:
             # PyTorch sums half in float then when two reduced dims stay apart (its
             # should_use_acc_buffer, pytorch#83149)
             return reduce_sum(x.astype(np.float32), axes, keepdim).astype(np.float16)
-        y = _arrange(x, dims)   # the values in iteration order (the strides stay in dims)
+        y = x.transpose(order).reshape(arranged)   # the values in iteration order (the strides stay in dims)
         if nan_as_zero:
             y = np.where(np.isnan(y), y.dtype.type(0), y)
-        res = _parallel(y, dims, half) if x.size >= GRAIN and THREADS > 1 else _run(y, dims, half)
-        kept = [a for d in reversed(dims) if not d[2] for a in reversed(d[3])]   # _run's order
-        # back to numpy's axis order (size-1 dims, dropped, come back)
-        res = np.asarray(res).reshape([x.shape[a] for a in kept])
-        res = np.transpose(res, np.argsort(kept)).reshape(out_shape)
-    res = res.astype(x.dtype, copy=False) + x.dtype.type(0)   # PyTorch's out = 0 + sum: never -0
-    return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in axes])
+        if not half and len(dims) == 1 and dims[0][2] and dims[0][1] == 1:   # one contiguous row
+            res = _whole(y)
+        elif not half and len(dims) == 2 and dims[0][2] and not dims[1][2] and x.size < GRAIN:
+            (size0, st0, _, _), (size1, st1, _, _) = dims
+            if st1 == 1 and size1 % (_ILP * LANES) == 0:   # vectorized_outer_sum, 4 vectors at a time
+                res = _cascade(y.reshape(1, size1, size0).transpose(0, 2, 1))[0]
+            else:
+                res = _loop2d(y.reshape(1, size1, size0), st0, st1, False)[0]
+        elif x.size >= GRAIN and THREADS > 1:
+            res = _parallel(y, dims, half)
+        else:
+            res = _run(y, dims, half)
+        res = np.asarray(res)
+        if back is not None:
+            res = res.reshape(kept_shape).transpose(back)
+        res = res.reshape(out_shape)
+    if res.dtype != x.dtype:
+        res = res.astype(x.dtype)
+    res = res + x.dtype.type(0)   # PyTorch's out = 0 + sum: never -0
+    return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in set(axes)])
 
 
 def _parallel(y, dims, half):
-    """parallel_reduce of `y` (arranged by `_arrange`): a whole-tensor sum in THREADS ranges
+    """parallel_reduce of `y` (arranged by `_plan`'s transpose): a whole-tensor sum in THREADS ranges
     added at the end; otherwise the outputs dealt out by columns of one kept dim (PyTorch's
     find_split_dim)."""
     dtype = np.float16 if half else np.float32

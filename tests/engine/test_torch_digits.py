@@ -73,10 +73,26 @@ def test_the_ops_sum_in_pytorchs_order():
 def test_sequential_sums_add_in_order():
     """_seq's fast ways (a reduction over an outer axis, a loop of slices) add in order."""
     rng = np.random.default_rng(3)
-    for shape, axis in (((5, 40, 1), 1), ((3, 16, 32), 1), ((2, 20, 4096), 1), ((100, 3), 0), ((7,), 0)):
+    cases = [((5, 40, 1), 1), ((3, 16, 32), 1), ((2, 20, 4096), 1), ((100, 3), 0), ((7,), 0),
+             ((1, 62, 16, 32), 2), ((40, 300), 0), ((4, 33, 2), 1)]
+    for shape, axis in cases:
         a = (rng.standard_normal(shape) * 1e3).astype(np.float32)
         expected = np.cumsum(a, axis=axis).take(-1, axis=axis)
         assert np.array_equal(torch_order._seq(a, axis), expected)
+    # einsum along a strided inner loop (one accumulator), and the views _row and _inner sum
+    a = (rng.standard_normal((300, 2)) * 1e3).astype(np.float32)
+    assert np.array_equal(torch_order._seq(a[:, 0], 0), np.cumsum(a[:, 0])[-1])
+    assert np.array_equal(torch_order._seq(a.T[:, 3:297], 1), np.cumsum(a.T[:, 3:297], axis=1)[:, -1])
+
+
+def test_the_fast_row_sum_is_the_general_loops():
+    """_row (a whole contiguous row in a few einsum calls) adds as the general 2-d loop does,
+    for every size up to 700 and across the cascade's levels."""
+    rng = np.random.default_rng(4)
+    for n in list(range(1, 700)) + [4097, 8191, 8192, 8200, 20000, 32767]:
+        x = (rng.standard_normal(n) * 1e4).astype(np.float32)
+        general = torch_order._loop2d(x.reshape(1, 1, -1), 1, 0, False)[0, 0]
+        assert torch_order._row(x).tobytes() == np.float32(general).tobytes(), n
 
 
 # -- ranges --------------------------------------------------------------------------------
