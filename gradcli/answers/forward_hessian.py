@@ -36,7 +36,10 @@ def _blocks(run, name, wrt, xs, sizes, n):
     from ..lang.runs import tensor_output
     from ..ops import batching, dual
 
+    from ..limits import budget
+
     interp = run.interpreter
+    budget.check_elements(n * n)   # the identity, before it is made (refused: reverse over reverse says why)
     eye = np.eye(n)
     batch = batching.enter(n)
     level = dual.enter_level(graph=False)

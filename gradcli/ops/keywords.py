@@ -38,9 +38,12 @@ square stack std sub sum tan tanh threshold topk tril triu true_divide trunc var
 def keepdims(fn):
     """`fn` taking numpy's `keepdims=` as `keepdim=`, as PyTorch's argument parser does for
     every function with a `keepdim` (`x.sum(1, keepdims=True)`); `fn` itself if it has none."""
-    code = getattr(fn, "__code__", None)
+    inner = fn
+    while getattr(inner, "__wrapped__", None) is not None:   # a wrapper's parameters are its function's
+        inner = inner.__wrapped__                            # (vmap's guards: ops/batching_rules.py)
+    code = getattr(inner, "__code__", None)
     if code is None or ("keepdim" not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-                        and "keepdim" not in getattr(fn, "op_params", ())):
+                        and "keepdim" not in getattr(inner, "op_params", ())):
         return fn
 
     def taking_keepdims(*args, **kwargs):

@@ -82,10 +82,11 @@ def test_walkthrough_script_blocks_hold_no_markup(tmp_path):
     parser.feed(text)
     parser.close()
     # every block is there, and the page's own script came after the data
-    assert {"walk-data", "leaf-grads"} <= set(parser.scripts)
-    assert parser.tags.count("script") == 3 and parser.tags[-1] == "script"
+    # (the backward walk's data, its leaves' grads, the forward walk's data, and two scripts)
+    assert {"walk-data", "leaf-grads", "forward-data"} <= set(parser.scripts)
+    assert parser.tags.count("script") == 5 and parser.tags[-1] == "script"
     for name, body in parser.scripts.items():
-        if name in ("walk-data", "leaf-grads"):
+        if name in ("walk-data", "leaf-grads", "forward-data"):
             for char in "<>&\u2028":
                 assert char not in body, (name, char)
     data = json.loads(parser.scripts["walk-data"])
