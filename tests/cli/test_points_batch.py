@@ -43,15 +43,11 @@ z = s / 30
 """
 STRAIGHT = """x = 1.0
 y = 2.0
-a = x * y
-b = sin(a)
-c = b + x
-d = c * c
-e = exp(-d)
-f = e + y
-g = log(f)
-h = g * x
-z = h - y
+a = x * y + 1
+b = cos(a) * x
+c = tanh(b - y)
+d = exp(-c * c) / y
+z = log(d + 2) * sqrt(y * y + 1)
 """
 
 COMMANDS = [

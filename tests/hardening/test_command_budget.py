@@ -17,11 +17,16 @@ LOOPING = ("x = 1.0\ns = 0.0\nfor i in range(1000):\n    s = s + 1.0\n"
 TOTAL = "the command's runs together ran more than 320000 steps (16 times --max-steps"
 
 
-def test_points_share_one_total(tmp_path):
+def grad_points(tmp_path, lines: str):
+    """`grad` of LOOPING at the points of `lines`, at --max-steps 20000 (a total of 320000)."""
     points = tmp_path / "points.jsonl"
-    points.write_text('{"x": 1.0}\n' * 1000)
-    ran = limited_run("grad", "-e", LOOPING, "--wrt", "x", "--points", str(points),
-                      "--max-steps", "20000")
+    points.write_text(lines)
+    return limited_run("grad", "-e", LOOPING, "--wrt", "x", "--points", str(points),
+                       "--max-steps", "20000")
+
+
+def test_points_share_one_total(tmp_path):
+    ran = grad_points(tmp_path, '{"x": 1.0}\n' * 1000)
     assert ran.code == 3, ran.stderr[-2000:]
     lines = [json.loads(line) for line in ran.stdout.splitlines()]
     answered = [line for line in lines if "grads" in line]
@@ -33,10 +38,7 @@ def test_points_share_one_total(tmp_path):
 
 def test_points_within_the_total_all_answer(tmp_path):
     """A few runs of the same program are far from the total."""
-    points = tmp_path / "points.jsonl"
-    points.write_text('{"x": 1.0}\n{"x": -2.0}\n' * 5)
-    ran = limited_run("grad", "-e", LOOPING, "--wrt", "x", "--points", str(points),
-                      "--max-steps", "20000")
+    ran = grad_points(tmp_path, '{"x": 1.0}\n{"x": -2.0}\n' * 5)
     assert ran.code == 0, ran.stderr[-2000:]
     assert [json.loads(line)["grads"]["x"] for line in ran.stdout.splitlines()] == [1000.0, -1000.0] * 5
 
