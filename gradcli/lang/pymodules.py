@@ -81,9 +81,10 @@ def _comb_or_perm(exact, log_value, factors):
         if n < 0 or k < 0 or k > n:
             return exact(n, k)   # Python's error, or 0
         count = factors(n, k)
-        budget.charge(count)   # the inf answer too: its two lgamma calls cost as much as the loop
         if count > 16 and log_value(n, k) > _FLOAT_BITS * math.log(2):
+            budget.charge(16)   # the inf answer's own time (two lgamma calls): ~1 us
             return math.inf
+        budget.charge(count)
         return _bounded(exact(n, k))
     fn.__name__ = exact.__name__
     return fn

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._tensor import check_elements
 from ..limits import budget
 
@@ -22,6 +24,7 @@ from ..limits import budget
 # threaded BLAS call on the loaded machine took 10-25x longer in CPU time (its threads
 # spin), so the rate is set for the loaded figure (250^3 in 4-14 ms).
 BLAS_FLOPS_PER_ELEMENT = 4
+_ndarray, _FLOAT64 = np.ndarray, np.dtype(np.float64)
 # numpy's matmul of integers, bools and float16 is a plain loop (no BLAS): ~0.7 ns a
 # multiply-add, about one element.
 LOOP_FLOPS_PER_ELEMENT = 1
@@ -80,6 +83,10 @@ def matmul_flops(*arrays, **params) -> int:
     """dot, mv, mm, bmm, addmm: (batch x rows x inner) x cols multiply-adds of the last two
     operands, by BLAS or numpy's loop as their dtypes go, plus the operands' elements."""
     a, b = arrays[-2], arrays[-1]
+    if len(arrays) == 2 and a.__class__ is _ndarray and b.__class__ is _ndarray and a.ndim == 2 \
+            and b.ndim == 2 and a.dtype is _FLOAT64 and b.dtype is _FLOAT64:
+        # the common case (a float64 matrix product, forward and backward) without the calls below
+        return a.size * b.shape[1] // BLAS_FLOPS_PER_ELEMENT + a.size + b.size
     batch_a, batch_b = _shape(a)[:-2], _shape(b)[:-2]
     flops = _size(a) * _cols(b)
     if batch_b and math.prod(batch_b) > math.prod(batch_a or (1,)):   # b's batch broadcasts a
