@@ -379,6 +379,8 @@ class Tensor:
         return self.grad_fn._add_tensor_hook(self._output_nr, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        if BATCH_CHECK[0] is not None:   # inside vmap: PyTorch's refusal
+            BATCH_CHECK[0](self, "backward")
         from .autograd.engine import backward
 
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph,

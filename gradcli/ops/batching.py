@@ -324,6 +324,14 @@ def _any_batched(args, kwargs) -> bool:
 def check_tensor(t: Tensor, what: str):
     """`.item()`, a truth value, `.tolist()`, `.numpy()` of a batched tensor: PyTorch's errors;
     `.detach()`: the batched detached tensor (None when `t` is not batched)."""
+    if what == "backward":
+        if LEVELS:
+            from ..errors import AutogradError
+
+            raise AutogradError("backward() called inside a functorch transform. This is not supported, please "
+                                "use functorch.grad or functorch.vjp instead or call backward() outside of "
+                                "functorch transforms.")
+        return None
     e = entry(t)
     if e is None:
         if any(level.batch for level in USES.dual.LEVELS):

@@ -85,14 +85,21 @@ def test_in_place_on_a_batched_tensor():
     np.testing.assert_allclose(vmap(lambda a: a.clone().mul_(2))(X)._data, 2 * X._data)
 
 
+W = gradcli.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+
 @pytest.mark.parametrize("fn, error", [
     (lambda a: a.sum().item(), "calling .item()"),
     (lambda a: a if a.sum() > 0 else -a, "data-dependent control flow"),
+    # PyTorch's text, for a tensor whether batched or not (W does not depend on the batch)
+    (lambda a: (W * a).sum().backward(), r"backward\(\) called inside a functorch transform"),
+    (lambda a: (W * 2).sum().backward(), r"backward\(\) called inside a functorch transform"),
 ])
 def test_refusals(fn, error):
+    W.grad = None
     with pytest.raises(AutogradError, match=error):
         vmap(fn)(X)
-    assert not batching.ON[0]
+    assert not batching.ON[0] and W.grad is None
 
 
 def test_in_place_into_an_unbatched_tensor_is_refused():
