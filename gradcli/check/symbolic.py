@@ -77,6 +77,11 @@ class SympyBudget:
             return
 
         def expire(signum, frame):
+            if frame is not None and _in_finalizer(frame):
+                # an exception raised in a weakref callback is printed and lost, not raised:
+                # interrupt just after it instead
+                signal.setitimer(signal.ITIMER_PROF, 0.005)
+                return
             raise OverBudget(f"budget: the symbolic work took more than {self.seconds:g} s")
 
         previous = signal.signal(signal.SIGPROF, expire)
@@ -86,6 +91,17 @@ class SympyBudget:
         finally:
             signal.setitimer(signal.ITIMER_PROF, 0)
             signal.signal(signal.SIGPROF, previous)
+
+
+# The weakref callbacks the engine's side tables run when a tensor or node dies
+# (ops/batching.py, ops/dual.py, graph/saved_hooks.py), and weakref.py's own.
+_FINALIZERS = frozenset({"gone", "forget", "remove", "_remove", "callback"})
+
+
+def _in_finalizer(frame) -> bool:
+    """Whether the signal came while a weakref callback ran (it cannot raise)."""
+    code = frame.f_code
+    return code.co_name in _FINALIZERS and ("gradcli" in code.co_filename or code.co_filename.endswith("weakref.py"))
 
 
 def sympy():
