@@ -19,6 +19,8 @@ Workloads (the library's default GC thresholds, from a `gc.collect()` after the 
   lex      the same 2x10^4 terms only lexed (`lexer.lex` where it exists, else `tokenize`)
   source   only the making of that program's text (to subtract from the three above)
   mlp      50 steps of mlp.py's network cut to batch 16, width 64 (op overhead, not BLAS)
+  conv32   five steps of conv.py's Conv2d forward and backward in float32 (one BLAS thread)
+  conv64   the same in float64
 """
 from __future__ import annotations
 
@@ -32,7 +34,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-WORKLOADS = ("chain", "wide", "d2", "hessian", "terms", "mlp", "compile", "lex", "source")
+WORKLOADS = ("chain", "wide", "d2", "hessian", "terms", "mlp", "conv32", "conv64", "compile", "lex",
+             "source")
 
 
 def workload(name: str) -> None:
@@ -42,6 +45,7 @@ def workload(name: str) -> None:
     import gradcli.autograd.functional  # noqa: F401
     from gradcli.lang import compile_program
 
+    import conv
     import higher_order
     import mlp
     import parse
@@ -80,13 +84,18 @@ def workload(name: str) -> None:
         step = mlp.gradcli_step(*dense_data(16, 64, 3))
         for _ in range(50):
             step()
+    elif name in ("conv32", "conv64"):
+        step = conv.gradcli_step(*conv.data("float32" if name == "conv32" else "float64"))
+        for _ in range(5):
+            step()
     elif name != "imports":
         raise SystemExit(f"unknown workload {name!r}")
 
 
 def count(tree: Path, name: str) -> int:
     """Instructions of one process of `tree` running workload `name`."""
-    env = dict(os.environ, PYTHONHASHSEED="0", GRADCLI_INSTRUCTIONS_TREE=str(tree))
+    env = dict(os.environ, PYTHONHASHSEED="0", GRADCLI_INSTRUCTIONS_TREE=str(tree),
+               OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     proc = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
          sys.executable, __file__, "--run", name],
