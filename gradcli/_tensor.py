@@ -342,6 +342,12 @@ class Tensor:
         return self
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if BATCH_CHECK[0] is not None:   # inside vmap: PyTorch's refusal
+            BATCH_CHECK[0](self, "requires_grad_")
+        return self._set_requires_grad(requires_grad)
+
+    def _set_requires_grad(self, requires_grad: bool = True) -> "Tensor":
+        """requires_grad_'s checks without vmap's refusal (factories, Parameter, the setter)."""
         if self.grad_fn is not None:
             if not requires_grad:
                 raise AutogradError(

@@ -8,6 +8,8 @@ inside an enclosing transform.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 
 from ..errors import AutogradError, ProgramError, ProgramTypeError
@@ -57,7 +59,7 @@ def _prepare(value):
     def one(t):
         if batching.ON[0]:   # inside vmap: a leaf batched at every level (per-sample gradients)
             return batching.leaf(t)
-        return _alias(t) if t.requires_grad else detached(t).requires_grad_()
+        return _alias(t) if t.requires_grad else detached(t)._set_requires_grad()
     if isinstance(value, Tensor):
         t = one(value)
         return t, [t]
@@ -77,9 +79,11 @@ def _rebuild(original, grads):
 
 
 def _detach_unless(keep: bool, value):
-    if keep or value is None:
+    if value is None:
         return value
     if isinstance(value, Tensor):
+        if keep:   # back at vmap's level, a batched tensor shows no grad_fn (batching.tracked)
+            return batching.rewrap(value) if batching.ON[0] else value
         return detached(value)
     if isinstance(value, (tuple, list)):
         return type(value)(_detach_unless(keep, v) for v in value)
@@ -97,18 +101,25 @@ def _split_aux(out, has_aux: bool, api: str):
     return out
 
 
+def _inside():
+    """Inside vmap, the function of a grad/vjp/jacrev runs with grad as the innermost transform
+    (its batched tensors show requires_grad and grad_fn, ops/batching.py `tracked`)."""
+    return batching.grad_inside() if batching.ON[0] else nullcontext()
+
+
 def _prepared_call(func, args, kwargs, argnums, api):
     indices, is_tuple = _argnums(argnums, len(args), api)
     args = list(args)
     originals = {}
     targets = {}
     keep = False
-    for i in indices:
-        leaves = _leaves(args[i], api)
-        keep = keep or any(t.requires_grad for t in leaves)
-        originals[i] = args[i]
-        args[i], targets[i] = _prepare(args[i])
-    with enable_grad():
+    with _inside():
+        for i in indices:
+            leaves = _leaves(args[i], api)
+            keep = keep or any(batching.requires_grad(t) for t in leaves)
+            originals[i] = args[i]
+            args[i], targets[i] = _prepare(args[i])
+    with enable_grad(), _inside():
         out = call_program("torch.func", None, func, *args, **kwargs)
     return out, indices, is_tuple, originals, targets, keep
 
@@ -169,9 +180,10 @@ def vjp(func, *primals, has_aux=False):
     gives one gradient per primal, as a tuple."""
     if not primals:
         raise AutogradError("vjp(f, *primals): primals must be non-empty")
-    keep = any(t.requires_grad for p in primals for t in _leaves(p, "vjp"))
-    prepared = [_prepare(p) for p in primals]
-    with enable_grad():
+    keep = any(batching.requires_grad(t) for p in primals for t in _leaves(p, "vjp"))
+    with _inside():
+        prepared = [_prepare(p) for p in primals]
+    with enable_grad(), _inside():
         out = call_program("torch.func.vjp", None, func, *[p for p, _ in prepared])
     output, aux = _split_aux(out, has_aux, "vjp")
     outputs = _leaves(output, "vjp")
@@ -200,7 +212,7 @@ def vjp(func, *primals, has_aux=False):
         for p, (_, ts) in zip(primals, prepared):
             results.append(_rebuild(p, grads[k:k + len(ts)]))
             k += len(ts)
-        return _detach_unless(keep or any(c.requires_grad for c in cots), tuple(results))
+        return _detach_unless(keep or any(batching.requires_grad(c) for c in cots), tuple(results))
 
     value = _detach_unless(keep, output)
     fn = _named(vjp_fn, "vjp_fn")

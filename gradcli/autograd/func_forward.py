@@ -12,6 +12,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..graph.callback import call_program
 from .forward_ad import _jvp, _kept
+from ..ops import batching
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
@@ -77,7 +78,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     per_input.append(Tensor._make(np.zeros(o._data.shape + x._data.shape, dtype=o._data.dtype)))
             blocks.append(_per_argument(per_input, args, indices, targets, is_tuple))
         jac = rebuild_o(blocks)
-        if not any(t.requires_grad for t in flat):
+        if not any(batching.requires_grad(t) for t in flat):   # a batched one's physical
             jac = _detach_all(jac)
         return (jac, aux) if has_aux else jac
 
@@ -120,7 +121,7 @@ def _vectorized(func, args, kwargs, indices, is_tuple, targets, flat, randomness
             start += n
         blocks.append(_per_argument(per_input, args, indices, targets, is_tuple))
     jac = shape["rebuild"](blocks)
-    if not any(t.requires_grad for t in flat):
+    if not any(batching.requires_grad(t) for t in flat):   # a batched one's physical
         jac = _detach_all(jac)
     return jac
 

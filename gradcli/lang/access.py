@@ -584,7 +584,7 @@ class Access:
             if attr == "requires_grad":
                 if not isinstance(value, (bool, np.bool_)):
                     raise ProgramTypeError("requires_grad must be a bool")
-                obj.requires_grad_(bool(value))  # PyTorch's checks: leaves only, float dtypes
+                obj._set_requires_grad(bool(value))  # PyTorch's checks (leaves, float dtypes), not vmap's
                 return
         elif isinstance(obj, FunctionCtx):
             if not ctx_attribute_allowed(attr):

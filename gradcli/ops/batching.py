@@ -34,6 +34,7 @@ ON = [0]            # 1 while a batch level is active: `apply` reads this, once
 LEVELS: list = []   # the active batch levels, outermost first
 _TABLE: dict = {}   # id(batched tensor) -> (weak reference to it, physical tensor, its levels)
 NOT_BATCHED = object()
+GRAD_AT: list = []  # len(LEVELS) when each grad/vjp/jacrev running inside vmap began, innermost last
 RULES: dict = {}    # op name -> rule(op, xs, lvs, levels, params): set by batching_rules.py
 # what this module runs, set by batching_rules.py (apply, the op table, dual and views import
 # this module: no import back, no cycle)
@@ -119,7 +120,10 @@ def wrap(p: Tensor, levels: tuple) -> Tensor:
         view = data[(0,) * k + (Ellipsis,)]
     else:
         view = np.zeros(data.shape[k:], dtype=data.dtype)
-    t = Tensor._make(view, p.grad_fn, p.requires_grad, p._output_nr)
+    if tracked():
+        t = Tensor._make(view, p.grad_fn, p.requires_grad, p._output_nr)
+    else:
+        t = Tensor._make(view)
     key = id(t)
 
     def gone(ref, key=key):
@@ -131,16 +135,49 @@ def wrap(p: Tensor, levels: tuple) -> Tensor:
     return t
 
 
+def rewrap(t: Tensor) -> Tensor:
+    """A batched `t` wrapped again at the present transform (see `tracked`)."""
+    e = entry(t)
+    return t if e is None else wrap(e[0], e[1])
+
+
 def rebind(t: Tensor, p: Tensor, levels: tuple) -> None:
     """Make batched `t` stand for physical `p` (an in-place op gave it a new value)."""
     data = p._data
     k = len(levels)
     t._data = data[(0,) * k + (Ellipsis,)] if all(data.shape[:k]) else np.zeros(data.shape[k:], data.dtype)
-    t.grad_fn = p.grad_fn
-    t.requires_grad = p.requires_grad
-    t._output_nr = p._output_nr
+    on = tracked()
+    t.grad_fn = p.grad_fn if on else None
+    t.requires_grad = p.requires_grad if on else False
+    t._output_nr = p._output_nr if on else 0
     ref = _TABLE[id(t)][0]
     _TABLE[id(t)] = (ref, p, levels)
+
+
+def tracked() -> bool:
+    """Whether the innermost transform is a grad (vmap(grad(f))): then a batched tensor shows
+    its physical tensor's requires_grad and grad_fn; under a vmap it shows none, as PyTorch's
+    BatchedTensor has no autograd of its own (autograd.grad of it: 'element 0 of tensors does
+    not require grad')."""
+    return bool(GRAD_AT) and GRAD_AT[-1] == len(LEVELS)
+
+
+class grad_inside:
+    """`with grad_inside():` a grad/vjp/jacrev's function runs inside vmap (see `tracked`)."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        GRAD_AT.append(len(LEVELS))
+
+    def __exit__(self, *exc):
+        GRAD_AT.pop()
+        return False
+
+
+def requires_grad(t) -> bool:
+    """`t.requires_grad` of the physical tensor behind a batched one (transforms read this)."""
+    return unwrap(t)[0].requires_grad
 
 
 def union(lvs) -> tuple:
@@ -324,8 +361,16 @@ def _any_batched(args, kwargs) -> bool:
 def check_tensor(t: Tensor, what: str):
     """`.item()`, a truth value, `.tolist()`, `.numpy()` of a batched tensor: PyTorch's errors;
     `.detach()`: the batched detached tensor (None when `t` is not batched)."""
-    if what == "backward":
-        if LEVELS:
+    if what in ("backward", "requires_grad_"):
+        if what == "requires_grad_" and (LEVELS or any(level.batch for level in USES.dual.LEVELS)):
+            from ..errors import AutogradError
+
+            raise AutogradError("You are attempting to call Tensor.requires_grad_() (or perhaps using "
+                                "torch.autograd.functional.* APIs) inside of a function being transformed by a "
+                                "functorch transform. This is unsupported, please attempt to use the functorch "
+                                "transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() "
+                                "outside of a function being transformed instead.")
+        if what == "backward" and LEVELS:
             from ..errors import AutogradError
 
             raise AutogradError("backward() called inside a functorch transform. This is not supported, please "
@@ -415,7 +460,7 @@ def leaf(t: Tensor) -> Tensor:
 
     levels = all_levels()
     p, lv = unwrap(t)
-    if t.requires_grad:   # an enclosing transform differentiates through it: an op
+    if p.requires_grad:   # an enclosing transform differentiates through it: an op
         with off():
             q = lead(p, lv, levels, expand=True)
         if q is p:
@@ -462,6 +507,47 @@ def physical_grad(outputs, inputs, grad_outputs, **kwargs):
     with off():
         grads = grad(outs, ins, gos, allow_unused=True, **kwargs)
     return [None if g is None else wrap(g, levels) for g in grads]
+
+
+def program_grad(grad, outputs, inputs, grad_outputs, **kwargs):
+    """torch.autograd.grad called inside vmap(grad(f)) (`tracked`): `grad` on the physical
+    tensors (each output's grad_output expanded to its batch), each gradient batched as its
+    input is."""
+    many = isinstance(outputs, (tuple, list))
+    outputs = list(outputs) if many else [outputs]
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif not isinstance(grad_outputs, (tuple, list)):
+        grad_outputs = [grad_outputs]
+    inputs = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
+    outs, gos = [], []
+    for o, g in zip(outputs, grad_outputs):
+        if not isinstance(o, Tensor):
+            outs.append(o)
+            gos.append(g)
+            continue
+        p, lv = unwrap(o)
+        if g is None and o._data.size == 1 and p.requires_grad:
+            g = Tensor._make(np.ones_like(p._data))
+        elif isinstance(g, Tensor):
+            gp, glv = unwrap(g)
+            with off():
+                gp = lead(gp, glv, lv, expand=True)
+            if gp._data.shape != p._data.shape and gp._data.size * int(np.prod(p._data.shape[:len(lv)])) \
+                    == p._data.size:
+                gp = USES.apply(USES.OPS["expand"], (gp,), {"size": p._data.shape})
+            g = gp
+        outs.append(p)
+        gos.append(g)
+    ins = [unwrap(t)[0] if isinstance(t, Tensor) else t for t in inputs]
+    GRAD_AT.append(-1)   # the physical tensors' grad is not routed here again
+    try:
+        with off():
+            grads = grad(outs, ins, gos, **kwargs)
+    finally:
+        GRAD_AT.pop()
+    return tuple(g if g is None or not isinstance(t, Tensor) else wrap(g, unwrap(t)[1])
+                 for g, t in zip(grads, inputs))
 
 
 def one_hot_rows(output: Tensor, inputs, create_graph: bool = True) -> list:
