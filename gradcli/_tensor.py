@@ -495,6 +495,8 @@ def as_int(value, what: str = "an integer") -> int:
         if value._data.size != 1:
             raise ProgramTypeError(f"{what} must be an integer, not a tensor of {value._data.size} elements")
         value = value._data.item()
+        if isinstance(value, int) and not isinstance(value, bool):   # x[torch.tensor(2)] = v
+            return value
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         return int(value)
     raise ProgramTypeError(f"{what} must be an integer, got {value!r}")
