@@ -203,7 +203,7 @@ def _batched_arg(value, dim, level):
     d = dim % value._data.ndim
     with batching.off():   # the new level is the innermost: its dim after the outer levels'
         moved = p if d == 0 else ops.FUNCTIONS["movedim"](p, k + d, k)
-    return batching.wrap(moved, lv + (level,))
+    return batching.wrap(moved, lv + (level,), batching.bdims(value) + (d,))
 
 
 def _unbatched(func, out, out_dims, level):

@@ -32,7 +32,10 @@ from .._tensor import Tensor
 
 ON = [0]            # 1 while a batch level is active: `apply` reads this, once
 LEVELS: list = []   # the active batch levels, outermost first
-_TABLE: dict = {}   # id(batched tensor) -> (weak reference to it, physical tensor, its levels)
+_TABLE: dict = {}   # id(batched tensor) -> (weak reference to it, physical tensor, its levels, bdims)
+# bdims: where PyTorch's BatchedTensor would hold each level's batch dim (shown by print; the
+# physical tensor here has them in front): in_dims for an argument, kept by the ops PyTorch's
+# rules keep it for (KEEPS_BDIM), else 0
 NOT_BATCHED = object()
 GRAD_AT: list = []  # len(LEVELS) when each grad/vjp/jacrev running inside vmap began, innermost last
 RULES: dict = {}    # op name -> rule(op, xs, lvs, levels, params): set by batching_rules.py
@@ -98,6 +101,12 @@ def entry(t):
     return None
 
 
+def bdims(t) -> tuple:
+    """The bdims of batched `t` (see _TABLE), or ()."""
+    e = _TABLE.get(id(t))
+    return e[3] if e is not None and e[0]() is t else ()
+
+
 def unwrap(t):
     """(physical tensor, levels): a tensor that is not batched is its own, with no levels."""
     e = _TABLE.get(id(t))
@@ -110,7 +119,7 @@ def is_batched(t) -> bool:
     return isinstance(t, Tensor) and entry(t) is not None
 
 
-def wrap(p: Tensor, levels: tuple) -> Tensor:
+def wrap(p: Tensor, levels: tuple, bdims: tuple = None) -> Tensor:
     """The batched tensor a program sees for physical `p` batched at `levels` (none: `p`)."""
     if not levels:
         return p
@@ -131,14 +140,14 @@ def wrap(p: Tensor, levels: tuple) -> Tensor:
         if e is not None and e[0] is ref:
             del _TABLE[key]
 
-    _TABLE[key] = (weakref.ref(t, gone), p, levels)
+    _TABLE[key] = (weakref.ref(t, gone), p, levels, bdims or (0,) * len(levels))
     return t
 
 
 def rewrap(t: Tensor) -> Tensor:
     """A batched `t` wrapped again at the present transform (see `tracked`)."""
     e = entry(t)
-    return t if e is None else wrap(e[0], e[1])
+    return t if e is None else wrap(e[0], e[1], bdims(t))
 
 
 def rebind(t: Tensor, p: Tensor, levels: tuple) -> None:
@@ -150,8 +159,8 @@ def rebind(t: Tensor, p: Tensor, levels: tuple) -> None:
     t.grad_fn = p.grad_fn if on else None
     t.requires_grad = p.requires_grad if on else False
     t._output_nr = p._output_nr if on else 0
-    ref = _TABLE[id(t)][0]
-    _TABLE[id(t)] = (ref, p, levels)
+    ref, _, _, bdims = _TABLE[id(t)]
+    _TABLE[id(t)] = (ref, p, levels, bdims)
 
 
 def tracked() -> bool:
@@ -211,6 +220,7 @@ def lead(x: Tensor, lv: tuple, levels: tuple, expand: bool = False) -> Tensor:
 def batched_apply(op, inputs: tuple, params):
     """`apply` of an op one of whose inputs may be batched: NOT_BATCHED if none is."""
     xs = lvs = None
+    kept = None
     for i, t in enumerate(inputs):
         if isinstance(t, Tensor):
             e = _TABLE.get(id(t))
@@ -218,6 +228,9 @@ def batched_apply(op, inputs: tuple, params):
                 if xs is None:
                     xs = list(inputs)
                     lvs = [()] * len(inputs)
+                    kept = e[3]
+                else:
+                    kept = None
                 xs[i] = e[1]
                 lvs[i] = e[2]
     if xs is None:
@@ -230,7 +243,13 @@ def batched_apply(op, inputs: tuple, params):
         ON[0] = 1
     if isinstance(out, (tuple, list)):
         return tuple(wrap(o, levels) for o in out)
+    if kept is not None and op.name in KEEPS_BDIM and sum(isinstance(t, Tensor) for t in inputs) == 1:
+        # (with another tensor, PyTorch's binary rules move the batch dim to 0)
+        return wrap(out, levels, kept)
     return wrap(out, levels)
+
+
+KEEPS_BDIM: set = set()   # ops whose result keeps the input's bdims (set by batching_rules.py)
 
 
 def run(op, xs, lvs, levels, params):
@@ -383,9 +402,9 @@ def check_tensor(t: Tensor, what: str):
             USES.dual.check_not_batched(t, what)
         return None
     if what == "detach":
-        return wrap(e[0].detach(), e[1])
+        return wrap(e[0].detach(), e[1], bdims(t))
     if what == "repr":
-        return _batched_repr(e[0], e[1])
+        return _batched_repr(e[0], e[1], bdims(t))
     from ..errors import AutogradError
 
     if what == "item":
@@ -401,14 +420,27 @@ def check_tensor(t: Tensor, what: str):
                         "https://github.com/pytorch/pytorch/issues .")
 
 
-def _batched_repr(p: Tensor, levels: tuple) -> str:
-    """PyTorch's `BatchedTensor(lvl=L, bdim=0, value=...)`, one per level, innermost outside
-    (the batch dims are in front here, so bdim is 0)."""
+def _batched_repr(p: Tensor, levels: tuple, dims: tuple) -> str:
+    """PyTorch's `BatchedTensor(lvl=L, bdim=B, value=...)`, one per level, innermost outside;
+    the value with each level's batch dim where PyTorch's would hold it (the physical tensor
+    here has them in front)."""
+    k = len(levels)
+    order = list(range(k, p._data.ndim))   # the per-sample dims, then each level's put in
+    for i in range(k - 1, -1, -1):
+        order.insert(dims[i], i)
+    value = p
+    if order != list(range(p._data.ndim)):
+        with off():
+            value = USES.apply(USES.OPS["permute"], (p,), {"dims": tuple(order)})
+    return _nested_repr(value, levels, dims)
+
+
+def _nested_repr(value: Tensor, levels: tuple, dims: tuple) -> str:
     if not levels:
-        return repr(p)
-    inner = _batched_repr(p, levels[:-1])
-    body = "\n".join("    " + line for line in inner.split("\n"))
-    return f"BatchedTensor(lvl={levels[-1].index + 1}, bdim=0, value=\n{body}\n)"
+        return repr(value)
+    inner = _nested_repr(value, levels[:-1], dims[:-1])
+    body = "\n".join("    " + line if line else line for line in inner.split("\n"))
+    return f"BatchedTensor(lvl={levels[-1].index + 1}, bdim={dims[-1]}, value=\n{body}\n)"
 
 
 def inplace(self: Tensor, fn, args, kwargs):

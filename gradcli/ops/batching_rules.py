@@ -25,7 +25,7 @@ import numpy as np
 from .._tensor import Tensor
 from .apply import apply
 from . import dual, views
-from .batching import RULES, USES, lead
+from .batching import KEEPS_BDIM, RULES, USES, lead
 from .dual import POINTWISE
 from .registry import FUNCTIONS, OPS
 
@@ -445,6 +445,12 @@ def _install() -> None:
             RULES[name] = elementwise
     for name in _ELEMENTWISE_TOO:
         RULES[name] = elementwise
+    # the ops whose result keeps its one batched input's bdim in PyTorch (its unary pointwise
+    # rules, and comparisons with a number): recorded from PyTorch 2.13's prints
+    KEEPS_BDIM.update(name for name, op in OPS.items() if op.tangent == POINTWISE and len(op.inputs) == 1
+                      and name not in ("rpow", "logsigmoid", "masked_fill"))
+    KEEPS_BDIM.update(("selu", "celu", "mish", "hardsigmoid", "clone", "copy", "_to_copy", "zero", "alias",
+                       "logical_not", "eq", "ne", "lt", "le", "gt", "ge"))
     for name in ("clone", "contiguous", "alias", "zero", "copy", "_to_copy"):
         RULES[name] = same_shape
     for name in _SHIFTED:
