@@ -114,11 +114,9 @@ def _vectorized(func, args, kwargs, indices, is_tuple, targets, flat, randomness
     blocks = []
     for tout, o in zip(touts, outputs):
         moved = ops.FUNCTIONS["movedim"](tout, 0, -1)   # out.shape + (total,)
-        per_input, start = [], 0
-        for x, n in zip(flat, sizes):
-            part = ops.FUNCTIONS["narrow"](moved, -1, start, n) if len(flat) > 1 else moved
-            per_input.append(ops.FUNCTIONS["reshape"](part, o._data.shape + x._data.shape))
-            start += n
+        # split per input and unflattened, as PyTorch's jacfwd (SplitWithSizesBackward0, ViewBackward0)
+        parts = ops.FUNCTIONS["split"](moved, sizes, -1)
+        per_input = [ops.FUNCTIONS["reshape"](part, o._data.shape + x._data.shape) for x, part in zip(flat, parts)]
         blocks.append(_per_argument(per_input, args, indices, targets, is_tuple))
     jac = shape["rebuild"](blocks)
     if not any(batching.requires_grad(t) for t in flat):   # a batched one's physical
