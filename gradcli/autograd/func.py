@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, enable_grad
 from ..graph.callback import call_program
+from ..graph.nodes import AccumulateGrad
 from .engine import grad as _grad
 from .functional import _rows
 from .products import _alias
@@ -92,6 +93,41 @@ def _detach_unless(keep: bool, value):
     return value
 
 
+def _reaches_outside(value, fresh) -> bool:
+    """Whether `value`'s graph reaches a leaf that requires grad other than the `fresh` leaves a
+    transform made (a module's parameters used inside): PyTorch's transforms then keep the
+    results' graph for the level outside, as they keep it for a differentiated argument that
+    requires grad."""
+    mine = {id(batching.unwrap(t)[0]) for t in fresh}
+    todo = []
+    _grad_fns(value, todo)
+    seen = set()
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.__class__ is AccumulateGrad:
+            if id(node.variable) not in mine:
+                return True
+            continue
+        todo.extend(n for n, _ in node.next_functions)
+    return False
+
+
+def _grad_fns(value, out: list) -> None:
+    if isinstance(value, Tensor):
+        p = batching.unwrap(value)[0]
+        if p.grad_fn is not None:
+            out.append(p.grad_fn)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _grad_fns(v, out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _grad_fns(v, out)
+
+
 def _split_aux(out, has_aux: bool, api: str):
     if not has_aux:
         return out, None
@@ -121,6 +157,7 @@ def _prepared_call(func, args, kwargs, argnums, api):
             args[i], targets[i] = _prepare(args[i])
     with enable_grad(), _inside():
         out = call_program("torch.func", None, func, *args, **kwargs)
+    keep = keep or _reaches_outside(out, [t for i in indices for t in targets[i]])
     return out, indices, is_tuple, originals, targets, keep
 
 
@@ -188,6 +225,7 @@ def vjp(func, *primals, has_aux=False):
     output, aux = _split_aux(out, has_aux, "vjp")
     outputs = _leaves(output, "vjp")
     flat = [t for _, ts in prepared for t in ts]
+    keep = keep or _reaches_outside(out, flat)
 
     def vjp_fn(cotangents):
         cots = _leaves(cotangents, "vjp_fn")

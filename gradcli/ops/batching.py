@@ -520,6 +520,8 @@ def physical_grad(outputs, inputs, grad_outputs, **kwargs):
     gradients come back batched at every level."""
     grad = USES.dual.ENGINE_GRAD[0]   # autograd.engine.grad (ops sit below autograd)
     levels = all_levels()
+    if not any(unwrap(t)[1] for t in list(outputs) + list(inputs)):
+        return _unbatched_graph_grad(grad, outputs, inputs, grad_outputs, kwargs)
     outs, gos, keep = [], [], []
     for k, (o, g) in enumerate(zip(outputs, grad_outputs)):
         p, lv = unwrap(o)
@@ -539,6 +541,41 @@ def physical_grad(outputs, inputs, grad_outputs, **kwargs):
     with off():
         grads = grad(outs, ins, gos, allow_unused=True, **kwargs)
     return [None if g is None else wrap(g, levels) for g in grads]
+
+
+def _unbatched_graph_grad(grad, outputs, inputs, grad_outputs, kwargs):
+    """A vjp_fn made outside vmap, called inside it (`vmap(vjp_fn)(cotangents)`): the graph is
+    not batched, the cotangents may be; one backward per sample of theirs, stacked."""
+    kept = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if not kept:
+        return [None] * len(inputs)
+    found = [unwrap(g) if isinstance(g, Tensor) else (None, ()) for _, g in kept]
+    cot_levels = union([lv for _, lv in found])
+    with off():
+        cots = [gp if gp is None else lead(gp, lv, cot_levels, expand=True) for gp, lv in found]
+    sizes = tuple(level.size for level in cot_levels)
+    per_input = [[] for _ in inputs]
+    kwargs = dict(kwargs, retain_graph=True)
+    for index in np.ndindex(*sizes):
+        with off():
+            gos = [None if c is None else _sample_of(c, index) for c in cots]
+            grads = grad([o for o, _ in kept], list(inputs), gos, allow_unused=True, **kwargs)
+        for k, (g, x) in enumerate(zip(grads, inputs)):
+            per_input[k].append(g if g is not None else Tensor._make(np.zeros_like(x._data)))
+    out = []
+    with off():
+        for pieces, x in zip(per_input, inputs):
+            stacked = USES.FUNCTIONS["stack"](pieces, 0)
+            out.append(wrap(USES.FUNCTIONS["reshape"](stacked, sizes + x._data.shape), cot_levels))
+    return out
+
+
+def _sample_of(c: Tensor, index: tuple) -> Tensor:
+    if not c.requires_grad:
+        return Tensor._make(c._data[index])
+    for i in index:   # a cotangent with a graph keeps it (select by select)
+        c = USES.apply(USES.OPS["select"], (c,), {"dim": 0, "index": i})
+    return c
 
 
 def program_grad(grad, outputs, inputs, grad_outputs, **kwargs):
