@@ -16,6 +16,7 @@ from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, enable_grad
 from ..graph.callback import call_program
 from ..graph.nodes import AccumulateGrad
+from ..limits import budget as _budget
 from .engine import grad as _grad
 from .functional import _rows
 from .products import _alias
@@ -102,17 +103,20 @@ def _reaches_outside(value, fresh) -> bool:
     todo = []
     _grad_fns(value, todo)
     seen = set()
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node.__class__ is AccumulateGrad:
-            if id(node.variable) not in mine:
-                return True
-            continue
-        todo.extend(n for n, _ in node.next_functions)
-    return False
+    try:
+        while todo:
+            node = todo.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node.__class__ is AccumulateGrad:
+                if id(node.variable) not in mine:
+                    return True
+                continue
+            todo.extend(n for n, _ in node.next_functions)
+        return False
+    finally:
+        _budget.charge(len(seen))   # a walk over the graph, as the engine's are charged
 
 
 def _grad_fns(value, out: list) -> None:
