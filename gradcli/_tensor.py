@@ -342,6 +342,12 @@ class Tensor:
         return self
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if BATCH_CHECK[0] is not None:   # inside vmap: PyTorch's refusal
+            BATCH_CHECK[0](self, "requires_grad_")
+        return self._set_requires_grad(requires_grad)
+
+    def _set_requires_grad(self, requires_grad: bool = True) -> "Tensor":
+        """requires_grad_'s checks without vmap's refusal (factories, Parameter, the setter)."""
         if self.grad_fn is not None:
             if not requires_grad:
                 raise AutogradError(
@@ -489,6 +495,8 @@ def as_int(value, what: str = "an integer") -> int:
         if value._data.size != 1:
             raise ProgramTypeError(f"{what} must be an integer, not a tensor of {value._data.size} elements")
         value = value._data.item()
+        if isinstance(value, int) and not isinstance(value, bool):   # x[torch.tensor(2)] = v
+            return value
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         return int(value)
     raise ProgramTypeError(f"{what} must be an integer, got {value!r}")

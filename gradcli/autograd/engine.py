@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AutogradError, GradcliError, ProgramTypeError, ShapeError
-from .._tensor import Tensor, _grad_enabled, bump_version, shape_str
+from .._tensor import BATCH_CHECK, Tensor, _grad_enabled, bump_version, shape_str
 from . import anomaly, kept as _kept
 from ..graph import node_hooks as _node_hooks, saved_hooks as _saved_hooks
 from ..graph import nodes as _graph
@@ -485,9 +485,19 @@ def _targets_for(inputs: list) -> _Targets:
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of `outputs` with respect to `inputs`, as `torch.autograd.grad`."""
+    if BATCH_CHECK[0] is not None:   # inside vmap(grad(f)): on the batched tensors' physical ones
+        from ..ops import batching
+
+        if batching.tracked():
+            return batching.program_grad(grad, outputs, inputs, grad_outputs, retain_graph=retain_graph,
+                                         create_graph=create_graph, allow_unused=allow_unused,
+                                         materialize_grads=materialize_grads)
     inputs = _as_list(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
+    if any(isinstance(t, Tensor) and not t.requires_grad for t in inputs):
+        # PyTorch checks the outputs first ("element 0 of tensors does not require grad")
+        _root_grads(_as_list(outputs), _as_list(grad_outputs), create_graph)
     targets = _targets_for(inputs)
     holders = [targets.get(
         (t.grad_fn, t._output_nr) if t.grad_fn is not None else (accumulate_grad(t), 0)
@@ -516,6 +526,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     """Accumulate into `.grad` of the leaves the gradients of `tensors`, as `torch.autograd.backward`."""
     if grad_tensors is None:
         grad_tensors = grad_variables
+    if BATCH_CHECK[0] is not None:   # inside vmap: PyTorch's refusal
+        BATCH_CHECK[0](None, "backward")
     targets = None
     if inputs is not None:
         inputs = _as_list(inputs)

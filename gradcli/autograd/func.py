@@ -8,11 +8,15 @@ inside an enclosing transform.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 
 from ..errors import AutogradError, ProgramError, ProgramTypeError
 from .._tensor import Tensor, enable_grad
 from ..graph.callback import call_program
+from ..graph.nodes import AccumulateGrad
+from ..limits import budget as _budget
 from .engine import grad as _grad
 from .functional import _rows
 from .products import _alias
@@ -57,7 +61,7 @@ def _prepare(value):
     def one(t):
         if batching.ON[0]:   # inside vmap: a leaf batched at every level (per-sample gradients)
             return batching.leaf(t)
-        return _alias(t) if t.requires_grad else detached(t).requires_grad_()
+        return _alias(t) if t.requires_grad else detached(t)._set_requires_grad()
     if isinstance(value, Tensor):
         t = one(value)
         return t, [t]
@@ -77,15 +81,55 @@ def _rebuild(original, grads):
 
 
 def _detach_unless(keep: bool, value):
-    if keep or value is None:
+    if value is None:
         return value
     if isinstance(value, Tensor):
+        if keep:   # back at vmap's level, a batched tensor shows no grad_fn (batching.tracked)
+            return batching.rewrap(value) if batching.ON[0] else value
         return detached(value)
     if isinstance(value, (tuple, list)):
         return type(value)(_detach_unless(keep, v) for v in value)
     if isinstance(value, dict):
         return {k: _detach_unless(keep, v) for k, v in value.items()}
     return value
+
+
+def _reaches_outside(value, fresh) -> bool:
+    """Whether `value`'s graph reaches a leaf that requires grad other than the `fresh` leaves a
+    transform made (a module's parameters used inside): PyTorch's transforms then keep the
+    results' graph for the level outside, as they keep it for a differentiated argument that
+    requires grad."""
+    mine = {id(batching.unwrap(t)[0]) for t in fresh}
+    todo = []
+    _grad_fns(value, todo)
+    seen = set()
+    try:
+        while todo:
+            node = todo.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node.__class__ is AccumulateGrad:
+                if id(node.variable) not in mine:
+                    return True
+                continue
+            todo.extend(n for n, _ in node.next_functions)
+        return False
+    finally:
+        _budget.charge(len(seen))   # a walk over the graph, as the engine's are charged
+
+
+def _grad_fns(value, out: list) -> None:
+    if isinstance(value, Tensor):
+        p = batching.unwrap(value)[0]
+        if p.grad_fn is not None:
+            out.append(p.grad_fn)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _grad_fns(v, out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _grad_fns(v, out)
 
 
 def _split_aux(out, has_aux: bool, api: str):
@@ -97,19 +141,27 @@ def _split_aux(out, has_aux: bool, api: str):
     return out
 
 
+def _inside():
+    """Inside vmap, the function of a grad/vjp/jacrev runs with grad as the innermost transform
+    (its batched tensors show requires_grad and grad_fn, ops/batching.py `tracked`)."""
+    return batching.grad_inside() if batching.ON[0] else nullcontext()
+
+
 def _prepared_call(func, args, kwargs, argnums, api):
     indices, is_tuple = _argnums(argnums, len(args), api)
     args = list(args)
     originals = {}
     targets = {}
     keep = False
-    for i in indices:
-        leaves = _leaves(args[i], api)
-        keep = keep or any(t.requires_grad for t in leaves)
-        originals[i] = args[i]
-        args[i], targets[i] = _prepare(args[i])
-    with enable_grad():
+    with _inside():
+        for i in indices:
+            leaves = _leaves(args[i], api)
+            keep = keep or any(batching.requires_grad(t) for t in leaves)
+            originals[i] = args[i]
+            args[i], targets[i] = _prepare(args[i])
+    with enable_grad(), _inside():
         out = call_program("torch.func", None, func, *args, **kwargs)
+    keep = keep or _reaches_outside(out, [t for i in indices for t in targets[i]])
     return out, indices, is_tuple, originals, targets, keep
 
 
@@ -169,13 +221,15 @@ def vjp(func, *primals, has_aux=False):
     gives one gradient per primal, as a tuple."""
     if not primals:
         raise AutogradError("vjp(f, *primals): primals must be non-empty")
-    keep = any(t.requires_grad for p in primals for t in _leaves(p, "vjp"))
-    prepared = [_prepare(p) for p in primals]
-    with enable_grad():
+    keep = any(batching.requires_grad(t) for p in primals for t in _leaves(p, "vjp"))
+    with _inside():
+        prepared = [_prepare(p) for p in primals]
+    with enable_grad(), _inside():
         out = call_program("torch.func.vjp", None, func, *[p for p, _ in prepared])
     output, aux = _split_aux(out, has_aux, "vjp")
     outputs = _leaves(output, "vjp")
     flat = [t for _, ts in prepared for t in ts]
+    keep = keep or _reaches_outside(out, flat)
 
     def vjp_fn(cotangents):
         cots = _leaves(cotangents, "vjp_fn")
@@ -200,7 +254,7 @@ def vjp(func, *primals, has_aux=False):
         for p, (_, ts) in zip(primals, prepared):
             results.append(_rebuild(p, grads[k:k + len(ts)]))
             k += len(ts)
-        return _detach_unless(keep or any(c.requires_grad for c in cots), tuple(results))
+        return _detach_unless(keep or any(batching.requires_grad(c) for c in cots), tuple(results))
 
     value = _detach_unless(keep, output)
     fn = _named(vjp_fn, "vjp_fn")

@@ -12,6 +12,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..graph.callback import call_program
 from .forward_ad import _jvp, _kept
+from ..ops import batching
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
@@ -77,7 +78,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     per_input.append(Tensor._make(np.zeros(o._data.shape + x._data.shape, dtype=o._data.dtype)))
             blocks.append(_per_argument(per_input, args, indices, targets, is_tuple))
         jac = rebuild_o(blocks)
-        if not any(t.requires_grad for t in flat):
+        if not any(batching.requires_grad(t) for t in flat):   # a batched one's physical
             jac = _detach_all(jac)
         return (jac, aux) if has_aux else jac
 
@@ -113,14 +114,12 @@ def _vectorized(func, args, kwargs, indices, is_tuple, targets, flat, randomness
     blocks = []
     for tout, o in zip(touts, outputs):
         moved = ops.FUNCTIONS["movedim"](tout, 0, -1)   # out.shape + (total,)
-        per_input, start = [], 0
-        for x, n in zip(flat, sizes):
-            part = ops.FUNCTIONS["narrow"](moved, -1, start, n) if len(flat) > 1 else moved
-            per_input.append(ops.FUNCTIONS["reshape"](part, o._data.shape + x._data.shape))
-            start += n
+        # split per input and unflattened, as PyTorch's jacfwd (SplitWithSizesBackward0, ViewBackward0)
+        parts = ops.FUNCTIONS["split"](moved, sizes, -1)
+        per_input = [ops.FUNCTIONS["reshape"](part, o._data.shape + x._data.shape) for x, part in zip(flat, parts)]
         blocks.append(_per_argument(per_input, args, indices, targets, is_tuple))
     jac = shape["rebuild"](blocks)
-    if not any(t.requires_grad for t in flat):
+    if not any(batching.requires_grad(t) for t in flat):   # a batched one's physical
         jac = _detach_all(jac)
     return jac
 

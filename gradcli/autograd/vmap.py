@@ -24,6 +24,12 @@ def _name(func) -> str:
     return "<lambda>" if name in ("lambda", "<lambda>") else name
 
 
+def _same_kind(original, items: list):
+    """`items` as a tuple, list or named tuple (max(dim)'s values and indices) like `original`."""
+    kind = type(original)
+    return kind._make(items) if hasattr(kind, "_make") else kind(items)
+
+
 def _structure(value) -> str:
     if isinstance(value, (tuple, list)):
         kind = "tuple" if isinstance(value, tuple) else "list"
@@ -61,6 +67,8 @@ def _batched_leaves(func, in_dims, value, dim, out: list):
     """(tensor, normalized dim) pairs of one argument, in order."""
     name = _name(func)
     if isinstance(value, dict):
+        if isinstance(dim, dict):   # in_dims given per key
+            dim = [dim.get(k) for k in value]
         value = list(value.values())
     if isinstance(value, (tuple, list)):
         dims = dim if isinstance(dim, (tuple, list)) else [dim] * len(value)
@@ -83,10 +91,11 @@ def _batched_leaves(func, in_dims, value, dim, out: list):
 
 def _sample(value, dim, b, level, select):
     if isinstance(value, dict):
-        return {k: _sample(v, dim, b, level, select) for k, v in value.items()}
+        return {k: _sample(v, dim.get(k) if isinstance(dim, dict) else dim, b, level, select)
+                for k, v in value.items()}
     if isinstance(value, (tuple, list)):
         dims = dim if isinstance(dim, (tuple, list)) else [dim] * len(value)
-        return type(value)(_sample(v, d, b, level, select) for v, d in zip(value, dims))
+        return _same_kind(value, [_sample(v, d, b, level, select) for v, d in zip(value, dims)])
     if dim is None or not isinstance(value, Tensor):
         return value
     piece = select(value, dim % value._data.ndim, b)
@@ -99,6 +108,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     if randomness not in ("error", "different", "same"):
         raise AutogradError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
                             f"Got {randomness}")
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
+                                   or chunk_size <= 0):
+        raise ProgramValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     def wrapper(*args, **kwargs):
         from .. import ops
@@ -156,7 +168,7 @@ def _stacked(func, results, out_dims, size):
         return {k: _stacked(func, [r[k] for r in results], out_dims, size) for k in first}
     if isinstance(first, (tuple, list)):
         dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(first)
-        return type(first)(_stacked(func, [r[k] for r in results], dims[k], size) for k in range(len(first)))
+        return _same_kind(first, [_stacked(func, [r[k] for r in results], dims[k], size) for k in range(len(first))])
     if not isinstance(first, Tensor):
         raise ProgramValueError(f"vmap({_name(func)}, ...): `{_name(func)}` must only return Tensors, got type "
                                 f"<class '{type(first).__name__}'>. Did you mean to set out_dims= to None for "
@@ -190,10 +202,10 @@ def _batched(func, args, kwargs, dims, out_dims, size, randomness):
 def _batched_arg(value, dim, level):
     """An argument with its batch dim (`dim`, per its in_dims) made the batched tensor's."""
     if isinstance(value, dict):
-        return {k: _batched_arg(v, dim, level) for k, v in value.items()}
+        return {k: _batched_arg(v, dim.get(k) if isinstance(dim, dict) else dim, level) for k, v in value.items()}
     if isinstance(value, (tuple, list)):
         dims = dim if isinstance(dim, (tuple, list)) else [dim] * len(value)
-        return type(value)(_batched_arg(v, d, level) for v, d in zip(value, dims))
+        return _same_kind(value, [_batched_arg(v, d, level) for v, d in zip(value, dims)])
     if dim is None or not isinstance(value, Tensor):
         return value
     from .. import ops
@@ -203,7 +215,7 @@ def _batched_arg(value, dim, level):
     d = dim % value._data.ndim
     with batching.off():   # the new level is the innermost: its dim after the outer levels'
         moved = p if d == 0 else ops.FUNCTIONS["movedim"](p, k + d, k)
-    return batching.wrap(moved, lv + (level,))
+    return batching.wrap(moved, lv + (level,), batching.bdims(value) + (d,))
 
 
 def _unbatched(func, out, out_dims, level):
@@ -215,7 +227,7 @@ def _unbatched(func, out, out_dims, level):
             raise ProgramValueError(f"vmap({_name(func)}, ...): out_dims is not compatible with the structure "
                                     f"of `outputs`. out_dims has structure {_structure(tuple(dims))} but "
                                     f"outputs has structure {_structure(tuple(out))}.")
-        return type(out)(_unbatched(func, v, d, level) for v, d in zip(out, dims))
+        return _same_kind(out, [_unbatched(func, v, d, level) for v, d in zip(out, dims)])
     if not isinstance(out, Tensor):
         raise ProgramValueError(f"vmap({_name(func)}, ...): `{_name(func)}` must only return Tensors, got type "
                                 f"<class '{type(out).__name__}'>. Did you mean to set out_dims= to None for "

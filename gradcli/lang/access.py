@@ -299,11 +299,17 @@ def _read_array(obj, attr, span):
     raise _no_attribute(obj, attr, span, ARRAY_ATTRIBUTES)
 
 
+# the nodes PyTorch writes in C++ outside the generated ones: `.name()` gives their qualified name
+_QUALIFIED_NODE_NAMES = {name: "torch::autograd::" + name for name in ("AccumulateGrad", "CopySlices", "Error")}
+
+
 def _node_reader(names: frozenset):
     """A backward node: `names`, and `_saved_<name>`, what it saved under PyTorch's names."""
     named = _named_reader(names)
 
     def read(obj, attr, span):
+        if attr == "name" and obj.name() in _QUALIFIED_NODE_NAMES:
+            return Builtin("name", lambda: _QUALIFIED_NODE_NAMES[obj.name()])
         if not attr.startswith("_saved_"):
             return named(obj, attr, span)
         try:
@@ -584,7 +590,7 @@ class Access:
             if attr == "requires_grad":
                 if not isinstance(value, (bool, np.bool_)):
                     raise ProgramTypeError("requires_grad must be a bool")
-                obj.requires_grad_(bool(value))  # PyTorch's checks: leaves only, float dtypes
+                obj._set_requires_grad(bool(value))  # PyTorch's checks (leaves, float dtypes), not vmap's
                 return
         elif isinstance(obj, FunctionCtx):
             if not ctx_attribute_allowed(attr):

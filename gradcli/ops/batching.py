@@ -32,8 +32,12 @@ from .._tensor import Tensor
 
 ON = [0]            # 1 while a batch level is active: `apply` reads this, once
 LEVELS: list = []   # the active batch levels, outermost first
-_TABLE: dict = {}   # id(batched tensor) -> (weak reference to it, physical tensor, its levels)
+_TABLE: dict = {}   # id(batched tensor) -> (weak reference to it, physical tensor, its levels, bdims)
+# bdims: where PyTorch's BatchedTensor would hold each level's batch dim (shown by print; the
+# physical tensor here has them in front): in_dims for an argument, kept by the ops PyTorch's
+# rules keep it for (KEEPS_BDIM), else 0
 NOT_BATCHED = object()
+GRAD_AT: list = []  # len(LEVELS) when each grad/vjp/jacrev running inside vmap began, innermost last
 RULES: dict = {}    # op name -> rule(op, xs, lvs, levels, params): set by batching_rules.py
 # what this module runs, set by batching_rules.py (apply, the op table, dual and views import
 # this module: no import back, no cycle)
@@ -97,6 +101,12 @@ def entry(t):
     return None
 
 
+def bdims(t) -> tuple:
+    """The bdims of batched `t` (see _TABLE), or ()."""
+    e = _TABLE.get(id(t))
+    return e[3] if e is not None and e[0]() is t else ()
+
+
 def unwrap(t):
     """(physical tensor, levels): a tensor that is not batched is its own, with no levels."""
     e = _TABLE.get(id(t))
@@ -109,7 +119,7 @@ def is_batched(t) -> bool:
     return isinstance(t, Tensor) and entry(t) is not None
 
 
-def wrap(p: Tensor, levels: tuple) -> Tensor:
+def wrap(p: Tensor, levels: tuple, bdims: tuple = None) -> Tensor:
     """The batched tensor a program sees for physical `p` batched at `levels` (none: `p`)."""
     if not levels:
         return p
@@ -119,7 +129,10 @@ def wrap(p: Tensor, levels: tuple) -> Tensor:
         view = data[(0,) * k + (Ellipsis,)]
     else:
         view = np.zeros(data.shape[k:], dtype=data.dtype)
-    t = Tensor._make(view, p.grad_fn, p.requires_grad, p._output_nr)
+    if tracked():
+        t = Tensor._make(view, p.grad_fn, p.requires_grad, p._output_nr)
+    else:
+        t = Tensor._make(view)
     key = id(t)
 
     def gone(ref, key=key):
@@ -127,8 +140,14 @@ def wrap(p: Tensor, levels: tuple) -> Tensor:
         if e is not None and e[0] is ref:
             del _TABLE[key]
 
-    _TABLE[key] = (weakref.ref(t, gone), p, levels)
+    _TABLE[key] = (weakref.ref(t, gone), p, levels, bdims or (0,) * len(levels))
     return t
+
+
+def rewrap(t: Tensor) -> Tensor:
+    """A batched `t` wrapped again at the present transform (see `tracked`)."""
+    e = entry(t)
+    return t if e is None else wrap(e[0], e[1], bdims(t))
 
 
 def rebind(t: Tensor, p: Tensor, levels: tuple) -> None:
@@ -136,11 +155,38 @@ def rebind(t: Tensor, p: Tensor, levels: tuple) -> None:
     data = p._data
     k = len(levels)
     t._data = data[(0,) * k + (Ellipsis,)] if all(data.shape[:k]) else np.zeros(data.shape[k:], data.dtype)
-    t.grad_fn = p.grad_fn
-    t.requires_grad = p.requires_grad
-    t._output_nr = p._output_nr
-    ref = _TABLE[id(t)][0]
-    _TABLE[id(t)] = (ref, p, levels)
+    on = tracked()
+    t.grad_fn = p.grad_fn if on else None
+    t.requires_grad = p.requires_grad if on else False
+    t._output_nr = p._output_nr if on else 0
+    ref, _, _, bdims = _TABLE[id(t)]
+    _TABLE[id(t)] = (ref, p, levels, bdims)
+
+
+def tracked() -> bool:
+    """Whether the innermost transform is a grad (vmap(grad(f))): then a batched tensor shows
+    its physical tensor's requires_grad and grad_fn; under a vmap it shows none, as PyTorch's
+    BatchedTensor has no autograd of its own (autograd.grad of it: 'element 0 of tensors does
+    not require grad')."""
+    return bool(GRAD_AT) and GRAD_AT[-1] == len(LEVELS)
+
+
+class grad_inside:
+    """`with grad_inside():` a grad/vjp/jacrev's function runs inside vmap (see `tracked`)."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        GRAD_AT.append(len(LEVELS))
+
+    def __exit__(self, *exc):
+        GRAD_AT.pop()
+        return False
+
+
+def requires_grad(t) -> bool:
+    """`t.requires_grad` of the physical tensor behind a batched one (transforms read this)."""
+    return unwrap(t)[0].requires_grad
 
 
 def union(lvs) -> tuple:
@@ -174,6 +220,7 @@ def lead(x: Tensor, lv: tuple, levels: tuple, expand: bool = False) -> Tensor:
 def batched_apply(op, inputs: tuple, params):
     """`apply` of an op one of whose inputs may be batched: NOT_BATCHED if none is."""
     xs = lvs = None
+    kept = None
     for i, t in enumerate(inputs):
         if isinstance(t, Tensor):
             e = _TABLE.get(id(t))
@@ -181,6 +228,9 @@ def batched_apply(op, inputs: tuple, params):
                 if xs is None:
                     xs = list(inputs)
                     lvs = [()] * len(inputs)
+                    kept = e[3]
+                else:
+                    kept = None
                 xs[i] = e[1]
                 lvs[i] = e[2]
     if xs is None:
@@ -193,7 +243,13 @@ def batched_apply(op, inputs: tuple, params):
         ON[0] = 1
     if isinstance(out, (tuple, list)):
         return tuple(wrap(o, levels) for o in out)
+    if kept is not None and op.name in KEEPS_BDIM and sum(isinstance(t, Tensor) for t in inputs) == 1:
+        # (with another tensor, PyTorch's binary rules move the batch dim to 0)
+        return wrap(out, levels, kept)
     return wrap(out, levels)
+
+
+KEEPS_BDIM: set = set()   # ops whose result keeps the input's bdims (set by batching_rules.py)
 
 
 def run(op, xs, lvs, levels, params):
@@ -324,8 +380,16 @@ def _any_batched(args, kwargs) -> bool:
 def check_tensor(t: Tensor, what: str):
     """`.item()`, a truth value, `.tolist()`, `.numpy()` of a batched tensor: PyTorch's errors;
     `.detach()`: the batched detached tensor (None when `t` is not batched)."""
-    if what == "backward":
-        if LEVELS:
+    if what in ("backward", "requires_grad_"):
+        if what == "requires_grad_" and (LEVELS or any(level.batch for level in USES.dual.LEVELS)):
+            from ..errors import AutogradError
+
+            raise AutogradError("You are attempting to call Tensor.requires_grad_() (or perhaps using "
+                                "torch.autograd.functional.* APIs) inside of a function being transformed by a "
+                                "functorch transform. This is unsupported, please attempt to use the functorch "
+                                "transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() "
+                                "outside of a function being transformed instead.")
+        if what == "backward" and LEVELS:
             from ..errors import AutogradError
 
             raise AutogradError("backward() called inside a functorch transform. This is not supported, please "
@@ -338,9 +402,9 @@ def check_tensor(t: Tensor, what: str):
             USES.dual.check_not_batched(t, what)
         return None
     if what == "detach":
-        return wrap(e[0].detach(), e[1])
+        return wrap(e[0].detach(), e[1], bdims(t))
     if what == "repr":
-        return _batched_repr(e[0], e[1])
+        return _batched_repr(e[0], e[1], bdims(t))
     from ..errors import AutogradError
 
     if what == "item":
@@ -356,14 +420,27 @@ def check_tensor(t: Tensor, what: str):
                         "https://github.com/pytorch/pytorch/issues .")
 
 
-def _batched_repr(p: Tensor, levels: tuple) -> str:
-    """PyTorch's `BatchedTensor(lvl=L, bdim=0, value=...)`, one per level, innermost outside
-    (the batch dims are in front here, so bdim is 0)."""
+def _batched_repr(p: Tensor, levels: tuple, dims: tuple) -> str:
+    """PyTorch's `BatchedTensor(lvl=L, bdim=B, value=...)`, one per level, innermost outside;
+    the value with each level's batch dim where PyTorch's would hold it (the physical tensor
+    here has them in front)."""
+    k = len(levels)
+    order = list(range(k, p._data.ndim))   # the per-sample dims, then each level's put in
+    for i in range(k - 1, -1, -1):
+        order.insert(dims[i], i)
+    value = p
+    if order != list(range(p._data.ndim)):
+        with off():
+            value = USES.apply(USES.OPS["permute"], (p,), {"dims": tuple(order)})
+    return _nested_repr(value, levels, dims)
+
+
+def _nested_repr(value: Tensor, levels: tuple, dims: tuple) -> str:
     if not levels:
-        return repr(p)
-    inner = _batched_repr(p, levels[:-1])
-    body = "\n".join("    " + line for line in inner.split("\n"))
-    return f"BatchedTensor(lvl={levels[-1].index + 1}, bdim=0, value=\n{body}\n)"
+        return repr(value)
+    inner = _nested_repr(value, levels[:-1], dims[:-1])
+    body = "\n".join("    " + line if line else line for line in inner.split("\n"))
+    return f"BatchedTensor(lvl={levels[-1].index + 1}, bdim={dims[-1]}, value=\n{body}\n)"
 
 
 def inplace(self: Tensor, fn, args, kwargs):
@@ -415,7 +492,7 @@ def leaf(t: Tensor) -> Tensor:
 
     levels = all_levels()
     p, lv = unwrap(t)
-    if t.requires_grad:   # an enclosing transform differentiates through it: an op
+    if p.requires_grad:   # an enclosing transform differentiates through it: an op
         with off():
             q = lead(p, lv, levels, expand=True)
         if q is p:
@@ -443,6 +520,8 @@ def physical_grad(outputs, inputs, grad_outputs, **kwargs):
     gradients come back batched at every level."""
     grad = USES.dual.ENGINE_GRAD[0]   # autograd.engine.grad (ops sit below autograd)
     levels = all_levels()
+    if not any(unwrap(t)[1] for t in list(outputs) + list(inputs)):
+        return _unbatched_graph_grad(grad, outputs, inputs, grad_outputs, kwargs)
     outs, gos, keep = [], [], []
     for k, (o, g) in enumerate(zip(outputs, grad_outputs)):
         p, lv = unwrap(o)
@@ -462,6 +541,82 @@ def physical_grad(outputs, inputs, grad_outputs, **kwargs):
     with off():
         grads = grad(outs, ins, gos, allow_unused=True, **kwargs)
     return [None if g is None else wrap(g, levels) for g in grads]
+
+
+def _unbatched_graph_grad(grad, outputs, inputs, grad_outputs, kwargs):
+    """A vjp_fn made outside vmap, called inside it (`vmap(vjp_fn)(cotangents)`): the graph is
+    not batched, the cotangents may be; one backward per sample of theirs, stacked."""
+    kept = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if not kept:
+        return [None] * len(inputs)
+    found = [unwrap(g) if isinstance(g, Tensor) else (None, ()) for _, g in kept]
+    cot_levels = union([lv for _, lv in found])
+    with off():
+        cots = [gp if gp is None else lead(gp, lv, cot_levels, expand=True) for gp, lv in found]
+    sizes = tuple(level.size for level in cot_levels)
+    per_input = [[] for _ in inputs]
+    kwargs = dict(kwargs, retain_graph=True)
+    for index in np.ndindex(*sizes):
+        with off():
+            gos = [None if c is None else _sample_of(c, index) for c in cots]
+            grads = grad([o for o, _ in kept], list(inputs), gos, allow_unused=True, **kwargs)
+        for k, (g, x) in enumerate(zip(grads, inputs)):
+            per_input[k].append(g if g is not None else Tensor._make(np.zeros_like(x._data)))
+    out = []
+    with off():
+        for pieces, x in zip(per_input, inputs):
+            stacked = USES.FUNCTIONS["stack"](pieces, 0)
+            out.append(wrap(USES.FUNCTIONS["reshape"](stacked, sizes + x._data.shape), cot_levels))
+    return out
+
+
+def _sample_of(c: Tensor, index: tuple) -> Tensor:
+    if not c.requires_grad:
+        return Tensor._make(c._data[index])
+    for i in index:   # a cotangent with a graph keeps it (select by select)
+        c = USES.apply(USES.OPS["select"], (c,), {"dim": 0, "index": i})
+    return c
+
+
+def program_grad(grad, outputs, inputs, grad_outputs, **kwargs):
+    """torch.autograd.grad called inside vmap(grad(f)) (`tracked`): `grad` on the physical
+    tensors (each output's grad_output expanded to its batch), each gradient batched as its
+    input is."""
+    many = isinstance(outputs, (tuple, list))
+    outputs = list(outputs) if many else [outputs]
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif not isinstance(grad_outputs, (tuple, list)):
+        grad_outputs = [grad_outputs]
+    inputs = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
+    outs, gos = [], []
+    for o, g in zip(outputs, grad_outputs):
+        if not isinstance(o, Tensor):
+            outs.append(o)
+            gos.append(g)
+            continue
+        p, lv = unwrap(o)
+        if g is None and o._data.size == 1 and p.requires_grad:
+            g = Tensor._make(np.ones_like(p._data))
+        elif isinstance(g, Tensor):
+            gp, glv = unwrap(g)
+            with off():
+                gp = lead(gp, glv, lv, expand=True)
+            if gp._data.shape != p._data.shape and gp._data.size * int(np.prod(p._data.shape[:len(lv)])) \
+                    == p._data.size:
+                gp = USES.apply(USES.OPS["expand"], (gp,), {"size": p._data.shape})
+            g = gp
+        outs.append(p)
+        gos.append(g)
+    ins = [unwrap(t)[0] if isinstance(t, Tensor) else t for t in inputs]
+    GRAD_AT.append(-1)   # the physical tensors' grad is not routed here again
+    try:
+        with off():
+            grads = grad(outs, ins, gos, **kwargs)
+    finally:
+        GRAD_AT.pop()
+    return tuple(g if g is None or not isinstance(t, Tensor) else wrap(g, unwrap(t)[1])
+                 for g, t in zip(grads, inputs))
 
 
 def one_hot_rows(output: Tensor, inputs, create_graph: bool = True) -> list:

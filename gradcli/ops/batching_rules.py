@@ -25,7 +25,7 @@ import numpy as np
 from .._tensor import Tensor
 from .apply import apply
 from . import dual, views
-from .batching import RULES, USES, lead
+from .batching import KEEPS_BDIM, RULES, USES, lead
 from .dual import POINTWISE
 from .registry import FUNCTIONS, OPS
 
@@ -445,6 +445,12 @@ def _install() -> None:
             RULES[name] = elementwise
     for name in _ELEMENTWISE_TOO:
         RULES[name] = elementwise
+    # the ops whose result keeps its one batched input's bdim in PyTorch (its unary pointwise
+    # rules, and comparisons with a number): recorded from PyTorch 2.13's prints
+    KEEPS_BDIM.update(name for name, op in OPS.items() if op.tangent == POINTWISE and len(op.inputs) == 1
+                      and name not in ("rpow", "logsigmoid", "masked_fill"))
+    KEEPS_BDIM.update(("selu", "celu", "mish", "hardsigmoid", "clone", "copy", "_to_copy", "zero", "alias",
+                       "logical_not", "eq", "ne", "lt", "le", "gt", "ge"))
     for name in ("clone", "contiguous", "alias", "zero", "copy", "_to_copy"):
         RULES[name] = same_shape
     for name in _SHIFTED:
@@ -561,36 +567,89 @@ def _with_dim(args, kwargs) -> bool:
     return dim is not None and not isinstance(dim, Tensor) and _any(args, kwargs)
 
 
+_MASK = ("vmap: We do not support batching operators that can support dynamic shape. Attempting to batch "
+         "over indexing with a boolean mask.")
+
+
+def _unbatched_self(name: str) -> str:
+    return (f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+            "extra_args that has more elements than `self`. This happened due to `other` being vmapped over "
+            f"but `self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of "
+            f"{name}. If said operator is being called inside the PyTorch framework, please file a bug report "
+            "instead.")
+
+
+def _batched_mask(parts) -> bool:
+    from .batching import is_batched
+
+    return any(is_batched(i) and i._data.dtype == np.bool_ for i in parts)
+
+
 def _setitem_rule(fn):
-    """`x[index] = value` inside vmap: written into the physical tensor, the index shifted past
-    the batch dims (a tensor index is not supported: its values would be per sample)."""
+    """`x[index] = value` inside vmap, as PyTorch's copy_/index_put_ rules: into the physical
+    tensor with the index shifted past the batch dims; per sample (select views of the physical
+    tensor, so the graph records CopySlices on it) when the index is batched or its tensor
+    indices are apart (numpy would move their dims in front of the batch dims). PyTorch's errors
+    for a batched value or index written into an unbatched tensor, and for a batched mask."""
     def rule(input, index, value):
-        from .._tensor import shape_str
-        from ..errors import AutogradError, ShapeError
+        from ..errors import AutogradError
         from .batching import off, rebind, union, unwrap
 
         p, lv = unwrap(input)
         vp, vlv = unwrap(value) if isinstance(value, Tensor) else (value, ())
-        levels = union([lv, vlv])
-        if levels != lv:
-            raise ShapeError(f"output with shape {shape_str(input._data.shape)} doesn't match the broadcast "
-                             f"shape {shape_str(tuple(x.size for x in levels) + input._data.shape)}")
         parts = index if isinstance(index, tuple) else (index,)
-        if any(isinstance(i, (Tensor, list, np.ndarray)) for i in parts):
-            raise AutogradError("vmap: indexed assignment with a tensor or list index inside vmap is not "
-                                "supported; write it with torch.where or index_put outside the indexed "
-                                "assignment")
+        advanced = [d for d, i in enumerate(parts) if isinstance(i, (Tensor, list, np.ndarray))]
+        if _batched_mask(parts):
+            raise AutogradError(_MASK)
+        levels = union([lv, vlv] + [unwrap(i)[1] for i in parts if isinstance(i, Tensor)])
+        if levels != lv:
+            raise AutogradError(_unbatched_self("index_put_" if advanced else "inplace arithmetic"))
         k = len(lv)
+        if any(isinstance(i, Tensor) and unwrap(i)[1] for i in parts) or (
+                advanced and advanced[-1] - advanced[0] + 1 != len(advanced)):
+            _setitem_per_sample(rule, fn, p, lv, index, value)
+            rebind(input, p, lv)
+            return
         with off():
             if isinstance(vp, Tensor):
                 vp = lead(vp, vlv, lv, expand=True)
-                region = p._data[(slice(None),) * k + parts].shape
+                region = p._data[(slice(None),) * k + tuple(
+                    i._data if isinstance(i, Tensor) else i for i in parts)].shape
                 vshape = vp._data.shape[k:]
                 if len(vshape) < len(region) - k:
                     vp = apply(OPS["reshape"], (vp,), {"shape": vp._data.shape[:k] + (1,) * (
                         len(region) - k - len(vshape)) + vshape})
             fn(p, (slice(None),) * k + parts, vp)
         rebind(input, p, lv)
+    return rule
+
+
+def _setitem_per_sample(rule, fn, p, lv, index, value):
+    """The assignment per sample of the outermost level, into select views of physical `p`."""
+    from .batching import _select, off, wrap
+
+    first, rest = lv[0], lv[1:]
+    for b in range(first.size):
+        with off():
+            view = apply(OPS["select"], (p,), {"dim": 0, "index": b})
+        at = _select(index, first, b)
+        sub = _select(value, first, b)
+        if rest:
+            rule(wrap(view, rest), at, sub)
+        else:
+            with off():
+                fn(view, at, sub)
+
+
+def _getitem_rule(fn):
+    """`x[index]` with a batched index: per sample; a batched mask is PyTorch's error."""
+    def rule(input, index):
+        from ..errors import AutogradError
+        from .batching import per_sample
+
+        if _batched_mask(index if isinstance(index, tuple) else (index,)):
+            raise AutogradError(_MASK)
+        return per_sample(fn, (input, index), {})
     return rule
 
 
@@ -602,7 +661,7 @@ _GUARDS = {
     "median": lambda fn: _guard(fn, _any), "mode": lambda fn: _guard(fn, _any),
     "sort": lambda fn: _guard(fn, _any), "argsort": lambda fn: _guard(fn, _any),
     "topk": lambda fn: _guard(fn, _any), "kthvalue": lambda fn: _guard(fn, _any),
-    "getitem": lambda fn: _guard(fn, _after_first), "gather": lambda fn: _guard(fn, _after_first),
+    "getitem": lambda fn: _guard(fn, _after_first, _getitem_rule(fn)), "gather": lambda fn: _guard(fn, _after_first),
     "take_along_dim": lambda fn: _guard(fn, _after_first), "index_select": lambda fn: _guard(fn, _after_first),
     "where": lambda fn: _guard(fn, lambda a, k: _any((a[0],) if a else (), {"c": k.get("condition")})),
     "masked_fill": lambda fn: _guard(fn, _after_first), "embedding": lambda fn: _guard(fn, _any),

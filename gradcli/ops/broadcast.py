@@ -3,7 +3,10 @@ PyTorch's error for shapes that do not broadcast (`broadcast_shapes`).
 
 The engine undoes broadcasting once, for every op, by calling `sum_to_size`;
 making it an op of its own (with `expand` as its backward) keeps gradients of
-broadcast ops differentiable at every order.
+broadcast ops differentiable at every order. On Tensors (create_graph, forward
+mode's tangents, `x.sum_to_size(...)`) it records what PyTorch's `sum_to` does:
+a full sum, or a sum kept over the dims that shrink and a view dropping the
+leading ones (SumBackward0 / SumBackward1, ViewBackward0).
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import numpy as np
 from ..errors import ShapeError
 from .._tensor import as_int, check_elements, shape_str
 from .domains import cases
-from .registry import defop, LINEAR
+from .registry import OPS, defop, export, LINEAR
 from .shapes import sum_to_shape
 
 
@@ -84,3 +87,26 @@ sum_to_size = defop(
                  lambda rng: ((rng.uniform(-1, 1, (2, 3)),), {"size": (2, 1)}),
                  lambda rng: ((rng.uniform(-1, 1, (3,)),), {"size": ()})), tangent=LINEAR,
 )
+
+
+def sum_to_size_recorded(self, *size):
+    """`x.sum_to_size(size)` as PyTorch's at::sum_to records it (the same numbers as the op)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    size = tuple(as_int(s, "size") for s in size)
+    shape = self._data.shape
+    if shape == size:
+        return self
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:])):
+        raise ShapeError(f"size {{{shape_str(size)}}} is not expandable to size {{{shape_str(shape)}}}.")
+    from .apply import apply
+
+    if not size:
+        return apply(OPS["sum"], (self,))
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
+    out = apply(OPS["sum_dim"], (self,), {"dim": dims, "keepdim": True}) if dims else self
+    return apply(OPS["reshape"], (out,), {"shape": size}) if lead else out
+
+
+export("sum_to_size", sum_to_size_recorded)

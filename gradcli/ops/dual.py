@@ -472,7 +472,12 @@ def _transposed(op, inputs, params, out, ts, outermost: bool, graph: bool):
 
 
 def check_not_batched(t: Tensor, what: str) -> None:
-    """PyTorch's refusals inside vmap: `.item()` or a truth value of a batched tensor."""
+    """PyTorch's refusals inside vmap: `.item()` or a truth value of a batched tensor,
+    `.requires_grad_()` of any tensor."""
+    if what == "requires_grad_":
+        from . import batching
+
+        return batching.check_tensor(t, what)
     if what not in ("item", "bool"):
         return None
     for level in LEVELS[:ACTIVE[0]]:

@@ -52,7 +52,7 @@ def _value_type(value):
 def _leaf(data: np.ndarray, requires_grad) -> Tensor:
     t = Tensor._make(data)
     if requires_grad:
-        t.requires_grad_(True)   # PyTorch's error for a bool tensor
+        t._set_requires_grad(True)   # PyTorch's error for a bool tensor
     return t
 
 
@@ -448,7 +448,7 @@ class Parameter(Tensor):
         self._data = data._data
         self._counter = version_counter(data)
         if requires_grad:
-            self.requires_grad_(True)   # PyTorch's error for a bool tensor
+            self._set_requires_grad(True)   # PyTorch's error for a bool tensor
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + Tensor.__repr__(self)

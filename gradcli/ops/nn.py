@@ -26,7 +26,7 @@ from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
 from . import costs, torch_math, torch_order
 from .apply import apply
-from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export, POINTWISE, SYMMETRIC
+from .registry import FUNCTIONS, NN_FUNCTIONS, TENSORS, defop, export, LINEAR, POINTWISE, SYMMETRIC
 from . import factories
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -433,6 +433,7 @@ nll_loss_op = defop(
     rules=(_nll_grad,),
     formulas=("-grad * weight[target] at each target (/ total weight for mean; 0 at ignore_index)",),
     sympy=_sympy_nll, domain=_nll_cases,
+    tangent=LINEAR,   # linear in input: its tangent is nll_loss of the tangent (PyTorch's NllLossBackward0)
 )
 
 

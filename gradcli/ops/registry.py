@@ -165,6 +165,8 @@ class Op:
             node.check_saved()
         F = TENSORS if create_graph else ARRAYS
         if self.n_outputs != 1:
+            if node.n_outputs == 1:   # one output this time (a split into one piece): the engine passed it alone
+                grad = [grad]
             grad = [
                 g if g is not None else (Tensor._make(np.zeros(shape)) if create_graph else np.zeros(shape))
                 for g, shape in zip(grad, node.out_shapes)

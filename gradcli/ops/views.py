@@ -340,7 +340,7 @@ def _rebase(self, grad_fn, output_nr: int = 0) -> None:
 
 
 def zero_(self) -> Tensor:
-    if self.grad_fn is not None and _grad_enabled[0]:
+    if self.grad_fn is not None and _grad_enabled[0] or _batching.ON[0]:   # (inside vmap: every sample)
         return _inplace(self, TENSORS.zeros_like_op)   # recorded (ZeroBackward0), one version bump
     _check_inplace(self)
     self._data[...] = 0.0
