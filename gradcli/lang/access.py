@@ -108,9 +108,9 @@ TENSOR_METHODS = frozenset({
     "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_and_", "bitwise_or_",
 })
 # The language's own members of a tensor (`pymodules.TENSOR_MEMBERS` makes them), read
-# before the Tensor's: `to` checks its device argument first.
+# before the Tensor's: `to` checks its device argument first, `grad` warns on a non-leaf.
 TENSOR_LANGUAGE_MEMBERS = frozenset({"numpy", "cpu", "cuda", "to", "device", "is_cuda",
-                                     "is_xpu", "is_mps"})
+                                     "is_xpu", "is_mps", "grad"})
 # The methods of every module a program may call (besides a layer's `public` names).
 MODULE_METHODS = frozenset({
     "forward", "parameters", "named_parameters", "buffers", "named_buffers", "children",
@@ -131,7 +131,7 @@ CTX_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"save_for_backward", "save_for_forward
 FUNCTION_METHODS = frozenset({"forward", "backward"}) | _autograd_api.FUNCTION_METHODS
 FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply"}) | FUNCTION_METHODS
 # engine objects a `with` statement accepts besides the grad-mode switches
-CONTEXT_MANAGERS = (_tensor._GradMode,) + _autograd_api.CONTEXT_MANAGERS
+CONTEXT_MANAGERS = (_tensor._GradMode, _stdlib.CatchWarnings) + _autograd_api.CONTEXT_MANAGERS
 LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 SET_METHODS = frozenset({"add", "discard", "remove"})
