@@ -132,7 +132,8 @@ FUNCTION_METHODS = frozenset({"forward", "backward"}) | _autograd_api.FUNCTION_M
 FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply"}) | FUNCTION_METHODS
 # engine objects a `with` statement accepts besides the grad-mode switches
 CONTEXT_MANAGERS = (_tensor._GradMode, _stdlib.CatchWarnings) + _autograd_api.CONTEXT_MANAGERS
-LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
+LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse", "clear",
+                          "remove", "copy"})
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 SET_METHODS = frozenset({"add", "discard", "remove"})
 HANDLE_ATTRIBUTES = frozenset({"remove"})
@@ -230,6 +231,11 @@ def _list_method(obj: list, attr: str):
                 _budget.charge_items(len(obj))
             return obj.pop(index)
         return pop
+    if attr == "copy":
+        def copy():
+            _budget.charge_items(len(obj))
+            return list(obj)
+        return copy
     if attr in ("count", "index", "remove"):
         method = getattr(obj, attr)
 
@@ -539,6 +545,7 @@ class Access:
             str: _methods_reader(STR_METHODS, str_method),
             _stdlib.DefaultDict: _methods_reader(DICT_METHODS, _dict_method),
             _stdlib.Counter: _methods_reader(DICT_METHODS | {"most_common"}, _counter_method),
+            _stdlib.OrderedDict: _methods_reader(DICT_METHODS, _dict_method),
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
             SystemExit: _named_reader(EXCEPTION_ATTRIBUTES | {"code"}),
             np.ndarray: _read_array,

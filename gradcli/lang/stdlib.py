@@ -20,6 +20,9 @@ import random as _random
 import time as _time
 
 from gradcli.errors import Builtin, ProgramTypeError, ProgramValueError
+from gradcli.lang.classnames import register as register_class
+from gradcli.ordered import ITEMS, OrderedDict
+from gradcli.limits import register_container
 from gradcli.lang.classes import LibraryMethod, ProgramClass, ProgramObject
 from gradcli.lang.limits import MAX_SEQUENCE_LENGTH
 from gradcli.lang.sequences import check_length, iterate, materialize
@@ -139,15 +142,18 @@ class Counter(dict):
         return ranked if n is None else ranked[:n]
 
 
-def _ordered_dict(items=(), **kwargs):
-    result = dict(items) if items.__class__ is dict else dict(materialize(items, "a dict"))
-    result.update(kwargs)
-    return result
+ITEMS[0] = lambda items: materialize(items, "a dict")
+register_class(OrderedDict, "collections.OrderedDict")
+register_class(DefaultDict, "collections.defaultdict")
+register_class(Counter, "collections.Counter")
+register_container(OrderedDict)
+register_container(DefaultDict)
+register_container(Counter)
 
 
 def _collections_namespace():
     return _ns("collections", {
-        "OrderedDict": _ordered_dict, "defaultdict": DefaultDict, "Counter": Counter,
+        "OrderedDict": OrderedDict, "defaultdict": DefaultDict, "Counter": Counter,
     })
 
 
@@ -396,6 +402,10 @@ ARGUMENT_PARSER = ProgramClass("ArgumentParser", None, {
     "add_argument_group": LibraryMethod(lambda self, *args, **kwargs: self),
     "set_defaults": LibraryMethod(lambda self, **kwargs: self.attrs["_defaults"].update(kwargs)),
 }, {}, is_module=False)
+
+
+register_class(NAMESPACE, "argparse.Namespace")
+register_class(ARGUMENT_PARSER, "argparse.ArgumentParser")
 
 
 def _argparse_namespace():
