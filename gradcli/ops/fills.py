@@ -77,13 +77,23 @@ def _recorded(op, self: Tensor, other) -> Tensor:
     return result
 
 
-def _integer_value(self: Tensor, value) -> None:
-    """PyTorch's refusal of a number an integer tensor cannot hold (inf, nan, 1e30)."""
+# PyTorch's names of the C types in its message
+_C_TYPES = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t"}
+
+
+def _integer_value(self: Tensor, value):
+    """`value` as an integer tensor takes it: PyTorch's refusal of a number past the dtype's
+    range (inf, nan, 1e30, 300 into int8), except a negative int into uint8, which wraps."""
     dtype = self._data.dtype
-    if dtype.kind in "iu" and isinstance(value, float):
-        info = np.iinfo(dtype)
-        if not (info.min <= value <= info.max):
-            raise ProgramError(f"value cannot be converted to type {dtype.name}_t without overflow")
+    if dtype.kind not in "iu" or not isinstance(value, (int, float)):
+        return value
+    info = np.iinfo(dtype)
+    if dtype == np.uint8 and isinstance(value, int) and value < 0:
+        return value % 256
+    if not (info.min <= value <= info.max):
+        raise ProgramError(f"value cannot be converted to type {_C_TYPES.get(dtype.name, dtype.name)} "
+                           "without overflow")
+    return value
 
 
 def fill(self: Tensor, value) -> Tensor:
@@ -95,7 +105,7 @@ def fill(self: Tensor, value) -> Tensor:
         return _recorded(fill_tensor, self, value)
     if isinstance(value, bool):
         value = int(value)
-    _integer_value(self, value)
+    value = _integer_value(self, value)
     if self._data.dtype.kind not in "fc":
         with no_grad():
             return apply(fill_scalar, (self,), {"value": value})

@@ -113,3 +113,14 @@ print(h)
 u = torch.zeros(3, dtype=torch.uint8)
 u.copy_(torch.tensor([3.7, 255.0, 0.2]))
 print(u)
+# fill_ of numbers an integer tensor cannot hold: PyTorch's refusals, and its wrap of a
+# negative int into uint8
+for dt, v in ((torch.int8, 300), (torch.int32, 2 ** 40), (torch.uint8, -1), (torch.int16, -40000),
+              (torch.uint8, 512.0), (torch.int8, -129.0), (torch.uint8, -200), (torch.uint8, 256),
+              (torch.uint8, -0.5), (torch.int32, -7)):
+    a = torch.zeros(1, dtype=dt)
+    try:
+        a.fill_(v)
+        print(v, a)
+    except RuntimeError as e:
+        print(v, "RuntimeError:", e)
