@@ -305,11 +305,18 @@ def _read_array(obj, attr, span):
     raise _no_attribute(obj, attr, span, ARRAY_ATTRIBUTES)
 
 
+_CPP_NODES = frozenset({"AccumulateGrad", "CopyBackwards", "CopySlices"})
+
+
 def _node_reader(names: frozenset):
     """A backward node: `names`, and `_saved_<name>`, what it saved under PyTorch's names."""
     named = _named_reader(names)
 
     def read(obj, attr, span):
+        if attr == "name":   # PyTorch's name() of its own C++ nodes has their namespace
+            name = obj.name()
+            full = f"torch::autograd::{name}" if name in _CPP_NODES else name
+            return Builtin("name", lambda: full)
         if not attr.startswith("_saved_"):
             return named(obj, attr, span)
         try:

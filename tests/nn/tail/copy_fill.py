@@ -124,3 +124,10 @@ for dt, v in ((torch.int8, 300), (torch.int32, 2 ** 40), (torch.uint8, -1), (tor
         print(v, a)
     except RuntimeError as e:
         print(v, "RuntimeError:", e)
+# name() of PyTorch's own C++ nodes carries their namespace
+x4 = torch.ones(3, requires_grad=True)
+y4 = x4 * 1
+y4[0].mul_(2)
+c4 = x4 * 2
+c4.copy_(torch.ones(3))
+print(y4.grad_fn.name(), c4.grad_fn.name(), x4.sum().grad_fn.next_functions[0][0].name())
