@@ -187,7 +187,16 @@ _FRESH = (("_grad", None), ("grad_fn", None), ("_output_nr", 0), ("_counter", NE
           ("_views", None))
 
 
-class Tensor:
+class _TensorClass(type):
+    """Tensor's metaclass: the class prints as PyTorch's does (`<class 'torch.Tensor'>`)."""
+
+    def __repr__(cls) -> str:
+        from .errors import CLASS_NAME
+
+        return f"<class '{CLASS_NAME[0](cls) or cls.__qualname__}'>"
+
+
+class Tensor(metaclass=_TensorClass):
     """A tensor that records the operations applied to it.
 
     `_data` is the numpy array; `_counter` the version counter (`_version`), a

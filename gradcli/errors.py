@@ -152,7 +152,13 @@ class Builtin:
         return self.fn(*args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"<built-in function {self.name}>"
+        qualified = CLASS_NAME[0](self.fn)   # a class (nn.Linear, int) prints as one
+        return f"<class '{qualified}'>" if qualified is not None else f"<built-in function {self.name}>"
+
+
+# fn -> the name it prints with as a class (`torch.nn.modules.linear.Linear`), or None for a
+# plain function; the language installs its own (lang/classnames.py) when it makes its builtins
+CLASS_NAME = [lambda fn: None]
 
 
 CUDA_MESSAGE = "Torch not compiled with CUDA enabled"

@@ -267,7 +267,13 @@ def gc_paused():
 
 # -- values ------------------------------------------------------------------------
 
-_CONTAINER_SET = frozenset((list, tuple, dict, set))
+_CONTAINER_SET = {list, tuple, dict, set}
+
+
+def register_container(cls) -> None:
+    """A container class of the language's (OrderedDict, defaultdict: dicts) that the walks
+    below look into as they look into a dict."""
+    _CONTAINER_SET.add(cls)
 
 
 def measure(value, limit_depth: int = MAX_VALUE_DEPTH) -> tuple:
@@ -316,7 +322,7 @@ def measure(value, limit_depth: int = MAX_VALUE_DEPTH) -> tuple:
 
 def _children(value):
     """The items of a container to look into: none if it holds no container."""
-    items = [*value.keys(), *value.values()] if value.__class__ is dict else value
+    items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
     if _CONTAINER_SET.isdisjoint(map(type, items)):
         return ()
     return items
@@ -329,7 +335,7 @@ def too_deep(limit: int = MAX_VALUE_DEPTH) -> LimitError:
 
 def check_built(value) -> None:
     """Refuse a container nested too deeply as it is built; charge the measuring."""
-    if value.__class__ is dict:
+    if isinstance(value, dict):
         items = [*value.keys(), *value.values()]
     else:
         items = value

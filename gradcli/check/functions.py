@@ -53,6 +53,41 @@ class Culprit:
                 f"{self.cls}.forward give {self.expected:.6g}{seed}")
 
 
+@dataclass
+class Unchecked:
+    """A custom Function the run applied whose result the checked output does not use: its
+    backward is no part of the check (PyTorch's gradcheck would pass it as silently)."""
+
+    cls: str
+    applied: str             # FILE:LINE of the first such application
+    output: str              # the checked output
+    holder: str | None       # a name of the program's that holds its result (--of NAME)
+
+    def text(self) -> str:
+        instead = (f"; gradcheck --of {self.holder} checks it" if self.holder
+                   else "; name its result and check that with --of NAME")
+        return (f"{self.cls} (applied at {self.applied}) is not used by {self.output}: "
+                f"its backward is not checked{instead}")
+
+
+def unchecked_functions(tape, filename: str, output: str, named: dict) -> list:
+    """One Unchecked per custom Function class applied in the run (and still held) whose
+    applications all lie off the output's graph. `named`: the program's tensors by name."""
+    on_path = {node._cls for node in tape.order if isinstance(node, FunctionCtx)}
+    held = {}   # class -> a name holding the result of one of its applications
+    for name, t in named.items():
+        node = t.grad_fn
+        if isinstance(node, FunctionCtx):
+            held.setdefault(node._cls, name)
+    found = []
+    for cls, source in getattr(tape.notes, "applied", {}).items():
+        if cls not in on_path:
+            line = source.line if source is not None else None
+            found.append(Unchecked(cls.__name__, f"{filename}:{line}" if line else filename, output,
+                                   held.get(cls)))
+    return found
+
+
 def find_culprits(tape, filename: str, eps: float, atol: float, rtol: float, seed: int = 0) -> list:
     """One Culprit per custom Function class whose backward is wrong at a point of the run."""
     found, seen = [], set()

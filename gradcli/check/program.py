@@ -17,7 +17,7 @@ from ..errors import AutogradError, GradcliError
 from . import symbolic
 from ..autograd.function import FunctionCtx
 from .core import Options, check_function
-from .functions import find_culprits
+from .functions import find_culprits, unchecked_functions
 from .perop import Chain
 from .replay import Tape, Unavailable, recording
 
@@ -30,6 +30,7 @@ class OutputReport:
     output: str
     results: list = field(default_factory=list)
     culprits: list = field(default_factory=list)  # custom Functions whose backward is wrong
+    unchecked: list = field(default_factory=list)  # custom Functions the output does not use
 
 
 def default_inputs(run) -> list:
@@ -90,7 +91,8 @@ def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> li
         culprits = []
         if any(not r.ok for r in results) and any(isinstance(node, FunctionCtx) for node in tape.order):
             culprits = find_culprits(tape, label, options.eps, options.atol, options.rtol, options.seed)
-        reports.append(OutputReport(label, out_name, results, culprits))
+        unchecked = unchecked_functions(tape, label, out_name, runs.tensors(run))
+        reports.append(OutputReport(label, out_name, results, culprits, unchecked))
     return reports
 
 

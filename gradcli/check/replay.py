@@ -70,6 +70,8 @@ def _observe(node, inputs):
         return
     if isinstance(node, FunctionCtx):
         _active[-1][node] = inputs  # (args, kwargs) of the custom Function
+        # each class's first application, kept when its node is gone (a result dropped)
+        _active[-1].applied.setdefault(node._cls, node.source)
     else:
         _active[-1][node] = tuple(_note(t) for t in inputs)
 
@@ -78,6 +80,7 @@ def _observe(node, inputs):
 def recording():
     """Note the inputs of every graph node created inside; yields node -> inputs."""
     notes = weakref.WeakKeyDictionary()
+    notes.applied = {}   # custom Function class -> the place of its first application
     outer = not _active
     _active.append(notes)
     try:

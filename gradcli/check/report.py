@@ -28,6 +28,7 @@ class Report:
     errors: list = field(default_factory=list)   # (file, GradcliError) of programs that did not run
     self_check: bool = False
     culprits: list = field(default_factory=list)  # (file, output, check.functions.Culprit)
+    unchecked: list = field(default_factory=list)  # check.functions.Unchecked: Functions not used
 
     @property
     def ok(self) -> bool:
@@ -43,6 +44,7 @@ class Report:
                 self.checks.append(Check(rep.file, "file", rep.output, r))
             for culprit in getattr(rep, "culprits", ()):
                 self.culprits.append((rep.file, rep.output, culprit))
+            self.unchecked.extend(getattr(rep, "unchecked", ()))
 
     def add_ops(self, op_reports) -> None:
         self.self_check = True

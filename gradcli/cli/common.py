@@ -219,7 +219,24 @@ def load(opts: Common, file: Optional[str], expr: Optional[str]):
     from ..lang import compile_program
 
     opts.source = read_source(file, expr)
-    return compile_program(opts.source.text, opts.source.filename)
+    program = compile_program(opts.source.text, opts.source.filename)
+    program.warnings = _warning_channel(opts.source)
+    return program
+
+
+def _warning_channel(source):
+    """The program's warnings on stderr, as its errors are shown (after what it printed so far)."""
+    from ..render.errors import warning_text
+    from ..warn import Channel
+
+    def write(category, text, span) -> None:
+        sys.stdout.flush()
+        report = warning_text(category.__name__, text, span, source.filename, source.text)
+        if style.coloured("stderr"):
+            report = report.replace("warning:", style.paint("warning:", "warn", "stderr"), 1)
+        sys.stderr.write(style.terminal_safe(report, "stderr") + "\n")
+
+    return Channel(write)
 
 
 class Batched:

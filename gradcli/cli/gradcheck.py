@@ -186,6 +186,9 @@ def counts(result) -> str:
     passed = len(result.checks) - len(result.failures) - skipped - unused
     parts = [f"{passed} passed"] + ([f"{skipped} skipped"] if skipped else []) + (
         [f"{unused} unused"] if unused else []) + ([f"{failed} failed"] if failed else [])
+    functions = len(getattr(result, "unchecked", ()))
+    if functions:   # a custom Function the output does not use: its backward was not compared
+        parts.append(f"{functions} custom Function{'s' if functions > 1 else ''} not checked")
     return ", ".join(parts)
 
 
@@ -234,6 +237,8 @@ def _human(result) -> None:
                 lines.append(f"order 2, {c.output} wrt {r.input}: " + _second_order(c.output, r))
     for file, output, culprit in getattr(result, "culprits", ()):
         lines.extend((paint("found: ", "fail") + culprit.text()).split("\n"))
+    for unchecked in getattr(result, "unchecked", ()):
+        lines.append(paint("not checked: ", "warn") + unchecked.text())
     notes, noted = [], set()  # notes go to stderr: the report on stdout stays the table
     for c in result.checks:
         r = c.result

@@ -108,9 +108,9 @@ TENSOR_METHODS = frozenset({
     "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_and_", "bitwise_or_",
 })
 # The language's own members of a tensor (`pymodules.TENSOR_MEMBERS` makes them), read
-# before the Tensor's: `to` checks its device argument first.
+# before the Tensor's: `to` checks its device argument first, `grad` warns on a non-leaf.
 TENSOR_LANGUAGE_MEMBERS = frozenset({"numpy", "cpu", "cuda", "to", "device", "is_cuda",
-                                     "is_xpu", "is_mps"})
+                                     "is_xpu", "is_mps", "grad"})
 # The methods of every module a program may call (besides a layer's `public` names).
 MODULE_METHODS = frozenset({
     "forward", "parameters", "named_parameters", "buffers", "named_buffers", "children",
@@ -131,8 +131,9 @@ CTX_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"save_for_backward", "save_for_forward
 FUNCTION_METHODS = frozenset({"forward", "backward"}) | _autograd_api.FUNCTION_METHODS
 FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply"}) | FUNCTION_METHODS
 # engine objects a `with` statement accepts besides the grad-mode switches
-CONTEXT_MANAGERS = (_tensor._GradMode,) + _autograd_api.CONTEXT_MANAGERS
-LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
+CONTEXT_MANAGERS = (_tensor._GradMode, _stdlib.CatchWarnings) + _autograd_api.CONTEXT_MANAGERS
+LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse", "clear",
+                          "remove", "copy"})
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 SET_METHODS = frozenset({"add", "discard", "remove"})
 HANDLE_ATTRIBUTES = frozenset({"remove"})
@@ -230,6 +231,11 @@ def _list_method(obj: list, attr: str):
                 _budget.charge_items(len(obj))
             return obj.pop(index)
         return pop
+    if attr == "copy":
+        def copy():
+            _budget.charge_items(len(obj))
+            return list(obj)
+        return copy
     if attr in ("count", "index", "remove"):
         method = getattr(obj, attr)
 
@@ -300,7 +306,8 @@ def _read_array(obj, attr, span):
 
 
 # the nodes PyTorch writes in C++ outside the generated ones: `.name()` gives their qualified name
-_QUALIFIED_NODE_NAMES = {name: "torch::autograd::" + name for name in ("AccumulateGrad", "CopySlices", "Error")}
+_QUALIFIED_NODE_NAMES = {name: "torch::autograd::" + name
+                         for name in ("AccumulateGrad", "CopyBackwards", "CopySlices", "Error")}
 
 
 def _node_reader(names: frozenset):
@@ -545,6 +552,7 @@ class Access:
             str: _methods_reader(STR_METHODS, str_method),
             _stdlib.DefaultDict: _methods_reader(DICT_METHODS, _dict_method),
             _stdlib.Counter: _methods_reader(DICT_METHODS | {"most_common"}, _counter_method),
+            _stdlib.OrderedDict: _methods_reader(DICT_METHODS, _dict_method),
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
             SystemExit: _named_reader(EXCEPTION_ATTRIBUTES | {"code"}),
             np.ndarray: _read_array,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from itertools import islice
 
-from gradcli.errors import LimitError, ProgramTypeError
+from gradcli.errors import CLASS_NAME, LimitError, ProgramTypeError
 from gradcli.lang.limits import MAX_INT_BITS, MAX_SEQUENCE_LENGTH
 from gradcli.limits import measure
 from gradcli import dtypes
@@ -21,6 +21,7 @@ from gradcli.lang.sequences import (  # noqa: F401  (builtins.X for the interpre
     SEQUENCE_TYPES, check_length, iterate, materialize,
 )
 from gradcli.lang.values import Builtin, Namespace, type_name
+from gradcli.lang import classnames
 
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 
@@ -28,7 +29,7 @@ CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 def check_printed(value) -> None:
     """Refuse to print or format a nested value whose text would pass the string limit
     (each item prints at least 3 characters, `0, `), before any of it is made."""
-    if value.__class__ in (list, tuple, dict):
+    if isinstance(value, (list, tuple, dict)):   # (OrderedDict, defaultdict too)
         depth, size, distinct = measure(value)
         if 3 * size > MAX_SEQUENCE_LENGTH:
             raise LimitError(f"printing a value of {size} items would make a string longer than "
@@ -313,6 +314,11 @@ def _make_builtins(modules: dict, print_fn) -> dict:
 
     classes = {float: float, bool: bool, _int: int, _str: str, _list: list, _tuple: tuple,
                _dict: dict, _set: set}
+    for fn, cls in classes.items():   # print(int) is <class 'int'>, print(nn.Linear) PyTorch's path
+        classnames.register(fn, cls.__name__)
+    for fn, name in ((_range, "range"), (_enumerate, "enumerate"), (_zip, "zip")):
+        classnames.register(fn, name)
+    CLASS_NAME[0] = classnames.class_name
 
     def _class(info):
         if info.__class__ is Builtin and info.fn in classes:

@@ -82,7 +82,7 @@ class Calls:
             fn, name = func.fn, func.name
         elif isinstance(func, self.callable_types):
             fn, name = func, type(func).__name__
-        elif func.__class__ is type and func in _access.CALLABLE_CLASSES:
+        elif isinstance(func, type) and func in _access.CALLABLE_CLASSES:   # (Tensor: a metaclass)
             fn, name = _access.CONSTRUCTORS.get(func, func), func.__name__
         elif isinstance(func, type) and issubclass(func, Function):
             raise ProgramTypeError(f"'{func.__name__}' is a Function class: call it as "

@@ -26,7 +26,8 @@ whose method is running (the top of `METHOD_STACK`).
 """
 from __future__ import annotations
 
-from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
+from gradcli.errors import CLASS_NAME, GradcliError, ProgramError, ProgramTypeError
+from gradcli.lang import classnames
 from gradcli.lang.values import Builtin, Closure
 from gradcli.nn.modules import Module
 
@@ -138,12 +139,14 @@ class ProgramClass:
         return member
 
     def __repr__(self) -> str:
-        return f"<class '{self.name}'>"
+        # a program's class as Python names it; the library's (DataLoader) as PyTorch does
+        return f"<class '{CLASS_NAME[0](self) or '__main__.' + self.name}'>"
 
 
 ProgramClass.__name__ = "type"
 MISSING = object()
 OBJECT = ProgramClass("object", None, {}, {}, is_module=False)  # `class A(object):`, `object()`
+classnames.register(OBJECT, "object")
 
 
 def member_of(instance, cls: ProgramClass, attr: str):

@@ -31,7 +31,7 @@ IMPORTABLE_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init
 # The standard modules' facades (`gradcli.lang.stdlib`) and torch.utils.data.
 IMPORTABLE_MODULES += ("torch.utils", "torch.utils.data", "time", "random", "collections",
                        "itertools", "functools", "typing", "dataclasses", "__future__",
-                       "argparse", "sys")
+                       "argparse", "sys", "warnings")
 
 _COMPOUND = frozenset({"if", "while", "for", "def", "class", "with", "try", "@"})
 

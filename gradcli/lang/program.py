@@ -43,6 +43,17 @@ class Program:
         self.module = module
         self.input_sites, self.input_names = find_inputs(module)
         self.is_pytorch = imports_torch(module)
+        self.warnings = None   # its warning channel (gradcli.warn), made at its first run
+
+    def warning_channel(self):
+        """The channel of this program's warnings (once per place over all its runs), with
+        Python's default filters at the start of each run."""
+        from gradcli.warn import Channel, write_plain
+
+        if self.warnings is None:
+            self.warnings = Channel(write_plain(self.filename))
+        self.warnings.reset()
+        return self.warnings
 
     @property
     def kind(self) -> str:
@@ -97,7 +108,8 @@ class Program:
             with limited(limits) as budget, recursion_headroom(), engine_tensor.enable_grad():
                 previous, kept.active[0] = kept.active[0], keeper
                 try:
-                    final, value = interpreter.run_module(self.module)
+                    with self.warning_channel().active():
+                        final, value = interpreter.run_module(self.module)
                 except GradcliError as error:
                     ended = program_exit(error)
                     if ended is None or not ended.success:

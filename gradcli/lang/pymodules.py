@@ -22,6 +22,7 @@ from gradcli.limits import ELEMENTS_PER_WORK, MAX_LIST_ITEMS, NUMBERS_PER_WORK, 
 from gradcli.lang.sequences import check_length, materialize
 from gradcli.lang.limits import MAX_INT_BITS
 from gradcli.lang.values import Builtin, Namespace, type_name
+from gradcli.warn import warn
 
 Tensor = _tensor.Tensor
 ndarray = np.ndarray
@@ -630,8 +631,25 @@ def _to(t: Tensor):
     return to
 
 
+NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf "
+    "Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+def _grad(t: Tensor):
+    """`x.grad`: PyTorch's getter warns when x is not a leaf, does not retain grad and has none."""
+    grad = t._grad
+    if grad is None and t.grad_fn is not None and not t._retains_grad:
+        warn(NON_LEAF_GRAD)
+    return grad
+
+
 # Read on a tensor before its own attributes: (name -> fn(tensor) -> value)
 TENSOR_MEMBERS = {
+    "grad": _grad,
     "numpy": lambda t: lambda force=False: tensor_array(t, bool(force)),
     "cpu": _cpu,
     "cuda": _cuda,

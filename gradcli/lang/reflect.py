@@ -13,7 +13,7 @@ which has no attributes; `next` reads it. The names Python has and gradcli refus
 from __future__ import annotations
 
 
-from gradcli.errors import ProgramError, ProgramTypeError
+from gradcli.errors import CLASS_NAME, ProgramError, ProgramTypeError
 from gradcli.lang.sequences import iterate
 from gradcli.lang.values import Builtin, Closure, type_name
 
@@ -52,6 +52,7 @@ class OpaqueType:
 
 
 OpaqueType.__name__ = "type"
+_TYPE = OpaqueType("type")
 
 
 _MADE: dict = {}
@@ -88,15 +89,20 @@ def make(table: dict, modules: dict, access) -> dict:
                 if name in table:
                     by_type[cls] = table[name]
             by_type[Tensor] = modules["torch"].members["Tensor"]
-            for value in modules["torch.nn"].members.values():
-                fn = getattr(value, "fn", None)
-                if isinstance(fn, type):
-                    by_type.setdefault(fn, value)
+            # type(m), type(opt), type(sd): the class as the program names it (nn.Linear, ...)
+            for space in ("torch.nn", "torch", "torch.optim", "torch.optim.lr_scheduler",
+                          "torch.utils.data", "collections"):
+                for value in modules[space].members.values():
+                    fn = getattr(value, "fn", None)
+                    if isinstance(fn, type):
+                        by_type.setdefault(fn, value)
         return by_type
 
     def _type(value):
         if value.__class__ in (ProgramModule, ProgramObject):
             return program_class(value)
+        if value.__class__ is Builtin and CLASS_NAME[0](value.fn) is not None:
+            return _TYPE   # type(nn.Linear): a class's type
         known = named_types().get(value.__class__)
         if known is not None:
             return known

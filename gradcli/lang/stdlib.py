@@ -1,6 +1,6 @@
 """The standard modules scripts import, as small safe facades (like `math` in pymodules):
 time, random, collections, itertools, functools, typing, dataclasses, __future__,
-argparse and sys.
+argparse, sys and warnings (whose filters are the running program's, gradcli.warn).
 
 Each is a Namespace of functions that take and give the language's values only.
 What gradcli chooses where Python's module touches the world: `time.time()` reads the
@@ -20,6 +20,9 @@ import random as _random
 import time as _time
 
 from gradcli.errors import Builtin, ProgramTypeError, ProgramValueError
+from gradcli.lang.classnames import register as register_class
+from gradcli.ordered import ITEMS, OrderedDict
+from gradcli.limits import register_container
 from gradcli.lang.classes import LibraryMethod, ProgramClass, ProgramObject
 from gradcli.lang.limits import MAX_SEQUENCE_LENGTH
 from gradcli.lang.sequences import check_length, iterate, materialize
@@ -27,7 +30,7 @@ from gradcli.lang.values import Closure, Namespace, type_name
 
 # The standard modules a program may import (the parser's IMPORTABLE_MODULES adds them).
 MODULE_NAMES = ("time", "random", "collections", "itertools", "functools", "typing",
-                "dataclasses", "__future__", "argparse", "sys")
+                "dataclasses", "__future__", "argparse", "sys", "warnings")
 
 _RANDOM = _random.Random(0)
 
@@ -139,15 +142,18 @@ class Counter(dict):
         return ranked if n is None else ranked[:n]
 
 
-def _ordered_dict(items=(), **kwargs):
-    result = dict(items) if items.__class__ is dict else dict(materialize(items, "a dict"))
-    result.update(kwargs)
-    return result
+ITEMS[0] = lambda items: materialize(items, "a dict")
+register_class(OrderedDict, "collections.OrderedDict")
+register_class(DefaultDict, "collections.defaultdict")
+register_class(Counter, "collections.Counter")
+register_container(OrderedDict)
+register_container(DefaultDict)
+register_container(Counter)
 
 
 def _collections_namespace():
     return _ns("collections", {
-        "OrderedDict": _ordered_dict, "defaultdict": DefaultDict, "Counter": Counter,
+        "OrderedDict": OrderedDict, "defaultdict": DefaultDict, "Counter": Counter,
     })
 
 
@@ -398,6 +404,10 @@ ARGUMENT_PARSER = ProgramClass("ArgumentParser", None, {
 }, {}, is_module=False)
 
 
+register_class(NAMESPACE, "argparse.Namespace")
+register_class(ARGUMENT_PARSER, "argparse.ArgumentParser")
+
+
 def _argparse_namespace():
     return _ns("argparse", {"ArgumentParser": ARGUMENT_PARSER, "Namespace": NAMESPACE,
                             "ArgumentDefaultsHelpFormatter": None,
@@ -422,11 +432,93 @@ def _sys_namespace():
     })
 
 
+# --- warnings -------------------------------------------------------------------------
+# The running program's channel (gradcli.warn) holds the filters; a program sees only these
+# functions, and the text of what they print is the program's own.
+
+
+def _channel():
+    from gradcli.warn import Channel
+
+    return Channel.running[0]
+
+
+def _category(category, default=UserWarning):
+    if category is None:
+        return default
+    if not (isinstance(category, type) and issubclass(category, Warning)):
+        raise ProgramTypeError(f"category must be a Warning subclass, not '{type_name(category)}'")
+    return category
+
+
+def _warn(message, category=None, stacklevel=1, source=None, *, skip_file_prefixes=()):
+    """warnings.warn: shown at the place of the call, as the engine's warnings are."""
+    from gradcli.warn import warn
+
+    if isinstance(message, Warning):
+        category, message = type(message), str(message)
+    warn(str(message), _category(category))
+
+
+def _filter(add):
+    def fn(*args, **kwargs):
+        channel = _channel()
+        try:
+            add(channel, *args, **kwargs)
+        except (TypeError, ValueError) as exc:
+            raise (ProgramTypeError if isinstance(exc, TypeError) else ProgramValueError)(str(exc)) from None
+    return fn
+
+
+def _filterwarnings(channel, action, message="", category=Warning, module="", lineno=0, append=False):
+    channel.add_filter(action, message, _category(category, Warning), lineno, bool(append))
+
+
+def _simplefilter(channel, action, category=Warning, lineno=0, append=False):
+    channel.add_filter(action, "", _category(category, Warning), lineno, bool(append))
+
+
+class CatchWarnings:
+    """warnings.catch_warnings(): the filters a `with` block sets are undone at its end."""
+
+    __slots__ = ("saved", "action", "category")
+
+    def __init__(self, *, record=False, module=None, action=None, category=Warning, lineno=0, append=False):
+        if record:
+            raise ProgramValueError("catch_warnings(record=True) is not supported in gradcli: a "
+                                    "program's warnings go to standard error only")
+        self.saved = None
+        self.action, self.category = action, _category(category, Warning)
+
+    def __enter__(self):
+        channel = _channel()
+        self.saved = list(channel.filters)
+        if self.action is not None:
+            _filter(_simplefilter)(self.action, self.category)
+        return None
+
+    def __exit__(self, *exc):
+        _channel().filters = self.saved
+        return False
+
+
+CatchWarnings.__name__ = "catch_warnings"
+
+
+def _warnings_namespace():
+    return _ns("warnings", {
+        "warn": _warn, "filterwarnings": _filter(_filterwarnings),
+        "simplefilter": _filter(_simplefilter),
+        "resetwarnings": lambda: _channel().reset(), "catch_warnings": CatchWarnings,
+    })
+
+
 _FACADES = {
     "time": _time_namespace, "random": _random_namespace, "collections": _collections_namespace,
     "itertools": _itertools_namespace, "functools": _functools_namespace,
     "typing": _typing_namespace, "__future__": _future_namespace,
     "dataclasses": _dataclasses_namespace, "argparse": _argparse_namespace, "sys": _sys_namespace,
+    "warnings": _warnings_namespace,
 }
 
 

@@ -41,7 +41,7 @@ def _check_spec(spec: str) -> None:
 
 def check_printed(value) -> None:
     """As builtins.check_printed: a nested value whose text would pass the string limit."""
-    if value.__class__ in (list, tuple, dict):
+    if isinstance(value, (list, tuple, dict)):   # (OrderedDict, defaultdict too)
         depth, size, distinct = measure(value)
         if 3 * size > MAX_SEQUENCE_LENGTH:
             raise LimitError(f"printing a value of {size} items would make a string longer "

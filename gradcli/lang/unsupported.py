@@ -97,7 +97,6 @@ MODULES = {
     "urllib": "programs have no network",
     "requests": "programs have no network",
     "logging": "programs write only with print",
-    "warnings": "programs write only with print",
     "importlib": "programs import with the import statement only",
     "inspect": "programs cannot look inside values",
     "ctypes": "programs have no raw memory",

@@ -17,6 +17,7 @@ import math
 from gradcli._tensor import Tensor, as_int
 from gradcli.errors import ProgramTypeError, ProgramValueError
 from gradcli.lang.classes import LibraryMethod, ProgramClass, ProgramObject
+from gradcli.lang import classnames
 from gradcli.lang.values import Namespace
 from gradcli.limits import budget as _budget
 
@@ -196,6 +197,8 @@ DATA_LOADER = _class("DataLoader", None, {
 })
 ITERABLE_DATASET = ProgramClass("IterableDataset", DATASET, {}, {}, is_module=False)
 SAMPLER = ProgramClass("Sampler", None, {}, {}, is_module=False)
+for _library in (DATASET, TENSOR_DATASET, SUBSET, DATA_LOADER, ITERABLE_DATASET, SAMPLER):
+    classnames.register_torch(_library, _library.name)   # print(DataLoader): PyTorch's path
 
 
 def namespace() -> Namespace:

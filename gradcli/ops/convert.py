@@ -101,7 +101,7 @@ def _legacy_constructor(name, target):
     """`torch.FloatTensor(data)` or `torch.FloatTensor(2, 3)` (sizes: zeros here); `torch.Tensor`
     is the default dtype's."""
     def construct(*args, requires_grad=False):
-        from .factories import tensor, zeros
+        from .factories import new_tensor as tensor, zeros
 
         d = dtypes.get_default_dtype() if target is None else target
         if len(args) == 1 and not isinstance(args[0], (int, float, bool)) or not args:

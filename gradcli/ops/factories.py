@@ -22,6 +22,7 @@ from .domains import cases
 from .apply import apply
 from .registry import METHODS, defop, export, LINEAR
 from . import torch_ranges
+from ..warn import warn
 
 # PyTorch seeds its CPU generator with this constant, so an unseeded program
 # draws the same numbers on every run; so does gradcli (from its own generator).
@@ -119,8 +120,21 @@ def _nested(data):
     return tuple(shape), flat
 
 
+COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                  "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                  "torch.tensor(sourceTensor).")
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new leaf holding a copy of `data` (nested lists of numbers, or tensors)."""
+    """A new leaf holding a copy of `data` (nested lists of numbers, or tensors); PyTorch warns
+    that a tensor is better copied with detach().clone()."""
+    if isinstance(data, Tensor):
+        warn(COPY_CONSTRUCT)
+    return new_tensor(data, dtype, requires_grad)
+
+
+def new_tensor(data, dtype=None, requires_grad=False):
+    """torch.tensor's work, without its warning (the legacy constructors: torch.FloatTensor(t))."""
     if isinstance(data, Tensor) and dtype is None:
         dtype = data.dtype   # a tensor keeps its dtype
     if isinstance(data, Tensor) and data._data.ndim == 0:

@@ -15,7 +15,7 @@ as_strided does), so one rule serves every chain of view ops.
 The in-place machinery of every Tensor lives here too, attached to Tensor as
 methods: `_check_inplace` (PyTorch's refusals), `_inplace` (run an op and write
 its result into the tensor), `_rebase` (the tensor's new history), and the
-in-place methods that are no op of the table: `zero_`, `fill_`, `copy_`.
+in-place methods `zero_`, `fill_`, `copy_` (their ops: factories.py, fills.py).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from ..graph.nodes import op_name
 from ..errors import AutogradError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, bump_version, no_grad, shape_str
 from .aliasing import _owner
-from . import batching as _batching, dual as _dual
+from . import batching as _batching, dual as _dual, fills as _fills
 from .apply import apply
 from .registry import METHODS, TENSORS, Op
 
@@ -349,11 +349,11 @@ def zero_(self) -> Tensor:
 
 
 def fill_(self, value) -> Tensor:
-    return _inplace(self, lambda t, v: TENSORS.add(TENSORS.mul(t, 0.0), v), value)
+    return _inplace(self, _fills.fill, value)   # FillBackward2/3: the value written exactly
 
 
 def copy_(self, src) -> Tensor:
-    return _inplace(self, lambda t, s: TENSORS.add(TENSORS.mul(t, 0.0), s), src)
+    return _inplace(self, _fills.copy, src)   # CopyBackwards, cast as PyTorch casts
 
 
 for _method in (zero_, fill_, copy_):

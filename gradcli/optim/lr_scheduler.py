@@ -17,12 +17,28 @@ from bisect import bisect_right
 from ..graph.callback import call_program
 from ..errors import ProgramError, ProgramTypeError, ProgramValueError, type_name
 from ..limits import check_walk
+from ..warn import warn
 from . import checks
 from .optimizers import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR",
            "ConstantLR", "LinearLR", "SequentialLR", "OneCycleLR", "ReduceLROnPlateau",
            "CosineAnnealingWarmRestarts"]
+
+
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
+    "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch "
+    "is different from None, the closed form is used instead of the new chainable form, where "
+    "available. Please open an issue if you are unable to replicate your use case: "
+    "https://github.com/pytorch/pytorch/issues/new/choose.")
+
+
+def _epoch(epoch):
+    """An epoch given to step(epoch): a number (the closed forms compute with it)."""
+    if isinstance(epoch, bool) or not isinstance(epoch, (int, float)):
+        raise ProgramTypeError(f"epoch must be a number, not {type_name(epoch)}")
+    return epoch
 
 
 class LRScheduler:
@@ -61,10 +77,14 @@ class LRScheduler:
         return list(self._last_lr)
 
     def step(self, epoch=None) -> None:
-        if epoch is not None:
-            raise ProgramValueError("scheduler.step(epoch) is deprecated and not supported: call step()")
+        """One epoch on; `step(epoch)` (deprecated) warns as PyTorch does and goes to `epoch` by
+        the closed form where the scheduler has one (the chainable form from there otherwise)."""
         self._step_count += 1
-        self._update_lr()
+        if epoch is not None:
+            warn(EPOCH_DEPRECATION_WARNING)
+            self._update_lr(_epoch(epoch))
+        else:
+            self._update_lr()
 
     def _update_lr(self, epoch=None) -> None:
         """Count an epoch (or go to `epoch`, by the closed form where there is one) and set each lr."""
@@ -698,6 +718,9 @@ class ReduceLROnPlateau(LRScheduler):
         current = checks.lr_of(metrics, "metrics") if not isinstance(metrics, (int, float)) else float(metrics)
         if epoch is None:
             epoch = self.last_epoch + 1
+        else:
+            warn(EPOCH_DEPRECATION_WARNING)
+            epoch = _epoch(epoch)
         self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current

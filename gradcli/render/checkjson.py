@@ -53,6 +53,9 @@ def to_json(report: Report) -> dict:
     doc = {"ok": report.ok, "checks": [check_json(c) for c in report.checks]}
     if report.culprits:  # the custom Functions whose backward returns a wrong gradient
         doc["functions"] = [culprit_json(f, out, c) for f, out, c in report.culprits]
+    if report.unchecked:  # custom Functions applied off the output's graph: not checked
+        doc["unchecked_functions"] = [{"class": u.cls, "applied": u.applied, "output": u.output,
+                                       "held_by": u.holder} for u in report.unchecked]
     if report.errors:
         doc["errors"] = [{"file": f, "error": error_json(e)} for f, e in report.errors]
     return doc

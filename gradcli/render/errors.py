@@ -42,11 +42,24 @@ def _escape(ch: str) -> str:
 def error_text(err: GradcliError, filename: str | None, source: str | None) -> str:
     if getattr(err, "bare", False):   # sys.exit('message'): the message alone, as Python prints it
         return printable(err.message, _KEEP)
+    lines = _placed("error", err.message, err.span, filename, source)
+    if err.hint:
+        lines.append(f"hint: {printable(err.hint, _KEEP)}")
+    return "\n".join(lines)
+
+
+def warning_text(category: str, message: str, span, filename: str | None, source: str | None) -> str:
+    """A program's warning (gradcli.warn): `FILE:LINE:COL: warning: UserWarning: text`, the
+    line and a caret, as an error is shown."""
+    return "\n".join(_placed("warning", f"{category}: {message}", span, filename, source))
+
+
+def _placed(kind: str, message: str, span, filename: str | None, source: str | None) -> list:
+    """`FILE:LINE:COL: kind: message`, then the source line and a caret under the place."""
     name = printable(filename or "gradcli")
-    span = err.span
     lines = []
     if span is not None:
-        lines.append(f"{name}:{span.line}:{span.col}: error: {printable(err.message, _KEEP)}")
+        lines.append(f"{name}:{span.line}:{span.col}: {kind}: {printable(message, _KEEP)}")
         source_lines = _source_lines(source) if source else ()
         text = source_lines[span.line - 1] if 0 < span.line <= len(source_lines) else None
         if text is not None:
@@ -59,10 +72,8 @@ def error_text(err: GradcliError, filename: str | None, source: str | None) -> s
             lead = len(printable(text[:max(0, span.col - 1 - start)]))
             lines.append("  " + " " * lead + "^" * min(width, 80))
     else:
-        lines.append(f"{name}: error: {printable(err.message, _KEEP)}")
-    if err.hint:
-        lines.append(f"hint: {printable(err.hint, _KEEP)}")
-    return "\n".join(lines)
+        lines.append(f"{name}: {kind}: {printable(message, _KEEP)}")
+    return lines
 
 
 def error_json(err: GradcliError) -> dict:

@@ -220,8 +220,9 @@ def _kink_points(c, orders=None) -> tuple[list, list]:
 def panel_grid(n: int, width: int, height: int) -> tuple[int, int, int]:
     """(rows, columns, height) for n panels: the grid whose smallest panel is largest against
     MIN_PANEL, stacked (one x axis under another) when that ties. When no grid gives every
-    panel MIN_PANEL in `height`, as many columns as fit, each panel MIN_PANEL high: the
-    plot is taller than the terminal (it scrolls) rather than panels with no room for data."""
+    panel MIN_PANEL in `height`, as many columns as fit, each panel MIN_PANEL high, and the
+    height that needs (more than `height`: the caller shows the rows that fit and names the
+    rest, rather than panels with no room for data)."""
     best = None
     for rows in range(1, n + 1):
         cols = -(-n // rows)
@@ -257,11 +258,26 @@ def _curve_panels(fig, c, width: int, height: int, color: bool) -> list[str]:
     """f and each derivative in a panel of its own, each with its own y axis."""
     names = labels(c)
     under = [fit("x: a kink", width)] if _kink_points(c)[0] else []
-    rows, cols, height = panel_grid(len(names), width, height - 1 - len(under))
-    fig.subplots(rows, cols)
+    room = height - 1 - len(under)
+    rows, cols, needed = panel_grid(len(names), width, room)
+    if needed > room:
+        # not every panel fits the terminal: those that do, and a note naming the others
+        # (its length reserved for the most it can name: all but the first row's)
+        def note(dropped):
+            return too_small(", ".join(dropped) + " not shown", 1 + len(under) + needed, height, width)
+
+        shown = max(1, min(rows - 1, (room - len(note(names[cols:]))) // MIN_PANEL[1]))
+        dropped = note(names[shown * cols:])
+        names, rows, height = names[:shown * cols], shown, room - len(dropped)
+        under += dropped
+    else:
+        height = needed
+    grid = rows * cols > 1   # (plotext has no grid of one panel: the figure is the panel)
+    if grid:
+        fig.subplots(rows, cols)
     fig.theme("simple")
     for k, (label, v) in enumerate(zip(names, c.values)):
-        panel = fig.subplot(k // cols + 1, k % cols + 1)
+        panel = fig.subplot(k // cols + 1, k % cols + 1) if grid else fig
         _curve_signal(panel, c, k, v, color)
         _kinks_drawn(panel, c, [k + 1])
         panel.title(label)
@@ -271,6 +287,15 @@ def _curve_panels(fig, c, width: int, height: int, color: bool) -> list[str]:
         fig.subplot(k // cols + 1, k % cols + 1).axes(False)
     title = formula_title(c, width, f", and its derivatives in {c.wrt}" if c.order else "")
     return [title.center(width).rstrip()] + _build(fig, width, height, color) + under
+
+
+def too_small(what: str, needed: int, height: int, width: int) -> list[str]:
+    """Lines (at most `width` wide) saying what a terminal of `height` lines leaves out of a
+    picture of `needed` lines, and how to see all of it."""
+    import textwrap
+
+    text = f"{what}: the picture needs {needed} lines; enlarge the terminal, or use -o plot.svg"
+    return textwrap.wrap(text, max(width, 20))
 
 
 HERE, LEAST = "X", "O"   # the program's point and the sampled minimum on a heat map
@@ -311,8 +336,10 @@ def _terminal_surface(fig, s, width: int, height: int) -> list[str]:
         keys.append((key, key))
     under = _rows_of(keys, width) + _rows_of([(m, m) for _, _, m in marks], width)
     title = formula_title(s, width).center(width).rstrip()
-    # the maps keep MIN_PANEL's height (the plot then scrolls) rather than lose their rows
-    return [title] + _build(fig, width, max(height - 1 - len(under), MIN_PANEL[1] + 4), False) + under
+    needed = 1 + MIN_PANEL[1] + 4 + len(under)
+    if needed > height:   # maps with no room for their rows: say so, in the terminal's lines
+        return [title] + too_small("heat maps not drawn", needed, height, width)
+    return [title] + _build(fig, width, height - 1 - len(under), False) + under
 
 
 def _g(v: float) -> str:

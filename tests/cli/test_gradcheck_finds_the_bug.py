@@ -97,3 +97,36 @@ def test_order_2_of_a_vector_output_shows_its_vector():
     second = [c for c in doc["checks"] if c["order"] == 2]
     v = second[0]["grad_output"]
     assert len(v) == 2 and all(-1 <= e <= 1 for e in v)
+
+
+UNUSED = MULPLUS.replace("z = MulPlus.apply(a, b).sum()\n",
+                         "side = MulPlus.apply(a, b)\nMulPlus.apply(b, a)\nz = (a * b).sum()\n")
+
+
+def test_a_function_the_output_does_not_use_is_said_not_checked(tmp_path):
+    """MulPlus's backward is wrong, but z does not use its result: the checks of z pass (its
+    derivatives are right), and the report says that MulPlus's backward was not checked,
+    where it was applied, and how to check it, instead of passing in silence."""
+    f = tmp_path / "unused.py"
+    f.write_text(UNUSED)
+    line = UNUSED.splitlines().index("side = MulPlus.apply(a, b)") + 1
+    human = invoke("gradcheck", str(f))
+    assert human.exit_code == 0, human.output
+    assert (f"not checked: MulPlus (applied at {f}:{line}) is not used by z: its backward is not checked; "
+            "gradcheck --of side checks it") in human.stdout
+    assert human.stdout.splitlines()[-1] == "4 passed, 2 unused, 1 custom Function not checked"   # (c)
+    doc = json.loads(invoke("gradcheck", str(f), "--json").stdout)
+    assert doc["ok"] is True
+    assert doc["unchecked_functions"] == [{"class": "MulPlus", "applied": f"{f}:{line}", "output": "z",
+                                           "held_by": "side"}]
+    # checked where it is used, the wrong gradient is found, and nothing is left unchecked
+    found = json.loads(invoke("gradcheck", str(f), "--of", "side", "--json").stdout)
+    assert found["ok"] is False and found["functions"][0]["class"] == "MulPlus"
+    assert "unchecked_functions" not in found
+
+
+def test_a_used_function_is_not_said_unchecked(tmp_path):
+    f = tmp_path / "used.py"
+    f.write_text(MULPLUS.replace("return g * b, g * a", "return g * (b + 1), g * a"))
+    result = invoke("gradcheck", str(f))
+    assert result.exit_code == 0 and "not checked" not in result.stdout

@@ -91,17 +91,19 @@ print(s.state_dict()['milestones'])
         run(source)
 
 
-def test_scheduler_step_epoch_is_refused_but_on_warm_restarts():
+def test_scheduler_step_epoch_takes_numbers_only():
+    """step(epoch) goes to the epoch as PyTorch does (tests/cli/warnings/scheduler_epoch.py);
+    CosineAnnealingWarmRestarts takes a fraction; an epoch that is no number is refused."""
     source = """
 import torch
 opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
 s = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2)
 s.step(2.5)
 print(s.T_cur, s.last_epoch)
-torch.optim.lr_scheduler.StepLR(opt, 2).step(3)
+torch.optim.lr_scheduler.StepLR(opt, 2).step('3')
 """
     lines = []
-    with pytest.raises(ProgramError, match="deprecated and not supported"):
+    with pytest.raises(ProgramError, match="epoch must be a number, not str"):
         compile_program(source).run(stdout=lines.append, script=True)
     assert lines == ["0.5 2"]
 

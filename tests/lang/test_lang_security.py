@@ -97,7 +97,7 @@ def test_python_builtins_outside_the_table_do_not_exist(source, message, tmp_pat
     ("x = tensor(1.)\nx.shape.numel", "'Size' object has no attribute 'numel'"),
     ("range(3).start", "'range' object has no attribute 'start'"),
     ("torch.nn.MSELoss.mro", "no attribute 'mro'"),
-    ("l = []\nl.clear", "'list' object has no attribute 'clear'"),
+    ("l = []\nl.sort", "'list' object has no attribute 'sort'"),
     ("h = tensor(1., requires_grad=True).register_hook(print)\nh._hooks", "no attribute '_hooks'"),
     ("torch.os", "module 'torch' has no attribute 'os'"),
     ("nn.Modul", "module 'torch.nn' has no attribute 'Modul'"),

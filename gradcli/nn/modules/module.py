@@ -26,6 +26,7 @@ from ...errors import (LimitError, ProgramError, ProgramTypeError, ProgramValueE
 from ...ops import FUNCTIONS, NN_FUNCTIONS
 from ...ops.factories import Parameter
 from ...limits import MAX_LIST_ITEMS, budget
+from ...ordered import OrderedDict as StateDict
 
 
 # The modules whose forward is running, innermost last.
@@ -335,7 +336,7 @@ class Module:
             _check_prefix(prefix, lambda: len(self.state_dict(keep_vars=True)))
         _charge_visit(self)
         _charge_key(prefix, len(self._parameters) + len(self._buffers))
-        out = {} if destination is None else destination
+        out = StateDict() if destination is None else destination   # printed as PyTorch prints it
         for name, p in self._parameters.items():
             if p is not None:
                 out[prefix + name] = p if keep_vars else p.detach()
