@@ -75,8 +75,11 @@ class Channel:
 
     running: list = [None]   # the channel of the program being run
 
-    def __init__(self, write):
+    def __init__(self, write, raise_as=None):
         self.write = write        # (category, text, span) -> None
+        # (warning, span) -> the exception an "error" filter raises: the language's, so the
+        # program can catch it (this layer is below the language); else the warning itself
+        self.raise_as = raise_as
         self.filters: list = []   # (action, message pattern, category, line), newest first
         self.seen: set = set()
 
@@ -121,8 +124,9 @@ class Channel:
         if action == "ignore":
             return
         if action == "error":
-            from .lang.exceptions import RaisedError   # the program sees it raised, as Python raises it
-            raise RaisedError(category(text), span)
+            if self.raise_as is None:
+                raise category(text)
+            raise self.raise_as(category(text), span)
         if action != "always":
             # a long text is remembered by its hash (10,000 keys of 1 MB texts would be 10 GB)
             said = text if len(text) <= 256 else (len(text), hash(text))

@@ -227,6 +227,7 @@ def load(opts: Common, file: Optional[str], expr: Optional[str]):
 def _warning_channel(source):
     """The program's warnings on stderr, as its errors are shown (after what it printed so far)."""
     from ..render.errors import warning_text
+    from ..lang.exceptions import RaisedError
     from ..warn import Channel
 
     def write(category, text, span) -> None:
@@ -236,7 +237,7 @@ def _warning_channel(source):
             report = report.replace("warning:", style.paint("warning:", "warn", "stderr"), 1)
         sys.stderr.write(style.terminal_safe(report, "stderr") + "\n")
 
-    return Channel(write)
+    return Channel(write, raise_as=RaisedError)
 
 
 class Batched:

@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from gradcli._tensor import Tensor
 from gradcli.errors import GradcliError, ProgramError, UsageError, close_matches
-from gradcli.lang.exceptions import program_exit
+from gradcli.lang.exceptions import RaisedError, program_exit
 from gradcli.lang import nodes as n
 from gradcli.lang.builtins import CONSTANTS
 from gradcli.lang.limits import MAX_SOURCE_LENGTH, recursion_headroom
@@ -51,7 +51,7 @@ class Program:
         from gradcli.warn import Channel, write_plain
 
         if self.warnings is None:
-            self.warnings = Channel(write_plain(self.filename))
+            self.warnings = Channel(write_plain(self.filename), raise_as=RaisedError)
         self.warnings.reset()
         return self.warnings
 
