@@ -189,6 +189,115 @@ _SHORT = [np.array(list(range(n)) if n < _ILP else [0] + list(range(_ILP, n)) + 
           for n in range(LANES)]
 
 
+# -- whole rows in the fewest numpy calls ----------------------------------------------------
+#
+# vectorized_inner_sum on H contiguous rows of n floats, as chains (`chain(a, b, c)` is
+# ((0 + a) + b) + c in float32): with k rows of 4 vectors, `left` more vectors and m tail
+# floats, each of the 32 columns of the k rows is cascaded into P (multi_row_sum), then lane j
+# is v_j = chain(P0_j, L1_j.. L<left>_j, P1_j, P2_j, P3_j) and the row's sum is
+# chain(tail, v_0 .. v_7). Adding a 0 anywhere in a chain changes nothing (but a zero's sign,
+# which `out = 0 + sum` settles), so the cascade's partial runs are zero-padded to full ones,
+# and the last two stages are one einsum: its one-operand loop over a strided inner axis adds
+# each row in order from 0 and then adds the row's sum into the output, a chain of chains when
+# the iteration order is forced ('C': the rows, then the items of each row).
+
+
+class _Plan:
+    """What _row1 does for a row of n floats, made once: where the row is copied (rows under
+    COPY_BELOW floats: the cascade then reads fixed views of the copy), the einsum that makes
+    the quads' 32 partial sums P, and the gather of the last stages' items (`idx` into `buf`:
+    the row's last n - 32k floats, P, a 0). The buffers are reused: a sum reads them back
+    before it returns (gradcli computes on one thread)."""
+    __slots__ = ("k", "mode", "buf", "dst", "rest", "quads", "mask", "p", "idx")
+
+
+COPY_BELOW = 8192   # a shorter row is copied whole into its plan's buffer (one assignment)
+
+
+@functools.lru_cache(maxsize=64)
+def _plan_row(n):
+    plan = _Plan()
+    vecs, m = divmod(n, LANES)
+    k, left = divmod(vecs, _ILP)
+    rest = n - 32 * k
+    step = 1 << max(4, _ceil_log2(k) // _LEVELS) if k else 0
+    copy = n < COPY_BELOW
+    runs = -(-k // step) if k > step else 0
+    body = max(n, runs * step * 32) if copy else rest   # the copied row (its last runs zero-padded)
+    plan.buf = np.zeros(body + 32 + 1, np.float32)
+    zero = body + 32
+    plan.k, plan.p = k, plan.buf[body:zero]
+    plan.dst = plan.buf[:n] if copy else None
+    plan.rest = plan.buf[:rest] if not copy else None
+    at = 32 * k if copy else 0   # where the row's last n - 32k floats are in buf
+    plan.mode, plan.quads, plan.mask = (0 if not k else 3), None, None
+    if copy and k and k <= step:
+        plan.mode, plan.quads = 1, plan.buf[:32 * k].reshape(k, 32)
+    elif copy and k:   # one level of runs; the rows after k (the row's last floats, zeros) masked out
+        plan.mode = 2
+        plan.quads = plan.buf[:runs * step * 32].reshape(runs, step, 32).transpose(2, 0, 1)
+        mask = np.zeros((runs, step + 1, 2), np.float32)[:, :step, 0]   # strided: runs stay apart
+        flat = np.zeros(runs * step, np.float32)
+        flat[:k] = 1
+        mask[...] = flat.reshape(runs, step)
+        plan.mask = mask
+    if not vecs:   # row_sum of scalars: the first of 4 partial sums, the rest, then the other 3
+        rows = [[at + i for i in _SHORT[n]], []]
+    else:
+        rows = [[at + rest - m + i for i in range(m)]]
+        for j in range(LANES):
+            lane = [at + 8 * i + j for i in range(left)]
+            if k:
+                lane = [body + j] + lane + [body + 8 * q + j for q in range(1, _ILP)]
+            rows.append(lane)
+    width = max(2, max(len(items) for items in rows))   # a strided inner loop
+    idx = np.array([items + [zero] * (width - len(items)) for items in rows], np.intp)
+    plan.idx = np.ascontiguousarray(idx.T)   # (items, rows): a row's items len(rows) apart
+    return plan
+
+
+def _row1(x):
+    """A contiguous float32 row (1-d) -> its sum (a numpy float32) in vectorized_inner_sum's order."""
+    plan = _plan_row(x.size)
+    mode = plan.mode
+    if plan.dst is not None:
+        plan.dst[...] = x
+    else:
+        plan.rest[...] = x[32 * plan.k:]
+    if mode == 1:
+        _einsum("kc->c", plan.quads, out=plan.p)
+    elif mode == 2:   # order C: columns, runs, the run's rows innermost (strided): a chain of chains
+        _einsum("cgp,gp->c", plan.quads, plan.mask, order="C", out=plan.p)
+    elif mode == 3:
+        _cascade32(x[:32 * plan.k].reshape(plan.k, 32), plan.p)
+    res = _einsum("ia->", plan.buf.take(plan.idx), order="C")
+    if mode == 2 and res != res:   # a masked-out inf or nan (0 * inf): the general loop instead
+        return np.float32(_row(x) + np.float32(0))
+    return res
+
+
+def _cascade32(q, out):
+    """multi_row_sum of the 32 columns of q (k, 32) into out (32,): runs of `step` rows, runs of
+    those, and the rest added in order, the partial runs zero-padded; einsum calls of 3 dims at
+    most (more take numpy's slower general loop)."""
+    k = q.shape[0]
+    step = 1 << max(4, _ceil_log2(k) // _LEVELS)
+    full, r = divmod(k, step)
+    count = full + (r > 0)
+    level = np.zeros((-(-count // step) * step, 32), np.float32)
+    _einsum("gpc->gc", q[:full * step].reshape(full, step, 32), out=level[:full])
+    if r:
+        _einsum("pc->c", q[full * step:], out=level[full])
+    for _ in range(_LEVELS - 2):   # levels 1 and 2: runs of runs; level 3 adds them all
+        if count <= step:
+            break
+        g = level.shape[0] // step
+        nxt = np.zeros((-(-g // step) * step, 32), np.float32)
+        _einsum("gpc->gc", level.reshape(g, step, 32), out=nxt[:g])
+        level, count = nxt, g
+    _einsum("gc->c", level[:count], out=out)
+
+
 def _outer_vectorized(x):
     """vectorized_outer_sum: x (batch, size0, size1), columns contiguous -> (batch, size1)."""
     size1 = x.shape[2]
@@ -326,16 +435,19 @@ def _accumulate(res, dtype):
 
 def _whole(row):
     """A whole-tensor float32 sum of a contiguous row: under GRAIN elements one _loop2d; above,
-    parallel_reduce's two ranges, each thread's sum added into its slot, the slots added."""
+    parallel_reduce's ranges (one per thread), each thread's sum added into its 0-initialised
+    slot, the slots added in order."""
     n = row.size
     if n < GRAIN:
-        return _row(row)
+        return _row1(row)
     chunk = -(-n // min(THREADS, -(-n // GRAIN)))
-    sums = [_row(row[b:b + chunk]) for b in range(0, n, chunk)]
-    total = sums[0] + np.float32(0)
-    for more in sums[1:]:
-        total = total + more
+    total = _ZERO32
+    for b in range(0, n, chunk):
+        total = total + _row1(row[b:b + chunk])
     return total
+
+
+_ZERO32 = np.float32(0)
 
 
 def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
@@ -347,7 +459,7 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         if nan_as_zero:
             x = np.where(np.isnan(x), x.dtype.type(0), x)
         if not half:
-            res = _whole(x.reshape(-1)) + x.dtype.type(0)
+            res = _whole(x.reshape(-1))
         else:
             res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
         return res.reshape((1,) * x.ndim) if keepdim else res
@@ -452,7 +564,8 @@ def _range_sum(y, dims, begin, end, half):
 
 # -- the reductions as the ops call them ---------------------------------------------------
 
-_EMULATED = (np.dtype(np.float32), np.dtype(np.float16))
+_F32 = np.dtype(np.float32)
+_EMULATED = (_F32, np.dtype(np.float16))
 
 
 def _all_axes(x, axes):
@@ -462,6 +575,9 @@ def _all_axes(x, axes):
 def sum(x, axes=None, keepdim=False):
     """`torch.sum`: float32 and float16 added in PyTorch's order, other dtypes by numpy."""
     x = np.asarray(x)
+    if axes is None and x.dtype == _F32 and x.flags.c_contiguous and x.size:   # the common case, first
+        res = _whole(x if x.ndim == 1 else x.reshape(-1))
+        return res.reshape((1,) * x.ndim) if keepdim else res
     if x.dtype not in _EMULATED:
         return np.sum(x, axis=axes, keepdims=keepdim)
     return reduce_sum(x, _all_axes(x, axes), keepdim)

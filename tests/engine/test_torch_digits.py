@@ -85,6 +85,30 @@ def test_sequential_sums_add_in_order():
     assert np.array_equal(torch_order._seq(a.T[:, 3:297], 1), np.cumsum(a.T[:, 3:297], axis=1)[:, -1])
 
 
+def test_the_whole_row_sum_is_the_general_loops():
+    """_row1 (a whole contiguous float32 row: one copy, one einsum for the quads' cascade, one
+    gather and one chain-of-chains einsum for the last stages) adds as the general 2-d loop
+    does, for every size up to 1,100, across the cascade's levels and the thread split, with an
+    inf or a nan among the values (a masked-out inf takes the general loop)."""
+    rng = np.random.default_rng(6)
+    sizes = list(range(1, 1100)) + [2047, 4097, 8191, 8192, 8200, 20000, 32767, 32768, 32769, 40001, 70000]
+    for n in sizes:
+        for odd in (None, np.inf, -np.inf, np.nan):
+            if odd is not None and (n < 500 and n % 7 or n > 9000):
+                continue
+            x = (rng.standard_normal(n) * 10.0 ** rng.integers(-4, 5, n)).astype(np.float32)
+            if odd is not None:
+                x[rng.integers(0, n)] = odd
+            # one 2-d loop per thread's range (two from 32,769 elements), added into 0 in order
+            chunk = -(-n // min(2, -(-n // torch_order.GRAIN)))
+            general = np.float32(0)
+            for b in range(0, n, chunk):
+                general = np.float32(general + torch_order._loop2d(x[b:b + chunk].reshape(1, 1, -1), 1, 0, False)[0, 0])
+            ours = torch_order.sum(x)
+            assert type(ours) is np.float32, n
+            assert ours.tobytes() == general.tobytes() or (np.isnan(ours) and np.isnan(general)), (n, odd)
+
+
 def test_the_fast_row_sum_is_the_general_loops():
     """_row (a whole contiguous row in a few einsum calls) adds as the general 2-d loop does,
     for every size up to 700 and across the cascade's levels."""
