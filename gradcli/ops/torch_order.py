@@ -298,6 +298,57 @@ def _cascade32(q, out):
     _einsum("gc->c", level[:count], out=out)
 
 
+@functools.lru_cache(maxsize=64)
+def _plan_rows(H, n):
+    """_rows' gather for H rows of n floats: `buf` holds the rows' P (H, 32), their last
+    n - 32k floats, a 0; `idx` (H, items, 9) picks each row's tail and lanes out of it."""
+    vecs, m = divmod(n, LANES)
+    k, left = divmod(vecs, _ILP)
+    rest = n - 32 * k
+    buf = np.zeros(H * 32 * (k > 0) + H * rest + 1, np.float32)
+    zero = buf.size - 1
+    rows = []
+    for h in range(H):
+        p, r = h * 32, H * 32 * (k > 0) + h * rest
+        if not vecs:
+            rows.append([[r + i for i in _SHORT[n]], []])
+            continue
+        mine = [[r + rest - m + i for i in range(m)]]
+        for j in range(LANES):
+            lane = [r + 8 * i + j for i in range(left)]
+            mine.append([p + j] + lane + [p + 8 * q + j for q in range(1, _ILP)] if k else lane)
+        rows.append(mine)
+    width = max(2, max(len(items) for mine in rows for items in mine))
+    idx = np.array([[items + [zero] * (width - len(items)) for items in mine] for mine in rows], np.intp)
+    return (k, buf, buf[:H * 32 * (k > 0)].reshape(H, -1), buf[H * 32 * (k > 0):zero].reshape(H, rest),
+            np.ascontiguousarray(idx.transpose(0, 2, 1)))
+
+
+def _rows(x2):
+    """H contiguous float32 rows (H, n) -> their sums (H,), each in vectorized_inner_sum's order
+    (a sum over a contiguous last dim): the quads' cascade for all rows at once, then one gather
+    and one chain-of-chains einsum (einsum calls of 3 dims at most)."""
+    H, n = x2.shape
+    k, buf, buf_p, buf_r, idx = _plan_rows(H, n)
+    if k:
+        q = x2[:, :32 * k].reshape(H, k, 32)
+        step = 1 << max(4, _ceil_log2(k) // _LEVELS)
+        level, count = q, k
+        for _ in range(_LEVELS - 1):   # runs of rows, of runs, of those; then the rest in order
+            if count <= step:
+                break
+            full, r = divmod(count, step)
+            nxt = np.empty((H, full + (r > 0), 32), np.float32)
+            for g in range(full):
+                _einsum("hpc->hc", level[:, g * step:(g + 1) * step], out=nxt[:, g])
+            if r:
+                _einsum("hpc->hc", level[:, full * step:count], out=nxt[:, full])
+            level, count = nxt, full + (r > 0)
+        _einsum("hgc->hc", level, out=buf_p)
+    buf_r[...] = x2[:, 32 * k:]
+    return _einsum("hia->h", buf.take(idx), order="C")
+
+
 def _outer_vectorized(x):
     """vectorized_outer_sum: x (batch, size0, size1), columns contiguous -> (batch, size1)."""
     size1 = x.shape[2]
@@ -479,6 +530,9 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
             y = np.where(np.isnan(y), y.dtype.type(0), y)
         if not half and len(dims) == 1 and dims[0][2] and dims[0][1] == 1:   # one contiguous row
             res = _whole(y)
+        elif not half and len(dims) == 2 and dims[0][2] and dims[0][1] == 1 and not dims[1][2] and \
+                dims[0][0] < COPY_BELOW:   # rows contiguous along the sum: each whole on one thread
+            res = _rows(y.reshape(dims[1][0], dims[0][0]))
         elif not half and len(dims) == 2 and dims[0][2] and not dims[1][2] and x.size < GRAIN:
             (size0, st0, _, _), (size1, st1, _, _) = dims
             if st1 == 1 and size1 % (_ILP * LANES) == 0:   # vectorized_outer_sum, 4 vectors at a time

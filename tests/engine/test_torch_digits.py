@@ -109,6 +109,18 @@ def test_the_whole_row_sum_is_the_general_loops():
             assert ours.tobytes() == general.tobytes() or (np.isnan(ours) and np.isnan(general)), (n, odd)
 
 
+def test_rows_summed_together_are_each_rows_general_loop():
+    """_rows (a sum over a contiguous last dim: every row's quads cascaded at once, one gather,
+    one chain-of-chains einsum) adds each row as the general 2-d loop does."""
+    rng = np.random.default_rng(8)
+    for n in list(range(1, 300, 7)) + [511, 512, 543, 544, 1000, 4097, 8191]:
+        for rows in (1, 3, 40):
+            x = (rng.standard_normal((rows, n)) * 10.0 ** rng.integers(-4, 5, (rows, n))).astype(np.float32)
+            general = np.array([torch_order._loop2d(r.reshape(1, 1, -1), 1, 0, False)[0, 0] for r in x], np.float32)
+            assert torch_order._rows(x).tobytes() == (general + np.float32(0)).tobytes(), (n, rows)
+            assert torch_order.sum(x, (1,)).tobytes() == (general + np.float32(0)).tobytes(), (n, rows)
+
+
 def test_the_fast_row_sum_is_the_general_loops():
     """_row (a whole contiguous row in a few einsum calls) adds as the general 2-d loop does,
     for every size up to 700 and across the cascade's levels."""
