@@ -269,33 +269,35 @@ def _row1(x):
     elif mode == 2:   # order C: columns, runs, the run's rows innermost (strided): a chain of chains
         _einsum("cgp,gp->c", plan.quads, plan.mask, order="C", out=plan.p)
     elif mode == 3:
-        _cascade32(x[:32 * plan.k].reshape(plan.k, 32), plan.p)
+        _cascade_cols(x[:32 * plan.k].reshape(plan.k, 32), plan.p)
     res = _einsum("ia->", plan.buf.take(plan.idx), order="C")
     if mode == 2 and res != res:   # a masked-out inf or nan (0 * inf): the general loop instead
         return np.float32(_row(x) + np.float32(0))
     return res
 
 
-def _cascade32(q, out):
-    """multi_row_sum of the 32 columns of q (k, 32) into out (32,): runs of `step` rows, runs of
+def _cascade_cols(q, out=None):
+    """multi_row_sum of every column of q (k, C) into out (C,): runs of `step` rows, runs of
     those, and the rest added in order, the partial runs zero-padded; einsum calls of 3 dims at
     most (more take numpy's slower general loop)."""
-    k = q.shape[0]
+    k, cols = q.shape
     step = 1 << max(4, _ceil_log2(k) // _LEVELS)
     full, r = divmod(k, step)
     count = full + (r > 0)
-    level = np.zeros((-(-count // step) * step, 32), np.float32)
-    _einsum("gpc->gc", q[:full * step].reshape(full, step, 32), out=level[:full])
+    if not full:
+        return _einsum("pc->c", q) if out is None else _einsum("pc->c", q, out=out)
+    level = np.zeros((-(-count // step) * step, cols), np.float32)
+    _einsum("gpc->gc", q[:full * step].reshape(full, step, cols), out=level[:full])
     if r:
         _einsum("pc->c", q[full * step:], out=level[full])
     for _ in range(_LEVELS - 2):   # levels 1 and 2: runs of runs; level 3 adds them all
         if count <= step:
             break
         g = level.shape[0] // step
-        nxt = np.zeros((-(-g // step) * step, 32), np.float32)
-        _einsum("gpc->gc", level.reshape(g, step, 32), out=nxt[:g])
+        nxt = np.zeros((-(-g // step) * step, cols), np.float32)
+        _einsum("gpc->gc", level.reshape(g, step, cols), out=nxt[:g])
         level, count = nxt, g
-    _einsum("gc->c", level[:count], out=out)
+    return _einsum("gc->c", level[:count]) if out is None else _einsum("gc->c", level[:count], out=out)
 
 
 @functools.lru_cache(maxsize=64)
@@ -354,7 +356,9 @@ def _outer_vectorized(x):
     size1 = x.shape[2]
     wide = size1 // (4 * LANES) * (4 * LANES)
     out = []
-    if wide:
+    if wide and x.shape[0] == 1 and x.dtype == np.float32 and x.strides[2] == 4:   # every column's
+        out.append(_cascade_cols(x[0, :, :wide])[None])                          # cascade at once
+    elif wide:
         out.append(_cascade(x[:, :, :wide]))
     if wide < size1:   # LANES at a time, then one at a time: the same order per column
         out.append(_row_sum(x[:, :, wide:]))
@@ -536,7 +540,7 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         elif not half and len(dims) == 2 and dims[0][2] and not dims[1][2] and x.size < GRAIN:
             (size0, st0, _, _), (size1, st1, _, _) = dims
             if st1 == 1 and size1 % (_ILP * LANES) == 0:   # vectorized_outer_sum, 4 vectors at a time
-                res = _cascade(y.reshape(1, size1, size0).transpose(0, 2, 1))[0]
+                res = _cascade_cols(y.reshape(size1, size0).T)
             else:
                 res = _loop2d(y.reshape(1, size1, size0), st0, st1, False)[0]
         elif x.size >= GRAIN and THREADS > 1:
