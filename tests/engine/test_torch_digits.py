@@ -150,6 +150,23 @@ def test_linspace_middle_is_pytorchs():
         assert g.linspace(3, 5, 1)._data.tolist() == [3.0]
 
 
+# torch.arange(-8.0, 0.351, 0.1, dtype=torch.float16) on PyTorch 2.13 (its bits, as uint16):
+# element 80 is written by the scalar loop, start + step * 80 fused in float (1 ulp of half's
+# subnormals, where unfused float arithmetic gives 0)
+ARANGE_HALF = [51200, 51174, 51149, 51123, 51098, 51072, 51046, 51021, 50995, 50970, 50944, 50918, 50893,
+               50867, 50842, 50816, 50790, 50764, 50739, 50713, 50688, 50662, 50636, 50611, 50585, 50560,
+               50534, 50508, 50483, 50457, 50432, 50406, 50381, 50355, 50330, 50304, 50279, 50253, 50227,
+               50202, 50176, 50125, 50074, 50023, 49972, 49920, 49869, 49818, 49766, 49715, 49664, 49612,
+               49561, 49510, 49459, 49408, 49356, 49305, 49254, 49203, 49151, 49049, 48946, 48844, 48742,
+               48640, 48538, 48435, 48333, 48230, 48128, 47923, 47718, 47514, 47309, 47104, 46694, 46285,
+               45670, 44646, 2, 11878, 12902, 13517]
+
+
+def test_half_arange_is_pytorchs():
+    ours = g.arange(-8.0, 0.351, 0.1, dtype=g.float16)._data
+    assert ours.view(np.uint16).tolist() == ARANGE_HALF
+
+
 # -- whole programs through the CLI -------------------------------------------------------------
 
 # the two variants of digits_poly_fit.py are written by _poly_fit below, not kept as copies
