@@ -518,6 +518,11 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         else:
             res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
         return res.reshape((1,) * x.ndim) if keepdim else res
+    if not half and not nan_as_zero and len(axes) == 1 and x.ndim > 1 and x.flags.c_contiguous:
+        res = _contiguous_dim(x, axes[0] % x.ndim)
+        if res is not None:
+            return res.reshape(tuple(1 if a == axes[0] % x.ndim else n for a, n in enumerate(x.shape))) \
+                if keepdim else res
     if x.size == 0:
         res = np.zeros(tuple(1 if a in axes else n for a, n in enumerate(x.shape)), x.dtype)
     else:
@@ -555,6 +560,22 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         res = res.astype(x.dtype)
     res = res + x.dtype.type(0)   # PyTorch's out = 0 + sum: never -0
     return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in set(axes)])
+
+
+def _contiguous_dim(x, axis):
+    """The float32 sum of a C-contiguous x over one dim, straight to its kernel where the
+    layout has one (else None): the last dim (rows, each by vectorized_inner_sum, any thread
+    split being by whole rows) or the first of two with 4-vector columns (vectorized_outer_sum,
+    every column cascaded alike, a thread split at multiples of 32 columns)."""
+    shape = x.shape
+    n = shape[axis]
+    if n < 2 or not x.size:
+        return None
+    if axis == x.ndim - 1 and n < COPY_BELOW and x.size > n:
+        return _rows(x.reshape(-1, n)).reshape(shape[:-1])
+    if axis == 0 and x.ndim == 2 and shape[1] % (_ILP * LANES) == 0:
+        return _cascade_cols(x)
+    return None
 
 
 def _parallel(y, dims, half):
