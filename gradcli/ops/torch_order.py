@@ -279,7 +279,8 @@ def _row1(x):
 def _cascade_cols(q, out=None):
     """multi_row_sum of every column of q (k, C) into out (C,): runs of `step` rows, runs of
     those, and the rest added in order, the partial runs zero-padded; einsum calls of 3 dims at
-    most (more take numpy's slower general loop)."""
+    most (more take numpy's slower general loop). cols >= 2: a single contiguous column would
+    be einsum's inner loop, which it adds in 4 vector accumulators."""
     k, cols = q.shape
     step = 1 << max(4, _ceil_log2(k) // _LEVELS)
     full, r = divmod(k, step)
@@ -361,8 +362,22 @@ def _outer_vectorized(x):
     elif wide:
         out.append(_cascade(x[:, :, :wide]))
     if wide < size1:   # LANES at a time, then one at a time: the same order per column
-        out.append(_row_sum(x[:, :, wide:]))
+        out.append(_row_sum_cols(x[0, :, wide:])[None] if x.shape[0] == 1 and x.dtype == np.float32
+                   else _row_sum(x[:, :, wide:]))
     return np.concatenate(out, 1) if len(out) > 1 else out[0]
+
+
+def _row_sum_cols(x2):
+    """row_sum down every column of x2 (size, cols) at once: rows dealt to 4 interleaved
+    cascades, the leftover rows added to the first, then the other three added to it."""
+    size, cols = x2.shape
+    k = size // _ILP
+    if not k:
+        return _seq(x2, 0)
+    parts = _cascade_cols(x2[:k * _ILP].reshape(k, _ILP * cols)).reshape(_ILP, cols)   # 4 * cols >= 4 columns
+    if size > k * _ILP:
+        parts = np.concatenate([parts[:1], x2[k * _ILP:], parts[1:]])
+    return _seq(parts, 0)   # in order (a single column too)
 
 
 def _outer_scalar(x):

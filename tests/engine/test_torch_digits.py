@@ -121,6 +121,18 @@ def test_rows_summed_together_are_each_rows_general_loop():
             assert torch_order.sum(x, (1,)).tobytes() == (general + np.float32(0)).tobytes(), (n, rows)
 
 
+def test_column_sums_are_the_general_loops():
+    """A sum over dim 0 with contiguous columns (vectorized_outer_sum: 4-vector columns by
+    _cascade_cols, the rest by _row_sum_cols) adds each column as the general 2-d loop does."""
+    rng = np.random.default_rng(9)
+    for rows in (1, 3, 4, 5, 16, 17, 100, 300, 700):
+        for cols in (8, 9, 31, 32, 33, 65, 96, 300):
+            x = (rng.standard_normal((rows, cols)) * 10.0 ** rng.integers(-4, 5, (rows, cols))).astype(np.float32)
+            # a batch of two takes the general cascade (one row of the batch: the fast one)
+            general = torch_order._loop2d(np.stack([x.T, x.T]), cols, 1, False)[0] + np.float32(0)
+            assert torch_order.sum(x, (0,)).tobytes() == general.astype(np.float32).tobytes(), (rows, cols)
+
+
 def test_the_fast_row_sum_is_the_general_loops():
     """_row (a whole contiguous row in a few einsum calls) adds as the general 2-d loop does,
     for every size up to 700 and across the cascade's levels."""
