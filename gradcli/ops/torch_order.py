@@ -404,6 +404,8 @@ def _loop2d(x, st0, st1, half):
     if st1 == 1 and size1 >= (2 * LANES if half else LANES):
         return _outer_vectorized(cols)
     if st0 < st1:
+        if b == 1 and size1 > 1:   # every row's 4 interleaved cascades at once
+            return _row_sum_cols(x[0].T)[None]
         return _row_sum(x.reshape(b * size1, size0, 1)).reshape(b, size1)
     return _outer_scalar(cols)
 

@@ -133,6 +133,18 @@ def test_column_sums_are_the_general_loops():
             assert torch_order.sum(x, (0,)).tobytes() == general.astype(np.float32).tobytes(), (rows, cols)
 
 
+def test_strided_row_sums_are_the_general_loops():
+    """row_sum along a strided reduced dim (scalar loads, 4 interleaved cascades), every row of a
+    loop call at once by _row_sum_cols, adds each row as the general cascade does."""
+    rng = np.random.default_rng(10)
+    for rows in (2, 5, 40):
+        for size in (1, 3, 4, 7, 64, 333, 1000):
+            x = (rng.standard_normal((rows, size * 3)) * 10.0 ** rng.integers(-4, 5, (rows, size * 3))).astype(np.float32)
+            y = x[:, ::3][None]   # (1, rows, size): reduced along the last axis, 3 floats apart
+            general = torch_order._loop2d(np.concatenate([y, y]), 3, size * 3, False)[0]   # a batch of two
+            assert torch_order._loop2d(y, 3, size * 3, False)[0].tobytes() == general.tobytes(), (rows, size)
+
+
 def test_the_fast_row_sum_is_the_general_loops():
     """_row (a whole contiguous row in a few einsum calls) adds as the general 2-d loop does,
     for every size up to 700 and across the cascade's levels."""
