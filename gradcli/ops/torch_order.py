@@ -513,10 +513,39 @@ def _whole(row):
     if n < GRAIN:
         return _row1(row)
     chunk = -(-n // min(THREADS, -(-n // GRAIN)))
+    if n % chunk == 0:   # equal ranges: their short stages batched
+        return np.add.reduce(_rows_long(row.reshape(-1, chunk)), initial=0)   # in order under 8
     total = _ZERO32
     for b in range(0, n, chunk):
         total = total + _row1(row[b:b + chunk])
     return total
+
+
+def _rows_long(x2):
+    """A few long contiguous rows (H, n) -> their sums in vectorized_inner_sum's order: each
+    row's runs of rows (the bulk) by its own 3-dim einsum, the rest of the cascade, the lanes
+    and the tails of all rows together."""
+    H, n = x2.shape
+    k, buf, buf_p, buf_r, idx = _plan_rows(H, n)
+    step = 1 << max(4, _ceil_log2(k) // _LEVELS)
+    full, r = divmod(k, step)
+    count = full + (r > 0)
+    level = np.zeros((H, -(-count // step) * step, 32), np.float32)
+    for h in range(H):
+        q = x2[h, :32 * k].reshape(k, 32)
+        _einsum("gpc->gc", q[:full * step].reshape(full, step, 32), out=level[h, :full])
+        if r:
+            _einsum("pc->c", q[full * step:], out=level[h, full])
+    for _ in range(_LEVELS - 2):   # levels 1 and 2: runs of runs; level 3 adds them all
+        if count <= step:
+            break
+        g = level.shape[1] // step
+        nxt = np.zeros((H, -(-g // step) * step, 32), np.float32)
+        _einsum("hgpc->hgc", level.reshape(H, g, step, 32), out=nxt[:, :g])
+        level, count = nxt, g
+    _einsum("hgc->hc", level[:, :count], out=buf_p)
+    buf_r[...] = x2[:, 32 * k:]
+    return _einsum("hia->h", buf.take(idx), order="C")
 
 
 _ZERO32 = np.float32(0)
