@@ -24,10 +24,21 @@ The vector width and the thread count are those of the machine the recorded outp
 come from (PyTorch 2.13 runs its sum kernel as AVX2 there, 8 floats, though the CPU has
 AVX512; 2 threads): PyTorch's own digits change with them, above 32,768 elements with
 the threads. Sequential sums go through `_seq`, which uses only numpy operations that
-add in order (einsum's one-operand loop, mostly: one call per chain of the cascade); a
-whole contiguous row takes `_row`, the same chains in the fewest calls, and a layout's
-analysis is cached (`_plan`). tests/engine/test_torch_digits.py holds PyTorch's recorded
-results; benchmarks/sum_order.py measures the cost beside numpy's sum.
+add in order (einsum's one-operand loop, mostly: one call per chain of the cascade).
+
+numpy's cost per call (thousands of instructions) is what a sum costs under ~10^4
+elements, so the common layouts take the fewest calls (section "whole rows"): a whole
+contiguous tensor (`_row1`: a copy into a cached plan's buffer, one einsum for the
+cascade, one gather and one chain-of-chains einsum for the lanes and the tail), a sum over
+a contiguous last dim (`_rows`, every row at once), over the first of two dims with
+contiguous columns (`_cascade_cols`, every column at once), and a strided row's scalar
+loads (`_row_sum_cols`). The chains rest on two einsum facts tested here: its one-operand
+loop adds `out[j] += in[j]` in order along any axis but its contiguous inner loop, and
+along a strided inner loop it adds the row from 0 and then adds that into the output (a
+chain of chains, in the order 'C' forces; at most 3 iteration dims, where numpy runs its
+own nested loops). tests/engine/test_torch_digits.py holds PyTorch's recorded results and
+each fast path against the general loops; benchmarks/sum_cost.py measures the cost
+beside the round's start, benchmarks/sum_order.py beside numpy's sum.
 """
 from __future__ import annotations
 
@@ -301,7 +312,7 @@ def _cascade_cols(q, out=None):
     return _einsum("gc->c", level[:count]) if out is None else _einsum("gc->c", level[:count], out=out)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=32)
 def _plan_rows(H, n):
     """_rows' gather for H rows of n floats: `buf` holds the rows' P (H, 32), their last
     n - 32k floats, a 0; `idx` (H, items, 9) picks each row's tail and lanes out of it."""
