@@ -575,7 +575,8 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         else:
             res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
         return res.reshape((1,) * x.ndim) if keepdim else res
-    if not half and not nan_as_zero and len(axes) == 1 and x.ndim > 1 and x.flags.c_contiguous:
+    if not half and not nan_as_zero and len(axes) == 1 and x.ndim > 1 and (
+            x.flags.c_contiguous or x.ndim == 2 and x.flags.f_contiguous):
         res = _contiguous_dim(x, axes[0] % x.ndim)
         if res is not None:
             return res.reshape(tuple(1 if a == axes[0] % x.ndim else n for a, n in enumerate(x.shape))) \
@@ -628,10 +629,14 @@ def _contiguous_dim(x, axis):
     n = shape[axis]
     if n < 2 or not x.size:
         return None
+    if not x.flags.c_contiguous:   # a transposed 2-d tensor: the other dim of its transpose
+        return _contiguous_dim(x.T, 1 - axis)
     if axis == x.ndim - 1 and n < COPY_BELOW and x.size > n:
         return _rows(x.reshape(-1, n)).reshape(shape[:-1])
-    if axis == 0 and x.ndim == 2 and shape[1] % (_ILP * LANES) == 0:
-        return _cascade_cols(x)
+    if axis == 0 and x.ndim == 2 and shape[1] >= LANES:
+        if shape[1] % (_ILP * LANES) == 0:
+            return _cascade_cols(x)
+        return _outer_vectorized(x[None])[0] + _ZERO32   # the last columns' chains may end in -0
     return None
 
 
