@@ -24,10 +24,21 @@ The vector width and the thread count are those of the machine the recorded outp
 come from (PyTorch 2.13 runs its sum kernel as AVX2 there, 8 floats, though the CPU has
 AVX512; 2 threads): PyTorch's own digits change with them, above 32,768 elements with
 the threads. Sequential sums go through `_seq`, which uses only numpy operations that
-add in order (einsum's one-operand loop, mostly: one call per chain of the cascade); a
-whole contiguous row takes `_row`, the same chains in the fewest calls, and a layout's
-analysis is cached (`_plan`). tests/engine/test_torch_digits.py holds PyTorch's recorded
-results; benchmarks/sum_order.py measures the cost beside numpy's sum.
+add in order (einsum's one-operand loop, mostly: one call per chain of the cascade).
+
+numpy's cost per call (thousands of instructions) is what a sum costs under ~10^4
+elements, so the common layouts take the fewest calls (section "whole rows"): a whole
+contiguous tensor (`_row1`: a copy into a cached plan's buffer, one einsum for the
+cascade, one gather and one chain-of-chains einsum for the lanes and the tail), a sum over
+a contiguous last dim (`_rows`, every row at once), over the first of two dims with
+contiguous columns (`_cascade_cols`, every column at once), and a strided row's scalar
+loads (`_row_sum_cols`). The chains rest on two einsum facts tested here: its one-operand
+loop adds `out[j] += in[j]` in order along any axis but its contiguous inner loop, and
+along a strided inner loop it adds the row from 0 and then adds that into the output (a
+chain of chains, in the order 'C' forces; at most 3 iteration dims, where numpy runs its
+own nested loops). tests/engine/test_torch_digits.py holds PyTorch's recorded results and
+each fast path against the general loops; benchmarks/sum_cost.py measures the cost
+beside the round's start, benchmarks/sum_order.py beside numpy's sum.
 """
 from __future__ import annotations
 
@@ -189,16 +200,195 @@ _SHORT = [np.array(list(range(n)) if n < _ILP else [0] + list(range(_ILP, n)) + 
           for n in range(LANES)]
 
 
+# -- whole rows in the fewest numpy calls ----------------------------------------------------
+#
+# vectorized_inner_sum on H contiguous rows of n floats, as chains (`chain(a, b, c)` is
+# ((0 + a) + b) + c in float32): with k rows of 4 vectors, `left` more vectors and m tail
+# floats, each of the 32 columns of the k rows is cascaded into P (multi_row_sum), then lane j
+# is v_j = chain(P0_j, L1_j.. L<left>_j, P1_j, P2_j, P3_j) and the row's sum is
+# chain(tail, v_0 .. v_7). Adding a 0 anywhere in a chain changes nothing (but a zero's sign,
+# which `out = 0 + sum` settles), so the cascade's partial runs are zero-padded to full ones,
+# and the last two stages are one einsum: its one-operand loop over a strided inner axis adds
+# each row in order from 0 and then adds the row's sum into the output, a chain of chains when
+# the iteration order is forced ('C': the rows, then the items of each row).
+
+
+class _Plan:
+    """What _row1 does for a row of n floats, made once: where the row is copied (rows under
+    COPY_BELOW floats: the cascade then reads fixed views of the copy), the einsum that makes
+    the quads' 32 partial sums P, and the gather of the last stages' items (`idx` into `buf`:
+    the row's last n - 32k floats, P, a 0). The buffers are reused: a sum reads them back
+    before it returns (gradcli computes on one thread)."""
+    __slots__ = ("k", "mode", "buf", "dst", "rest", "quads", "mask", "p", "idx")
+
+
+COPY_BELOW = 8192   # a shorter row is copied whole into its plan's buffer (one assignment)
+
+
+@functools.lru_cache(maxsize=64)
+def _plan_row(n):
+    plan = _Plan()
+    vecs, m = divmod(n, LANES)
+    k, left = divmod(vecs, _ILP)
+    rest = n - 32 * k
+    step = 1 << max(4, _ceil_log2(k) // _LEVELS) if k else 0
+    copy = n < COPY_BELOW
+    runs = -(-k // step) if k > step else 0
+    body = max(n, runs * step * 32) if copy else rest   # the copied row (its last runs zero-padded)
+    plan.buf = np.zeros(body + 32 + 1, np.float32)
+    zero = body + 32
+    plan.k, plan.p = k, plan.buf[body:zero]
+    plan.dst = plan.buf[:n] if copy else None
+    plan.rest = plan.buf[:rest] if not copy else None
+    at = 32 * k if copy else 0   # where the row's last n - 32k floats are in buf
+    plan.mode, plan.quads, plan.mask = (0 if not k else 3), None, None
+    if copy and k and k <= step:
+        plan.mode, plan.quads = 1, plan.buf[:32 * k].reshape(k, 32)
+    elif copy and k:   # one level of runs; the rows after k (the row's last floats, zeros) masked out
+        plan.mode = 2
+        plan.quads = plan.buf[:runs * step * 32].reshape(runs, step, 32).transpose(2, 0, 1)
+        mask = np.zeros((runs, step + 1, 2), np.float32)[:, :step, 0]   # strided: runs stay apart
+        flat = np.zeros(runs * step, np.float32)
+        flat[:k] = 1
+        mask[...] = flat.reshape(runs, step)
+        plan.mask = mask
+    if not vecs:   # row_sum of scalars: the first of 4 partial sums, the rest, then the other 3
+        rows = [[at + i for i in _SHORT[n]], []]
+    else:
+        rows = [[at + rest - m + i for i in range(m)]]
+        for j in range(LANES):
+            lane = [at + 8 * i + j for i in range(left)]
+            if k:
+                lane = [body + j] + lane + [body + 8 * q + j for q in range(1, _ILP)]
+            rows.append(lane)
+    width = max(2, max(len(items) for items in rows))   # a strided inner loop
+    idx = np.array([items + [zero] * (width - len(items)) for items in rows], np.intp)
+    plan.idx = np.ascontiguousarray(idx.T)   # (items, rows): a row's items len(rows) apart
+    return plan
+
+
+def _row1(x):
+    """A contiguous float32 row (1-d) -> its sum (a numpy float32) in vectorized_inner_sum's order."""
+    plan = _plan_row(x.size)
+    mode = plan.mode
+    if plan.dst is not None:
+        plan.dst[...] = x
+    else:
+        plan.rest[...] = x[32 * plan.k:]
+    if mode == 1:
+        _einsum("kc->c", plan.quads, out=plan.p)
+    elif mode == 2:   # order C: columns, runs, the run's rows innermost (strided): a chain of chains
+        _einsum("cgp,gp->c", plan.quads, plan.mask, order="C", out=plan.p)
+    elif mode == 3:
+        _cascade_cols(x[:32 * plan.k].reshape(plan.k, 32), plan.p)
+    res = _einsum("ia->", plan.buf.take(plan.idx), order="C")
+    if mode == 2 and res != res:   # a masked-out inf or nan (0 * inf): the general loop instead
+        return np.float32(_row(x) + np.float32(0))
+    return res
+
+
+def _cascade_cols(q, out=None):
+    """multi_row_sum of every column of q (k, C) into out (C,): runs of `step` rows, runs of
+    those, and the rest added in order, the partial runs zero-padded; einsum calls of 3 dims at
+    most (more take numpy's slower general loop). cols >= 2: a single contiguous column would
+    be einsum's inner loop, which it adds in 4 vector accumulators."""
+    k, cols = q.shape
+    step = 1 << max(4, _ceil_log2(k) // _LEVELS)
+    full, r = divmod(k, step)
+    count = full + (r > 0)
+    if not full:
+        return _einsum("pc->c", q) if out is None else _einsum("pc->c", q, out=out)
+    level = np.zeros((-(-count // step) * step, cols), np.float32)
+    _einsum("gpc->gc", q[:full * step].reshape(full, step, cols), out=level[:full])
+    if r:
+        _einsum("pc->c", q[full * step:], out=level[full])
+    for _ in range(_LEVELS - 2):   # levels 1 and 2: runs of runs; level 3 adds them all
+        if count <= step:
+            break
+        g = level.shape[0] // step
+        nxt = np.zeros((-(-g // step) * step, cols), np.float32)
+        _einsum("gpc->gc", level.reshape(g, step, cols), out=nxt[:g])
+        level, count = nxt, g
+    return _einsum("gc->c", level[:count]) if out is None else _einsum("gc->c", level[:count], out=out)
+
+
+@functools.lru_cache(maxsize=32)
+def _plan_rows(H, n):
+    """_rows' gather for H rows of n floats: `buf` holds the rows' P (H, 32), their last
+    n - 32k floats, a 0; `idx` (H, items, 9) picks each row's tail and lanes out of it."""
+    vecs, m = divmod(n, LANES)
+    k, left = divmod(vecs, _ILP)
+    rest = n - 32 * k
+    buf = np.zeros(H * 32 * (k > 0) + H * rest + 1, np.float32)
+    zero = buf.size - 1
+    rows = []
+    for h in range(H):
+        p, r = h * 32, H * 32 * (k > 0) + h * rest
+        if not vecs:
+            rows.append([[r + i for i in _SHORT[n]], []])
+            continue
+        mine = [[r + rest - m + i for i in range(m)]]
+        for j in range(LANES):
+            lane = [r + 8 * i + j for i in range(left)]
+            mine.append([p + j] + lane + [p + 8 * q + j for q in range(1, _ILP)] if k else lane)
+        rows.append(mine)
+    width = max(2, max(len(items) for mine in rows for items in mine))
+    idx = np.array([[items + [zero] * (width - len(items)) for items in mine] for mine in rows], np.intp)
+    return (k, buf, buf[:H * 32 * (k > 0)].reshape(H, -1), buf[H * 32 * (k > 0):zero].reshape(H, rest),
+            np.ascontiguousarray(idx.transpose(0, 2, 1)))
+
+
+def _rows(x2):
+    """H contiguous float32 rows (H, n) -> their sums (H,), each in vectorized_inner_sum's order
+    (a sum over a contiguous last dim): the quads' cascade for all rows at once, then one gather
+    and one chain-of-chains einsum (einsum calls of 3 dims at most)."""
+    H, n = x2.shape
+    k, buf, buf_p, buf_r, idx = _plan_rows(H, n)
+    if k:
+        q = x2[:, :32 * k].reshape(H, k, 32)
+        step = 1 << max(4, _ceil_log2(k) // _LEVELS)
+        level, count = q, k
+        for _ in range(_LEVELS - 1):   # runs of rows, of runs, of those; then the rest in order
+            if count <= step:
+                break
+            full, r = divmod(count, step)
+            nxt = np.empty((H, full + (r > 0), 32), np.float32)
+            for g in range(full):
+                _einsum("hpc->hc", level[:, g * step:(g + 1) * step], out=nxt[:, g])
+            if r:
+                _einsum("hpc->hc", level[:, full * step:count], out=nxt[:, full])
+            level, count = nxt, full + (r > 0)
+        _einsum("hgc->hc", level, out=buf_p)
+    buf_r[...] = x2[:, 32 * k:]
+    return _einsum("hia->h", buf.take(idx), order="C")
+
+
 def _outer_vectorized(x):
     """vectorized_outer_sum: x (batch, size0, size1), columns contiguous -> (batch, size1)."""
     size1 = x.shape[2]
     wide = size1 // (4 * LANES) * (4 * LANES)
     out = []
-    if wide:
+    if wide and x.shape[0] == 1 and x.dtype == np.float32 and x.strides[2] == 4:   # every column's
+        out.append(_cascade_cols(x[0, :, :wide])[None])                          # cascade at once
+    elif wide:
         out.append(_cascade(x[:, :, :wide]))
     if wide < size1:   # LANES at a time, then one at a time: the same order per column
-        out.append(_row_sum(x[:, :, wide:]))
+        out.append(_row_sum_cols(x[0, :, wide:])[None] if x.shape[0] == 1 and x.dtype == np.float32
+                   else _row_sum(x[:, :, wide:]))
     return np.concatenate(out, 1) if len(out) > 1 else out[0]
+
+
+def _row_sum_cols(x2):
+    """row_sum down every column of x2 (size, cols) at once: rows dealt to 4 interleaved
+    cascades, the leftover rows added to the first, then the other three added to it."""
+    size, cols = x2.shape
+    k = size // _ILP
+    if not k:
+        return _seq(x2, 0)
+    parts = _cascade_cols(x2[:k * _ILP].reshape(k, _ILP * cols)).reshape(_ILP, cols)   # 4 * cols >= 4 columns
+    if size > k * _ILP:
+        parts = np.concatenate([parts[:1], x2[k * _ILP:], parts[1:]])
+    return _seq(parts, 0)   # in order (a single column too)
 
 
 def _outer_scalar(x):
@@ -225,6 +415,8 @@ def _loop2d(x, st0, st1, half):
     if st1 == 1 and size1 >= (2 * LANES if half else LANES):
         return _outer_vectorized(cols)
     if st0 < st1:
+        if b == 1 and size1 > 1:   # every row's 4 interleaved cascades at once
+            return _row_sum_cols(x[0].T)[None]
         return _row_sum(x.reshape(b * size1, size0, 1)).reshape(b, size1)
     return _outer_scalar(cols)
 
@@ -326,16 +518,48 @@ def _accumulate(res, dtype):
 
 def _whole(row):
     """A whole-tensor float32 sum of a contiguous row: under GRAIN elements one _loop2d; above,
-    parallel_reduce's two ranges, each thread's sum added into its slot, the slots added."""
+    parallel_reduce's ranges (one per thread), each thread's sum added into its 0-initialised
+    slot, the slots added in order."""
     n = row.size
     if n < GRAIN:
-        return _row(row)
+        return _row1(row)
     chunk = -(-n // min(THREADS, -(-n // GRAIN)))
-    sums = [_row(row[b:b + chunk]) for b in range(0, n, chunk)]
-    total = sums[0] + np.float32(0)
-    for more in sums[1:]:
-        total = total + more
+    if n % chunk == 0:   # equal ranges: their short stages batched
+        return np.add.reduce(_rows_long(row.reshape(-1, chunk)), initial=0)   # in order under 8
+    total = _ZERO32
+    for b in range(0, n, chunk):
+        total = total + _row1(row[b:b + chunk])
     return total
+
+
+def _rows_long(x2):
+    """A few long contiguous rows (H, n) -> their sums in vectorized_inner_sum's order: each
+    row's runs of rows (the bulk) by its own 3-dim einsum, the rest of the cascade, the lanes
+    and the tails of all rows together."""
+    H, n = x2.shape
+    k, buf, buf_p, buf_r, idx = _plan_rows(H, n)
+    step = 1 << max(4, _ceil_log2(k) // _LEVELS)
+    full, r = divmod(k, step)
+    count = full + (r > 0)
+    level = np.zeros((H, -(-count // step) * step, 32), np.float32)
+    for h in range(H):
+        q = x2[h, :32 * k].reshape(k, 32)
+        _einsum("gpc->gc", q[:full * step].reshape(full, step, 32), out=level[h, :full])
+        if r:
+            _einsum("pc->c", q[full * step:], out=level[h, full])
+    for _ in range(_LEVELS - 2):   # levels 1 and 2: runs of runs; level 3 adds them all
+        if count <= step:
+            break
+        g = level.shape[1] // step
+        nxt = np.zeros((H, -(-g // step) * step, 32), np.float32)
+        _einsum("hgpc->hgc", level.reshape(H, g, step, 32), out=nxt[:, :g])
+        level, count = nxt, g
+    _einsum("hgc->hc", level[:, :count], out=buf_p)
+    buf_r[...] = x2[:, 32 * k:]
+    return _einsum("hia->h", buf.take(idx), order="C")
+
+
+_ZERO32 = np.float32(0)
 
 
 def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
@@ -347,10 +571,16 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         if nan_as_zero:
             x = np.where(np.isnan(x), x.dtype.type(0), x)
         if not half:
-            res = _whole(x.reshape(-1)) + x.dtype.type(0)
+            res = _whole(x.reshape(-1))
         else:
             res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
         return res.reshape((1,) * x.ndim) if keepdim else res
+    if not half and not nan_as_zero and len(axes) == 1 and x.ndim > 1 and (
+            x.flags.c_contiguous or x.ndim == 2 and x.flags.f_contiguous):
+        res = _contiguous_dim(x, axes[0] % x.ndim)
+        if res is not None:
+            return res.reshape(tuple(1 if a == axes[0] % x.ndim else n for a, n in enumerate(x.shape))) \
+                if keepdim else res
     if x.size == 0:
         res = np.zeros(tuple(1 if a in axes else n for a, n in enumerate(x.shape)), x.dtype)
     else:
@@ -367,10 +597,13 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
             y = np.where(np.isnan(y), y.dtype.type(0), y)
         if not half and len(dims) == 1 and dims[0][2] and dims[0][1] == 1:   # one contiguous row
             res = _whole(y)
+        elif not half and len(dims) == 2 and dims[0][2] and dims[0][1] == 1 and not dims[1][2] and \
+                dims[0][0] < COPY_BELOW:   # rows contiguous along the sum: each whole on one thread
+            res = _rows(y.reshape(dims[1][0], dims[0][0]))
         elif not half and len(dims) == 2 and dims[0][2] and not dims[1][2] and x.size < GRAIN:
             (size0, st0, _, _), (size1, st1, _, _) = dims
             if st1 == 1 and size1 % (_ILP * LANES) == 0:   # vectorized_outer_sum, 4 vectors at a time
-                res = _cascade(y.reshape(1, size1, size0).transpose(0, 2, 1))[0]
+                res = _cascade_cols(y.reshape(size1, size0).T)
             else:
                 res = _loop2d(y.reshape(1, size1, size0), st0, st1, False)[0]
         elif x.size >= GRAIN and THREADS > 1:
@@ -385,6 +618,26 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         res = res.astype(x.dtype)
     res = res + x.dtype.type(0)   # PyTorch's out = 0 + sum: never -0
     return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in set(axes)])
+
+
+def _contiguous_dim(x, axis):
+    """The float32 sum of a C-contiguous x over one dim, straight to its kernel where the
+    layout has one (else None): the last dim (rows, each by vectorized_inner_sum, any thread
+    split being by whole rows) or the first of two with 4-vector columns (vectorized_outer_sum,
+    every column cascaded alike, a thread split at multiples of 32 columns)."""
+    shape = x.shape
+    n = shape[axis]
+    if n < 2 or not x.size:
+        return None
+    if not x.flags.c_contiguous:   # a transposed 2-d tensor: the other dim of its transpose
+        return _contiguous_dim(x.T, 1 - axis)
+    if axis == x.ndim - 1 and n < COPY_BELOW and x.size > n:
+        return _rows(x.reshape(-1, n)).reshape(shape[:-1])
+    if axis == 0 and x.ndim == 2 and shape[1] >= LANES:
+        if shape[1] % (_ILP * LANES) == 0:
+            return _cascade_cols(x)
+        return _outer_vectorized(x[None])[0] + _ZERO32   # the last columns' chains may end in -0
+    return None
 
 
 def _parallel(y, dims, half):
@@ -452,7 +705,8 @@ def _range_sum(y, dims, begin, end, half):
 
 # -- the reductions as the ops call them ---------------------------------------------------
 
-_EMULATED = (np.dtype(np.float32), np.dtype(np.float16))
+_F32 = np.dtype(np.float32)
+_EMULATED = (_F32, np.dtype(np.float16))
 
 
 def _all_axes(x, axes):
@@ -462,6 +716,9 @@ def _all_axes(x, axes):
 def sum(x, axes=None, keepdim=False):
     """`torch.sum`: float32 and float16 added in PyTorch's order, other dtypes by numpy."""
     x = np.asarray(x)
+    if axes is None and x.dtype == _F32 and x.flags.c_contiguous and x.size:   # the common case, first
+        res = _whole(x if x.ndim == 1 else x.reshape(-1))
+        return res.reshape((1,) * x.ndim) if keepdim else res
     if x.dtype not in _EMULATED:
         return np.sum(x, axis=axes, keepdims=keepdim)
     return reduce_sum(x, _all_axes(x, axes), keepdim)

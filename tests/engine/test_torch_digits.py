@@ -85,6 +85,66 @@ def test_sequential_sums_add_in_order():
     assert np.array_equal(torch_order._seq(a.T[:, 3:297], 1), np.cumsum(a.T[:, 3:297], axis=1)[:, -1])
 
 
+def test_the_whole_row_sum_is_the_general_loops():
+    """_row1 (a whole contiguous float32 row: one copy, one einsum for the quads' cascade, one
+    gather and one chain-of-chains einsum for the last stages) adds as the general 2-d loop
+    does, for every size up to 1,100, across the cascade's levels and the thread split, with an
+    inf or a nan among the values (a masked-out inf takes the general loop)."""
+    rng = np.random.default_rng(6)
+    sizes = list(range(1, 1100)) + [2047, 4097, 8191, 8192, 8200, 20000, 32767, 32768, 32769, 40001, 70000]
+    for n in sizes:
+        for odd in (None, np.inf, -np.inf, np.nan):
+            if odd is not None and (n < 500 and n % 7 or n > 9000):
+                continue
+            x = (rng.standard_normal(n) * 10.0 ** rng.integers(-4, 5, n)).astype(np.float32)
+            if odd is not None:
+                x[rng.integers(0, n)] = odd
+            # one 2-d loop per thread's range (two from 32,769 elements), added into 0 in order
+            chunk = -(-n // min(2, -(-n // torch_order.GRAIN)))
+            general = np.float32(0)
+            for b in range(0, n, chunk):
+                general = np.float32(general + torch_order._loop2d(x[b:b + chunk].reshape(1, 1, -1), 1, 0, False)[0, 0])
+            ours = torch_order.sum(x)
+            assert type(ours) is np.float32, n
+            assert ours.tobytes() == general.tobytes() or (np.isnan(ours) and np.isnan(general)), (n, odd)
+
+
+def test_rows_summed_together_are_each_rows_general_loop():
+    """_rows (a sum over a contiguous last dim: every row's quads cascaded at once, one gather,
+    one chain-of-chains einsum) adds each row as the general 2-d loop does."""
+    rng = np.random.default_rng(8)
+    for n in list(range(1, 300, 7)) + [511, 512, 543, 544, 1000, 4097, 8191]:
+        for rows in (1, 3, 40):
+            x = (rng.standard_normal((rows, n)) * 10.0 ** rng.integers(-4, 5, (rows, n))).astype(np.float32)
+            general = np.array([torch_order._loop2d(r.reshape(1, 1, -1), 1, 0, False)[0, 0] for r in x], np.float32)
+            assert torch_order._rows(x).tobytes() == (general + np.float32(0)).tobytes(), (n, rows)
+            assert torch_order.sum(x, (1,)).tobytes() == (general + np.float32(0)).tobytes(), (n, rows)
+
+
+def test_column_sums_are_the_general_loops():
+    """A sum over dim 0 with contiguous columns (vectorized_outer_sum: 4-vector columns by
+    _cascade_cols, the rest by _row_sum_cols) adds each column as the general 2-d loop does."""
+    rng = np.random.default_rng(9)
+    for rows in (1, 3, 4, 5, 16, 17, 100, 300, 700):
+        for cols in (8, 9, 31, 32, 33, 65, 96, 300):
+            x = (rng.standard_normal((rows, cols)) * 10.0 ** rng.integers(-4, 5, (rows, cols))).astype(np.float32)
+            # a batch of two takes the general cascade (one row of the batch: the fast one)
+            general = torch_order._loop2d(np.stack([x.T, x.T]), cols, 1, False)[0] + np.float32(0)
+            assert torch_order.sum(x, (0,)).tobytes() == general.astype(np.float32).tobytes(), (rows, cols)
+
+
+def test_strided_row_sums_are_the_general_loops():
+    """row_sum along a strided reduced dim (scalar loads, 4 interleaved cascades), every row of a
+    loop call at once by _row_sum_cols, adds each row as the general cascade does."""
+    rng = np.random.default_rng(10)
+    for rows in (2, 5, 40):
+        for size in (1, 3, 4, 7, 64, 333, 1000):
+            x = (rng.standard_normal((rows, size * 3)) * 10.0 ** rng.integers(-4, 5, (rows, size * 3))).astype(np.float32)
+            y = x[:, ::3][None]   # (1, rows, size): reduced along the last axis, 3 floats apart
+            general = torch_order._loop2d(np.concatenate([y, y]), 3, size * 3, False)[0]   # a batch of two
+            assert torch_order._loop2d(y, 3, size * 3, False)[0].tobytes() == general.tobytes(), (rows, size)
+
+
 def test_the_fast_row_sum_is_the_general_loops():
     """_row (a whole contiguous row in a few einsum calls) adds as the general 2-d loop does,
     for every size up to 700 and across the cascade's levels."""
@@ -112,6 +172,23 @@ def test_linspace_middle_is_pytorchs():
         assert g.linspace(-1, 1, 15)._data[7] == np.float32(-4.470348358154297e-08)
         assert g.linspace(0, 1, 0)._data.shape == (0,)
         assert g.linspace(3, 5, 1)._data.tolist() == [3.0]
+
+
+# torch.arange(-8.0, 0.351, 0.1, dtype=torch.float16) on PyTorch 2.13 (its bits, as uint16):
+# element 80 is written by the scalar loop, start + step * 80 fused in float (1 ulp of half's
+# subnormals, where unfused float arithmetic gives 0)
+ARANGE_HALF = [51200, 51174, 51149, 51123, 51098, 51072, 51046, 51021, 50995, 50970, 50944, 50918, 50893,
+               50867, 50842, 50816, 50790, 50764, 50739, 50713, 50688, 50662, 50636, 50611, 50585, 50560,
+               50534, 50508, 50483, 50457, 50432, 50406, 50381, 50355, 50330, 50304, 50279, 50253, 50227,
+               50202, 50176, 50125, 50074, 50023, 49972, 49920, 49869, 49818, 49766, 49715, 49664, 49612,
+               49561, 49510, 49459, 49408, 49356, 49305, 49254, 49203, 49151, 49049, 48946, 48844, 48742,
+               48640, 48538, 48435, 48333, 48230, 48128, 47923, 47718, 47514, 47309, 47104, 46694, 46285,
+               45670, 44646, 2, 11878, 12902, 13517]
+
+
+def test_half_arange_is_pytorchs():
+    ours = g.arange(-8.0, 0.351, 0.1, dtype=g.float16)._data
+    assert ours.view(np.uint16).tolist() == ARANGE_HALF
 
 
 # -- whole programs through the CLI -------------------------------------------------------------
