@@ -45,7 +45,7 @@ from gradcli.lang.strings import STR_METHODS, str_method
 from gradcli.lang.unsupported import refusal, tensor_refusal
 from gradcli.lang.values import Builtin, Namespace, type_name
 from gradcli.limits import budget as _budget, check_built, check_walk
-from gradcli.nn.modules import Module
+from gradcli.nn.modules.module import Module
 from gradcli.ops.factories import Parameter
 
 Tensor = _tensor.Tensor
@@ -523,7 +523,9 @@ class Access:
         self.tensor_attributes = TENSOR_ATTRIBUTES
         self.tensor_methods = TENSOR_METHODS
         self.settable = SETTABLE_ATTRIBUTES
-        self.callable_types = _callable_types(modules)
+        self.modules = modules
+        self.callable = None  # the callable types once torch.nn is loaded (`callable_types`)
+        self.optim_tables = False  # whether the optimizers' readers are in the table
         # exact types; a subclass is resolved through its bases (`_resolve`)
         self.readers = {
             Tensor: _tensor_reader(self.tensor_attributes, self.tensor_methods),
@@ -551,8 +553,22 @@ class Access:
             ProgramObject: _read_program_object,
             SuperProxy: _read_super,
         }
-        self.readers.update((cls, _named_reader(names)) for cls, names in _attribute_tables(modules))
+        self.readers.update((cls, _named_reader(names)) for cls, names in _attribute_tables())
         self.resolved: dict = {}
+
+    @property
+    def callable_types(self) -> tuple:
+        """The engine objects a program may call besides Builtins and Closures (grad-mode
+        switches used as decorators, modules, program classes and objects), and torch.nn's
+        classes with `__call__` (the losses) once a program has read torch.nn: no instance of
+        one exists before, and a plain program does not import torch.nn at all."""
+        types = self.callable
+        if types is None:
+            nn = self.modules["torch.nn"]
+            if not nn.loaded:
+                return _CALLABLE_TYPES
+            types = self.callable = _callable_types(nn)
+        return types
 
     def getattr(self, obj, attr: str, span):
         """`obj.attr`, for the attributes the language defines and no other."""
@@ -561,8 +577,15 @@ class Access:
         return reader(obj, attr, span)
 
     def _resolve(self, cls):
-        """The reader of a type not in the table: its nearest base's (a Tensor subclass is a
+        """The reader of a type not in the table: an optimizer's or a scheduler's (added to the
+        table once a program has read torch.optim), its nearest base's (a Tensor subclass is a
         Tensor), a class's, a named tuple's; list and dict subclasses have no attributes."""
+        if not self.optim_tables and (self.modules["torch.optim"].loaded
+                                      or self.modules["torch.optim.lr_scheduler"].loaded):
+            self.optim_tables = True
+            self.readers.update((kind, _named_reader(names)) for kind, names in _optim_tables(self.modules))
+            if cls in self.readers:
+                return self.readers[cls]
         if issubclass(cls, type):
             reader = _read_class
         elif issubclass(cls, tuple) and hasattr(cls, "_fields"):
@@ -616,23 +639,32 @@ class Access:
         obj[index] = value
 
 
-def _callable_types(modules: dict) -> tuple:
-    """Engine objects a program may call besides Builtins and Closures: grad-mode switches
-    (`no_grad()` used as a decorator) and loss modules (torch.nn's classes with __call__)."""
-    types = [_tensor._GradMode, Module, ProgramClass, BoundMethod, ProgramObject]
-    for value in modules["torch.nn"].members.values():
+# the engine objects a program may call besides Builtins and Closures, before torch.nn is read
+_CALLABLE_TYPES = (_tensor._GradMode, Module, ProgramClass, BoundMethod, ProgramObject)
+
+
+def _callable_types(nn) -> tuple:
+    """`_CALLABLE_TYPES` and the loss modules (torch.nn's classes with __call__), given the
+    torch.nn namespace."""
+    types = list(_CALLABLE_TYPES)
+    for value in nn.members.values():
         fn = value.fn if isinstance(value, Builtin) else None
         if isinstance(fn, type) and any("__call__" in vars(k) for k in fn.__mro__[:-1]):
             types.append(fn)
     return tuple(types)
 
 
-def _attribute_tables(modules: dict) -> list:
-    """(type, names) pairs: the attributes a program may read on handles and optimizers."""
+def _attribute_tables() -> list:
+    """(type, names) pairs: the attributes a program may read on handles, dual tensors and dtypes."""
     from ..autograd.forward_ad import UnpackedDualTensor
 
-    tables = [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES), (UnpackedDualTensor, UNPACKED_DUAL_ATTRIBUTES),
-              *_dtypes.ATTRIBUTES]
+    return [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES), (UnpackedDualTensor, UNPACKED_DUAL_ATTRIBUTES),
+            *_dtypes.ATTRIBUTES]
+
+
+def _optim_tables(modules: dict) -> list:
+    """(type, names) pairs: the attributes a program may read on optimizers and schedulers."""
+    tables = []
     for value in modules["torch.optim"].members.values():
         if isinstance(value, Builtin) and isinstance(value.fn, type):
             tables.append((value.fn, OPTIMIZER_ATTRIBUTES))

@@ -138,7 +138,6 @@ class Interpreter(Calls):
         self.access = _access.policy(self.modules)
         self.getattr = self.access.getattr
         self.readers = self.access.readers
-        self.callable_types = self.access.callable_types
         self._eval = {
             n.Num: self._num, n.Str: self._str, n.Constant: self._constant,
             n.FString: self._fstring, n.Name: self._name, n.Attribute: self._attribute,

@@ -78,6 +78,7 @@ def make(table: dict, modules: dict, access) -> dict:
 
     opaque: dict = {}
     by_type: dict = {}
+    nn_named = [False]
 
     def named_types():
         if not by_type:
@@ -88,6 +89,9 @@ def make(table: dict, modules: dict, access) -> dict:
                 if name in table:
                     by_type[cls] = table[name]
             by_type[Tensor] = modules["torch"].members["Tensor"]
+        if nn_named[0] is False and modules["torch.nn"].loaded:
+            # torch.nn's classes, once a program has read torch.nn (none exists before)
+            nn_named[0] = True
             for value in modules["torch.nn"].members.values():
                 fn = getattr(value, "fn", None)
                 if isinstance(fn, type):
