@@ -136,38 +136,44 @@ def _make_modules() -> dict:
     lr_scheduler_ns = lazy("torch.optim.lr_scheduler", _schedulers)
     optim_ns = lazy("torch.optim", lambda: dict(_optimizers(), lr_scheduler=lr_scheduler_ns))
     linalg_ns = lazy("torch.linalg", lambda: dict(ops.linalg.LINALG_FUNCTIONS))
-    torch_members = dict(ops.FUNCTIONS)
-    torch_members.update(CONSTANTS)
-    torch_members.update(dtypes.NAMES)
-    torch_members.update({name: dtypes.Unsupported(name) for name in dtypes.UNSUPPORTED})
-    torch_members.update({
-        "no_grad": tensor.no_grad,
-        "enable_grad": tensor.enable_grad,
-        "set_grad_enabled": tensor.set_grad_enabled,
-        "inference_mode": gradcli.inference_mode,
-        "is_grad_enabled": tensor.is_grad_enabled,
-        "manual_seed": gradcli.manual_seed,
-        "autograd": autograd_ns,
-        "func": func_ns,
-        **_autograd_api.TORCH,
-        "nn": nn_ns,
-        "optim": optim_ns,
-        "linalg": linalg_ns,
-    })
     from gradcli.lang import pymodules
     from gradcli.lang import stdlib
 
-    torch_members.update(pymodules.torch_members())
+    cuda_ns = pymodules.cuda_namespace()
     data_ns = Namespace("torch.utils.data", make=_utils_data)
-    torch_members["utils"] = Namespace("torch.utils", {"data": data_ns})
-    torch_ns = Namespace("torch", _wrap(torch_members))
+    utils_ns = Namespace("torch.utils", {"data": data_ns})
+
+    def torch_members() -> dict:
+        members = dict(ops.FUNCTIONS)
+        members.update(CONSTANTS)
+        members.update(dtypes.NAMES)
+        members.update({name: dtypes.Unsupported(name) for name in dtypes.UNSUPPORTED})
+        members.update({
+            "no_grad": tensor.no_grad,
+            "enable_grad": tensor.enable_grad,
+            "set_grad_enabled": tensor.set_grad_enabled,
+            "inference_mode": gradcli.inference_mode,
+            "is_grad_enabled": tensor.is_grad_enabled,
+            "manual_seed": gradcli.manual_seed,
+            "autograd": autograd_ns,
+            "func": func_ns,
+            **_autograd_api.TORCH,
+            "nn": nn_ns,
+            "optim": optim_ns,
+            "linalg": linalg_ns,
+        })
+        members.update(pymodules.torch_members())
+        members.update(cuda=cuda_ns, utils=utils_ns)
+        return members
+
+    torch_ns = lazy("torch", torch_members)
     return {
         **stdlib.namespaces(),
-        "torch.utils": torch_members["utils"],
+        "torch.utils": utils_ns,
         "torch.utils.data": data_ns,
-        "torch.cuda": torch_members["cuda"],
-        "math": pymodules.math_namespace(),
-        "numpy": pymodules.numpy_namespace(),
+        "torch.cuda": cuda_ns,
+        "math": Namespace("math", make=lambda: pymodules.math_namespace().members),
+        "numpy": Namespace("numpy", make=lambda: pymodules.numpy_namespace().members),
         "torch": torch_ns,
         "torch.nn": nn_ns,
         "torch.nn.functional": functional,
@@ -422,7 +428,8 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         "optim": modules["torch.optim"],
     })
     table.update(EXCEPTION_TYPES)
-    manual_seed = modules["torch"].members.get("manual_seed")
-    if manual_seed is not None:
+    if "torch" in modules:  # torch.manual_seed (the one that returns its generator), unread
+        from gradcli.lang.pymodules import manual_seed
+
         table["manual_seed"] = manual_seed
     return _wrap(table)  # the interpreter adds reflect.builtins (type, getattr...) to it

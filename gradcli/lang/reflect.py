@@ -88,7 +88,7 @@ def make(table: dict, modules: dict, access) -> dict:
             for name, cls in python.items():
                 if name in table:
                     by_type[cls] = table[name]
-            by_type[Tensor] = modules["torch"].members["Tensor"]
+            by_type[Tensor] = Tensor  # torch.Tensor, the class itself
         if nn_named[0] is False and modules["torch.nn"].loaded:
             # torch.nn's classes, once a program has read torch.nn (none exists before)
             nn_named[0] = True
