@@ -59,12 +59,3 @@ AUTOGRAD = {
 }
 
 TORCH = {"is_anomaly_enabled": anomaly.is_anomaly_enabled}
-
-# Engine objects a program may use in a `with` statement besides the grad-mode switches.
-CONTEXT_MANAGERS = (saved_hooks.saved_tensors_hooks, saved_hooks.disable_saved_tensors_hooks,
-                    anomaly.detect_anomaly, anomaly.set_detect_anomaly, forward_ad.dual_level)
-
-# Attributes a program may read on a backward node (grad_fn), beyond next_functions and name().
-NODE_ATTRIBUTES = frozenset({"register_hook", "register_prehook", "metadata"})
-CTX_ATTRIBUTES = frozenset({"mark_dirty"})
-FUNCTION_METHODS = frozenset({"setup_context", "vjp", "jvp"})

@@ -30,8 +30,8 @@ import numpy as np
 import gradcli.autograd as _autograd
 from gradcli import _tensor, ops as _ops
 from gradcli import dtypes as _dtypes
-from gradcli.autograd import api as _autograd_api
-from gradcli.graph import nodes as _graph
+from gradcli.autograd import anomaly as _anomaly
+from gradcli.graph import nodes as _graph, saved_hooks as _saved_hooks
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError, close_matches
 from gradcli.lang import foreign as _foreign
 from gradcli.lang.builtins import materialize, check_length
@@ -122,16 +122,20 @@ MODULE_METHODS = frozenset({
 })
 
 
-# issue 13 adds the names of `gradcli.autograd.api` (hooks, metadata, setup_context...)
-GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"}) | _autograd_api.NODE_ATTRIBUTES
+# A backward node's attributes (issue 13 added the hooks and metadata), a custom Function's
+# ctx's and its class's methods a program may read or define.
+GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name", "register_hook", "register_prehook", "metadata"})
 ACCUMULATE_GRAD_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"variable"}
 CTX_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"save_for_backward", "save_for_forward", "saved_tensors",
                                           "needs_input_grad", "mark_non_differentiable",
-                                          "set_materialize_grads"} | _autograd_api.CTX_ATTRIBUTES
-FUNCTION_METHODS = frozenset({"forward", "backward"}) | _autograd_api.FUNCTION_METHODS
+                                          "set_materialize_grads", "mark_dirty"}
+FUNCTION_METHODS = frozenset({"forward", "backward", "setup_context", "vjp", "jvp"})
 FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply"}) | FUNCTION_METHODS
-# engine objects a `with` statement accepts besides the grad-mode switches
-CONTEXT_MANAGERS = (_tensor._GradMode,) + _autograd_api.CONTEXT_MANAGERS
+# engine objects a `with` statement accepts: the grad-mode switches, saved-tensor hooks,
+# anomaly mode (and forward_ad's dual_level: `is_context_manager`)
+CONTEXT_MANAGERS = (_tensor._GradMode, _saved_hooks.saved_tensors_hooks,
+                    _saved_hooks.disable_saved_tensors_hooks, _anomaly.detect_anomaly,
+                    _anomaly.set_detect_anomaly)
 LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse"})
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 SET_METHODS = frozenset({"add", "discard", "remove"})
@@ -165,6 +169,16 @@ CONSTRUCTORS = {Tensor: _ops.FUNCTIONS["Tensor"]}
 
 _MISSING = object()
 _MAX_RESOLVED = 256  # types resolved through their bases, remembered (a bound on the cache)
+
+
+def is_context_manager(obj) -> bool:
+    """Whether a `with` statement accepts `obj`: CONTEXT_MANAGERS, or a forward_ad.dual_level
+    (its module imported only here, where a program has one or the check fails anyway)."""
+    if isinstance(obj, CONTEXT_MANAGERS):
+        return True
+    from gradcli.autograd.forward_ad import dual_level
+
+    return isinstance(obj, dual_level)
 
 
 def sequence_index(index, span):
@@ -525,7 +539,8 @@ class Access:
         self.settable = SETTABLE_ATTRIBUTES
         self.modules = modules
         self.callable = None  # the callable types once torch.nn is loaded (`callable_types`)
-        self.optim_tables = False  # whether the optimizers' readers are in the table
+        # the namespaces whose types' readers join the table once a program reads one
+        self.pending = dict(_LAZY_TABLES)
         # exact types; a subclass is resolved through its bases (`_resolve`)
         self.readers = {
             Tensor: _tensor_reader(self.tensor_attributes, self.tensor_methods),
@@ -577,15 +592,15 @@ class Access:
         return reader(obj, attr, span)
 
     def _resolve(self, cls):
-        """The reader of a type not in the table: an optimizer's or a scheduler's (added to the
-        table once a program has read torch.optim), its nearest base's (a Tensor subclass is a
+        """The reader of a type not in the table: an optimizer's, a scheduler's or forward_ad's
+        named tuple (added to the table once a program has read their namespace), its nearest base's (a Tensor subclass is a
         Tensor), a class's, a named tuple's; list and dict subclasses have no attributes."""
-        if not self.optim_tables and (self.modules["torch.optim"].loaded
-                                      or self.modules["torch.optim.lr_scheduler"].loaded):
-            self.optim_tables = True
-            self.readers.update((kind, _named_reader(names)) for kind, names in _optim_tables(self.modules))
-            if cls in self.readers:
-                return self.readers[cls]
+        for name, tables in list(self.pending.items()):
+            if self.modules[name].loaded:
+                del self.pending[name]
+                self.readers.update((kind, _named_reader(names)) for kind, names in tables(self.modules))
+        if cls in self.readers:
+            return self.readers[cls]
         if issubclass(cls, type):
             reader = _read_class
         elif issubclass(cls, tuple) and hasattr(cls, "_fields"):
@@ -655,11 +670,14 @@ def _callable_types(nn) -> tuple:
 
 
 def _attribute_tables() -> list:
-    """(type, names) pairs: the attributes a program may read on handles, dual tensors and dtypes."""
-    from ..autograd.forward_ad import UnpackedDualTensor
+    """(type, names) pairs: the attributes a program may read on handles and dtypes."""
+    return [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES), *_dtypes.ATTRIBUTES]
 
-    return [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES), (UnpackedDualTensor, UNPACKED_DUAL_ATTRIBUTES),
-            *_dtypes.ATTRIBUTES]
+
+def _forward_ad_tables(modules: dict) -> list:
+    from gradcli.autograd.forward_ad import UnpackedDualTensor
+
+    return [(UnpackedDualTensor, UNPACKED_DUAL_ATTRIBUTES)]
 
 
 def _optim_tables(modules: dict) -> list:
@@ -675,6 +693,10 @@ def _optim_tables(modules: dict) -> list:
             tables.append((value.fn, SCHEDULER_ATTRIBUTES | own))
     return tables
 
+
+# (namespace, its types' tables): the types a program gets only from that namespace
+_LAZY_TABLES = {"torch.optim": _optim_tables, "torch.optim.lr_scheduler": _optim_tables,
+                "torch.autograd.forward_ad": _forward_ad_tables}
 
 _POLICY: dict = {}
 

@@ -95,7 +95,6 @@ def _make_modules() -> dict:
     torch.func, torch.utils.data...) are lazy: their modules are imported and their members
     made on the first read of one (`Namespace.members`)."""
     gradcli, autograd, ops, tensor = _engine()
-    from gradcli.autograd import api as _autograd_api
 
     def lazy(name: str, make) -> Namespace:
         return Namespace(name, make=lambda: _wrap(make()))
@@ -104,12 +103,12 @@ def _make_modules() -> dict:
     autograd_functional = lazy("torch.autograd.functional", lambda: {
         "jacobian": autograd.functional.jacobian,
         "hessian": autograd.functional.hessian,
-        **_autograd_api.functional_members(),
+        **_api().functional_members(),
     })
-    autograd_graph = lazy("torch.autograd.graph", _autograd_api.graph_members)
-    autograd_function = lazy("torch.autograd.function", lambda: _autograd_api.FUNCTION)
-    func_ns = lazy("torch.func", _autograd_api.func_members)
-    forward_ad_ns = lazy("torch.autograd.forward_ad", lambda: _autograd_api.FORWARD_AD)
+    autograd_graph = lazy("torch.autograd.graph", lambda: _api().graph_members())
+    autograd_function = lazy("torch.autograd.function", lambda: _api().FUNCTION)
+    func_ns = lazy("torch.func", lambda: _api().func_members())
+    forward_ad_ns = lazy("torch.autograd.forward_ad", lambda: _api().FORWARD_AD)
     autograd_ns = lazy("torch.autograd", lambda: {
         "grad": autograd.grad,
         "backward": autograd.backward,
@@ -120,7 +119,7 @@ def _make_modules() -> dict:
         "graph": autograd_graph,
         "function": autograd_function,
         "forward_ad": forward_ad_ns,
-        **_autograd_api.AUTOGRAD,
+        **_api().AUTOGRAD,
     })
     init_ns = Namespace("torch.nn.init", make=lambda: _wrap(dict(_nn().init.FUNCTIONS)))
     nn_tree: dict = {}  # dotted path under torch.nn ("" for torch.nn) -> its members
@@ -157,7 +156,7 @@ def _make_modules() -> dict:
             "manual_seed": gradcli.manual_seed,
             "autograd": autograd_ns,
             "func": func_ns,
-            **_autograd_api.TORCH,
+            **_api().TORCH,
             "nn": nn_ns,
             "optim": optim_ns,
             "linalg": linalg_ns,
@@ -190,6 +189,12 @@ def _make_modules() -> dict:
         "torch.optim.lr_scheduler": lr_scheduler_ns,
         "torch.linalg": linalg_ns,
     }
+
+
+def _api():
+    from gradcli.autograd import api
+
+    return api
 
 
 def _nn():

@@ -879,7 +879,7 @@ class Interpreter(Calls):
         try:
             for item in node.items:
                 manager = self.eval(item.context)
-                if not isinstance(manager, _access.CONTEXT_MANAGERS):
+                if not _access.is_context_manager(manager):
                     raise ProgramTypeError(f"'{type_name(manager)}' object does not support the "
                                            "context manager protocol", item.span,
                                            hint="with works with no_grad(), enable_grad() and "
