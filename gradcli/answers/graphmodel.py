@@ -241,7 +241,7 @@ def _module_paths(names, by_tensor) -> dict:
     """id(module) -> (path, module, variable); names the modules' parameters in by_tensor."""
     if not names or not any(getattr(v, "_parameters", None) is not None for v in names.values()):
         return {}
-    from ..nn.modules import module_paths, module_tensors
+    from ..nn.modules.module import module_paths, module_tensors
 
     for name, t in reversed(list(module_tensors(names).items())):
         by_tensor[id(t)] = name  # a path wins over a variable that also holds the parameter
@@ -251,7 +251,7 @@ def _module_paths(names, by_tensor) -> dict:
 def _assign_modules(model, objs, paths) -> None:
     """Each node's module (the innermost whose forward made it; a parameter's leaf is its
     owner's), and the clusters those modules form, each under its parent module."""
-    from ..nn.modules import NODE_MODULE
+    from ..nn.modules.module import NODE_MODULE
 
     owner = {id(t): id(m) for _, m, _ in paths.values()
              for t in list(m._parameters.values()) + list(m._buffers.values()) if t is not None}

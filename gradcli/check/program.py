@@ -17,8 +17,6 @@ from ..errors import AutogradError, GradcliError
 from . import symbolic
 from ..autograd.function import FunctionCtx
 from .core import Options, check_function
-from .functions import find_culprits, unchecked_functions
-from .perop import Chain
 from .replay import Tape, Unavailable, recording
 
 
@@ -73,10 +71,15 @@ def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> li
         tape = Tape([out], [t for _, t in inputs], notes)
         xs = [Tensor(np.array(t._data, dtype=np.float64), requires_grad=True) for _, t in inputs]
         options, slow = _bounded(options, tape, xs)
+        chain = None
+        if options.sympy:  # the per-op chain and its module only where SymPy is asked for
+            from .perop import Chain
+
+            chain = Chain(tape, xs)
         try:
             results = check_function(lambda *a: tape(*a)[0], xs, names, options,
                                      _sympy_function(tape, xs), original=(out, [t for _, t in inputs]),
-                                     sympy_chain=Chain(tape, xs))
+                                     sympy_chain=chain)
         except GradcliError as error:
             # a backward that fails (a custom Function's): point at where its node was made
             raise error.at(error.node.source if error.node is not None else None)
@@ -90,8 +93,14 @@ def check_run(run, notes, label: str, options: Options, of=None, wrt=None) -> li
                           "nothing the program computes (--of NAME picks a value computed from it)")
         culprits = []
         if any(not r.ok for r in results) and any(isinstance(node, FunctionCtx) for node in tape.order):
+            from .functions import find_culprits  # a failing custom Function named
+
             culprits = find_culprits(tape, label, options.eps, options.atol, options.rtol, options.seed)
-        unchecked = unchecked_functions(tape, label, out_name, runs.tensors(run))
+        unchecked = []
+        if getattr(tape.notes, "applied", None):   # custom Functions the output may not use
+            from .functions import unchecked_functions
+
+            unchecked = unchecked_functions(tape, label, out_name, runs.tensors(run))
         reports.append(OutputReport(label, out_name, results, culprits, unchecked))
     return reports
 

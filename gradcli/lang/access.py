@@ -30,8 +30,8 @@ import numpy as np
 import gradcli.autograd as _autograd
 from gradcli import _tensor, ops as _ops
 from gradcli import dtypes as _dtypes
-from gradcli.autograd import api as _autograd_api
-from gradcli.graph import nodes as _graph
+from gradcli.autograd import anomaly as _anomaly
+from gradcli.graph import nodes as _graph, saved_hooks as _saved_hooks
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError, close_matches
 from gradcli.lang import foreign as _foreign
 from gradcli.lang.builtins import materialize, check_length
@@ -45,7 +45,7 @@ from gradcli.lang.strings import STR_METHODS, str_method
 from gradcli.lang.unsupported import refusal, tensor_refusal
 from gradcli.lang.values import Builtin, Namespace, type_name
 from gradcli.limits import budget as _budget, check_built, check_walk
-from gradcli.nn.modules import Module
+from gradcli.nn.modules.module import Module
 from gradcli.ops.factories import Parameter
 
 Tensor = _tensor.Tensor
@@ -122,16 +122,20 @@ MODULE_METHODS = frozenset({
 })
 
 
-# issue 13 adds the names of `gradcli.autograd.api` (hooks, metadata, setup_context...)
-GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name"}) | _autograd_api.NODE_ATTRIBUTES
+# A backward node's attributes (issue 13 added the hooks and metadata), a custom Function's
+# ctx's and its class's methods a program may read or define.
+GRAPH_NODE_ATTRIBUTES = frozenset({"next_functions", "name", "register_hook", "register_prehook", "metadata"})
 ACCUMULATE_GRAD_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"variable"}
 CTX_ATTRIBUTES = GRAPH_NODE_ATTRIBUTES | {"save_for_backward", "save_for_forward", "saved_tensors",
                                           "needs_input_grad", "mark_non_differentiable",
-                                          "set_materialize_grads"} | _autograd_api.CTX_ATTRIBUTES
-FUNCTION_METHODS = frozenset({"forward", "backward"}) | _autograd_api.FUNCTION_METHODS
+                                          "set_materialize_grads", "mark_dirty"}
+FUNCTION_METHODS = frozenset({"forward", "backward", "setup_context", "vjp", "jvp"})
 FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply"}) | FUNCTION_METHODS
-# engine objects a `with` statement accepts besides the grad-mode switches
-CONTEXT_MANAGERS = (_tensor._GradMode, _stdlib.CatchWarnings) + _autograd_api.CONTEXT_MANAGERS
+# engine objects a `with` statement accepts: the grad-mode switches, warnings.catch_warnings,
+# saved-tensor hooks, anomaly mode (and forward_ad's dual_level: `is_context_manager`)
+CONTEXT_MANAGERS = (_tensor._GradMode, _stdlib.CatchWarnings, _saved_hooks.saved_tensors_hooks,
+                    _saved_hooks.disable_saved_tensors_hooks, _anomaly.detect_anomaly,
+                    _anomaly.set_detect_anomaly)
 LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse", "clear",
                           "remove", "copy"})
 DICT_METHODS = frozenset({"keys", "values", "items", "get"})
@@ -166,6 +170,16 @@ CONSTRUCTORS = {Tensor: _ops.FUNCTIONS["Tensor"]}
 
 _MISSING = object()
 _MAX_RESOLVED = 256  # types resolved through their bases, remembered (a bound on the cache)
+
+
+def is_context_manager(obj) -> bool:
+    """Whether a `with` statement accepts `obj`: CONTEXT_MANAGERS, or a forward_ad.dual_level
+    (its module imported only here, where a program has one or the check fails anyway)."""
+    if isinstance(obj, CONTEXT_MANAGERS):
+        return True
+    from gradcli.autograd.forward_ad import dual_level
+
+    return isinstance(obj, dual_level)
 
 
 def sequence_index(index, span):
@@ -536,7 +550,10 @@ class Access:
         self.tensor_attributes = TENSOR_ATTRIBUTES
         self.tensor_methods = TENSOR_METHODS
         self.settable = SETTABLE_ATTRIBUTES
-        self.callable_types = _callable_types(modules)
+        self.modules = modules
+        self.callable = None  # the callable types once torch.nn is loaded (`callable_types`)
+        # the namespaces whose types' readers join the table once a program reads one
+        self.pending = dict(_LAZY_TABLES)
         # exact types; a subclass is resolved through its bases (`_resolve`)
         self.readers = {
             Tensor: _tensor_reader(self.tensor_attributes, self.tensor_methods),
@@ -565,8 +582,22 @@ class Access:
             ProgramObject: _read_program_object,
             SuperProxy: _read_super,
         }
-        self.readers.update((cls, _named_reader(names)) for cls, names in _attribute_tables(modules))
+        self.readers.update((cls, _named_reader(names)) for cls, names in _attribute_tables())
         self.resolved: dict = {}
+
+    @property
+    def callable_types(self) -> tuple:
+        """The engine objects a program may call besides Builtins and Closures (grad-mode
+        switches used as decorators, modules, program classes and objects), and torch.nn's
+        classes with `__call__` (the losses) once a program has read torch.nn: no instance of
+        one exists before, and a plain program does not import torch.nn at all."""
+        types = self.callable
+        if types is None:
+            nn = self.modules["torch.nn"]
+            if not nn.loaded:
+                return _CALLABLE_TYPES
+            types = self.callable = _callable_types(nn)
+        return types
 
     def getattr(self, obj, attr: str, span):
         """`obj.attr`, for the attributes the language defines and no other."""
@@ -575,8 +606,15 @@ class Access:
         return reader(obj, attr, span)
 
     def _resolve(self, cls):
-        """The reader of a type not in the table: its nearest base's (a Tensor subclass is a
+        """The reader of a type not in the table: an optimizer's, a scheduler's or forward_ad's
+        named tuple (added to the table once a program has read their namespace), its nearest base's (a Tensor subclass is a
         Tensor), a class's, a named tuple's; list and dict subclasses have no attributes."""
+        for name, tables in list(self.pending.items()):
+            if self.modules[name].loaded:
+                del self.pending[name]
+                self.readers.update((kind, _named_reader(names)) for kind, names in tables(self.modules))
+        if cls in self.readers:
+            return self.readers[cls]
         if issubclass(cls, type):
             reader = _read_class
         elif issubclass(cls, tuple) and hasattr(cls, "_fields"):
@@ -630,23 +668,35 @@ class Access:
         obj[index] = value
 
 
-def _callable_types(modules: dict) -> tuple:
-    """Engine objects a program may call besides Builtins and Closures: grad-mode switches
-    (`no_grad()` used as a decorator) and loss modules (torch.nn's classes with __call__)."""
-    types = [_tensor._GradMode, Module, ProgramClass, BoundMethod, ProgramObject]
-    for value in modules["torch.nn"].members.values():
+# the engine objects a program may call besides Builtins and Closures, before torch.nn is read
+_CALLABLE_TYPES = (_tensor._GradMode, Module, ProgramClass, BoundMethod, ProgramObject)
+
+
+def _callable_types(nn) -> tuple:
+    """`_CALLABLE_TYPES` and the loss modules (torch.nn's classes with __call__), given the
+    torch.nn namespace."""
+    types = list(_CALLABLE_TYPES)
+    for value in nn.members.values():
         fn = value.fn if isinstance(value, Builtin) else None
         if isinstance(fn, type) and any("__call__" in vars(k) for k in fn.__mro__[:-1]):
             types.append(fn)
     return tuple(types)
 
 
-def _attribute_tables(modules: dict) -> list:
-    """(type, names) pairs: the attributes a program may read on handles and optimizers."""
-    from ..autograd.forward_ad import UnpackedDualTensor
+def _attribute_tables() -> list:
+    """(type, names) pairs: the attributes a program may read on handles and dtypes."""
+    return [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES), *_dtypes.ATTRIBUTES]
 
-    tables = [(_tensor.RemovableHandle, HANDLE_ATTRIBUTES), (UnpackedDualTensor, UNPACKED_DUAL_ATTRIBUTES),
-              *_dtypes.ATTRIBUTES]
+
+def _forward_ad_tables(modules: dict) -> list:
+    from gradcli.autograd.forward_ad import UnpackedDualTensor
+
+    return [(UnpackedDualTensor, UNPACKED_DUAL_ATTRIBUTES)]
+
+
+def _optim_tables(modules: dict) -> list:
+    """(type, names) pairs: the attributes a program may read on optimizers and schedulers."""
+    tables = []
     for value in modules["torch.optim"].members.values():
         if isinstance(value, Builtin) and isinstance(value.fn, type):
             tables.append((value.fn, OPTIMIZER_ATTRIBUTES))
@@ -657,6 +707,10 @@ def _attribute_tables(modules: dict) -> list:
             tables.append((value.fn, SCHEDULER_ATTRIBUTES | own))
     return tables
 
+
+# (namespace, its types' tables): the types a program gets only from that namespace
+_LAZY_TABLES = {"torch.optim": _optim_tables, "torch.optim.lr_scheduler": _optim_tables,
+                "torch.autograd.forward_ad": _forward_ad_tables}
 
 _POLICY: dict = {}
 

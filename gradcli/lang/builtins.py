@@ -92,21 +92,25 @@ def make_modules() -> dict:
 
 
 def _make_modules() -> dict:
+    """The namespaces; those of the layers a plain program does not use (torch.nn, torch.optim,
+    torch.func, torch.utils.data...) are lazy: their modules are imported and their members
+    made on the first read of one (`Namespace.members`)."""
     gradcli, autograd, ops, tensor = _engine()
-    from gradcli.autograd import api as _autograd_api
-    import gradcli.nn as nn
-    import gradcli.optim as optim
-    functional = Namespace("torch.nn.functional", _wrap(dict(ops.NN_FUNCTIONS)))
-    autograd_functional = Namespace("torch.autograd.functional", _wrap({
+
+    def lazy(name: str, make) -> Namespace:
+        return Namespace(name, make=lambda: _wrap(make()))
+
+    functional = lazy("torch.nn.functional", lambda: dict(ops.NN_FUNCTIONS))
+    autograd_functional = lazy("torch.autograd.functional", lambda: {
         "jacobian": autograd.functional.jacobian,
         "hessian": autograd.functional.hessian,
-        **_autograd_api.FUNCTIONAL,
-    }))
-    autograd_graph = Namespace("torch.autograd.graph", _wrap(_autograd_api.GRAPH))
-    autograd_function = Namespace("torch.autograd.function", _wrap(_autograd_api.FUNCTION))
-    func_ns = Namespace("torch.func", _wrap(_autograd_api.FUNC))
-    forward_ad_ns = Namespace("torch.autograd.forward_ad", _wrap(_autograd_api.FORWARD_AD))
-    autograd_ns = Namespace("torch.autograd", _wrap({
+        **_api().functional_members(),
+    })
+    autograd_graph = lazy("torch.autograd.graph", lambda: _api().graph_members())
+    autograd_function = lazy("torch.autograd.function", lambda: _api().FUNCTION)
+    func_ns = lazy("torch.func", lambda: _api().func_members())
+    forward_ad_ns = lazy("torch.autograd.forward_ad", lambda: _api().FORWARD_AD)
+    autograd_ns = lazy("torch.autograd", lambda: {
         "grad": autograd.grad,
         "backward": autograd.backward,
         "Function": autograd.Function,
@@ -116,66 +120,66 @@ def _make_modules() -> dict:
         "graph": autograd_graph,
         "function": autograd_function,
         "forward_ad": forward_ad_ns,
-        **_autograd_api.AUTOGRAD,
-    }))
-    nn_members = {"functional": functional, "Parameter": ops.factories.Parameter}
-    init_ns = Namespace("torch.nn.init", _wrap(dict(nn.init.FUNCTIONS)))
-    nn_members["init"] = init_ns
-    for name in nn.__all__:
-        nn_members.setdefault(name, getattr(nn, name))
-    nn_ns = Namespace("torch.nn", _wrap(nn_members))
-    for path, members in nn.namespaces.dotted(nn_ns.members).items():  # nn.utils, nn.modules.rnn...
-        *parents, leaf = path.split(".")
-        owner = nn_ns
-        for part in parents:
-            owner = owner.members[part]
-        owner.members[leaf] = Namespace(f"torch.nn.{path}", _wrap(members))
-    optim_members = {name: getattr(optim, name) for name in optim.__all__}
-    schedulers = optim.lr_scheduler
-    lr_scheduler_ns = Namespace("torch.optim.lr_scheduler", _wrap(
-        {name: getattr(schedulers, name) for name in schedulers.__all__}))
-    optim_members["lr_scheduler"] = lr_scheduler_ns
-    optim_ns = Namespace("torch.optim", _wrap(optim_members))
-    linalg_ns = Namespace("torch.linalg", _wrap(dict(ops.linalg.LINALG_FUNCTIONS)))
-    torch_members = dict(ops.FUNCTIONS)
-    torch_members.update(CONSTANTS)
-    torch_members.update(dtypes.NAMES)
-    torch_members.update({name: dtypes.Unsupported(name) for name in dtypes.UNSUPPORTED})
-    torch_members.update({
-        "no_grad": tensor.no_grad,
-        "enable_grad": tensor.enable_grad,
-        "set_grad_enabled": tensor.set_grad_enabled,
-        "inference_mode": gradcli.inference_mode,
-        "is_grad_enabled": tensor.is_grad_enabled,
-        "manual_seed": gradcli.manual_seed,
-        "autograd": autograd_ns,
-        "func": func_ns,
-        **_autograd_api.TORCH,
-        "nn": nn_ns,
-        "optim": optim_ns,
-        "linalg": linalg_ns,
+        **_api().AUTOGRAD,
     })
+    init_ns = Namespace("torch.nn.init", make=lambda: _wrap(dict(_nn().init.FUNCTIONS)))
+    nn_tree: dict = {}  # dotted path under torch.nn ("" for torch.nn) -> its members
+
+    def nn_members(path: str) -> dict:
+        if not nn_tree:
+            nn_tree.update(_nn_tree(functional, init_ns, ops.factories.Parameter, named))
+        return nn_tree[path]
+
+    named = {path: Namespace(f"torch.nn.{path}", make=lambda path=path: nn_members(path))
+             for path in ("utils", "utils.rnn")}
+    nn_ns = Namespace("torch.nn", make=lambda: nn_members(""))
+    lr_scheduler_ns = lazy("torch.optim.lr_scheduler", _schedulers)
+    optim_ns = lazy("torch.optim", lambda: dict(_optimizers(), lr_scheduler=lr_scheduler_ns))
+    linalg_ns = lazy("torch.linalg", lambda: dict(ops.linalg.LINALG_FUNCTIONS))
     from gradcli.lang import pymodules
+    from gradcli.lang import stdlib
 
-    torch_members.update(pymodules.torch_members())
-    from gradcli.lang import stdlib, utils_data
+    cuda_ns = pymodules.cuda_namespace()
+    data_ns = Namespace("torch.utils.data", make=_utils_data)
+    utils_ns = Namespace("torch.utils", {"data": data_ns})
 
-    data_ns = utils_data.namespace()
-    torch_members["utils"] = Namespace("torch.utils", {"data": data_ns})
-    torch_ns = Namespace("torch", _wrap(torch_members))
+    def torch_members() -> dict:
+        members = dict(ops.FUNCTIONS)
+        members.update(CONSTANTS)
+        members.update(dtypes.NAMES)
+        members.update({name: dtypes.Unsupported(name) for name in dtypes.UNSUPPORTED})
+        members.update({
+            "no_grad": tensor.no_grad,
+            "enable_grad": tensor.enable_grad,
+            "set_grad_enabled": tensor.set_grad_enabled,
+            "inference_mode": gradcli.inference_mode,
+            "is_grad_enabled": tensor.is_grad_enabled,
+            "manual_seed": gradcli.manual_seed,
+            "autograd": autograd_ns,
+            "func": func_ns,
+            **_api().TORCH,
+            "nn": nn_ns,
+            "optim": optim_ns,
+            "linalg": linalg_ns,
+        })
+        members.update(pymodules.torch_members())
+        members.update(cuda=cuda_ns, utils=utils_ns)
+        return members
+
+    torch_ns = lazy("torch", torch_members)
     return {
         **stdlib.namespaces(),
-        "torch.utils": torch_members["utils"],
+        "torch.utils": utils_ns,
         "torch.utils.data": data_ns,
-        "torch.cuda": torch_members["cuda"],
-        "math": pymodules.math_namespace(),
-        "numpy": pymodules.numpy_namespace(),
+        "torch.cuda": cuda_ns,
+        "math": Namespace("math", make=lambda: pymodules.math_namespace().members),
+        "numpy": Namespace("numpy", make=lambda: pymodules.numpy_namespace().members),
         "torch": torch_ns,
         "torch.nn": nn_ns,
         "torch.nn.functional": functional,
         "torch.nn.init": init_ns,
-        "torch.nn.utils": nn_ns.members["utils"],
-        "torch.nn.utils.rnn": nn_ns.members["utils"].members["rnn"],
+        "torch.nn.utils": named["utils"],
+        "torch.nn.utils.rnn": named["utils.rnn"],
         "torch.autograd": autograd_ns,
         "torch.autograd.functional": autograd_functional,
         "torch.autograd.graph": autograd_graph,
@@ -186,6 +190,52 @@ def _make_modules() -> dict:
         "torch.optim.lr_scheduler": lr_scheduler_ns,
         "torch.linalg": linalg_ns,
     }
+
+
+def _api():
+    from gradcli.autograd import api
+
+    return api
+
+
+def _nn():
+    import gradcli.nn as nn
+
+    return nn
+
+
+def _nn_tree(functional: Namespace, init_ns: Namespace, parameter, named: dict) -> dict:
+    """torch.nn's members and those of its dotted namespaces (nn.utils, nn.modules.rnn...), by
+    dotted path ("" for torch.nn itself); `named` holds the namespaces made before (the ones
+    a program imports by name), which are given their members here rather than made anew."""
+    nn = _nn()
+    members = {"functional": functional, "Parameter": parameter, "init": init_ns}
+    for name in nn.__all__:
+        members.setdefault(name, getattr(nn, name))
+    tree = {"": _wrap(members)}
+    for path, dotted in nn.namespaces.dotted(tree[""]).items():
+        parent, _, leaf = path.rpartition(".")
+        tree[path] = _wrap(dotted)
+        tree[parent][leaf] = named.get(path) or Namespace(f"torch.nn.{path}", tree[path])
+    return tree
+
+
+def _optimizers() -> dict:
+    import gradcli.optim as optim
+
+    return {name: getattr(optim, name) for name in optim.__all__}
+
+
+def _schedulers() -> dict:
+    from gradcli.optim import lr_scheduler
+
+    return {name: getattr(lr_scheduler, name) for name in lr_scheduler.__all__}
+
+
+def _utils_data() -> dict:
+    from gradcli.lang import utils_data
+
+    return utils_data.namespace().members
 
 
 def make_builtins(modules: dict, print_fn) -> dict:
@@ -207,7 +257,6 @@ def _make_builtins(modules: dict, print_fn) -> dict:
     from gradcli.lang.classes import (OBJECT, ClassMethod, ProgramClass, ProgramModule,
                                       ProgramObject, Property, make_super, program_class)
     from gradcli.lang.exceptions import EXCEPTION_TYPES
-    from gradcli.nn.modules import Module
 
     _, autograd, ops, tensor = _engine()
     Tensor = tensor.Tensor
@@ -390,7 +439,8 @@ def _make_builtins(modules: dict, print_fn) -> dict:
         "optim": modules["torch.optim"],
     })
     table.update(EXCEPTION_TYPES)
-    manual_seed = modules["torch"].members.get("manual_seed")
-    if manual_seed is not None:
+    if "torch" in modules:  # torch.manual_seed (the one that returns its generator), unread
+        from gradcli.lang.pymodules import manual_seed
+
         table["manual_seed"] = manual_seed
     return _wrap(table)  # the interpreter adds reflect.builtins (type, getattr...) to it

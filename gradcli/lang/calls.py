@@ -80,7 +80,7 @@ class Calls:
             return self.call_closure(func, args, kwargs, span)
         if cls is Builtin:
             fn, name = func.fn, func.name
-        elif isinstance(func, self.callable_types):
+        elif isinstance(func, self.access.callable_types):
             fn, name = func, type(func).__name__
         elif isinstance(func, type) and func in _access.CALLABLE_CLASSES:   # (Tensor: a metaclass)
             fn, name = _access.CONSTRUCTORS.get(func, func), func.__name__

@@ -29,7 +29,7 @@ from __future__ import annotations
 from gradcli.errors import CLASS_NAME, GradcliError, ProgramError, ProgramTypeError
 from gradcli.lang import classnames
 from gradcli.lang.values import Builtin, Closure
-from gradcli.nn.modules import Module
+from gradcli.nn.modules.module import Module
 
 # The dunder methods a program's plain class may define: what Python's data model calls.
 DUNDER_METHODS = frozenset({"__init__", "__len__", "__getitem__", "__call__", "__iter__",

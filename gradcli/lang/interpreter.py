@@ -138,7 +138,6 @@ class Interpreter(Calls):
         self.access = _access.policy(self.modules)
         self.getattr = self.access.getattr
         self.readers = self.access.readers
-        self.callable_types = self.access.callable_types
         self._eval = {
             n.Num: self._num, n.Str: self._str, n.Constant: self._constant,
             n.FString: self._fstring, n.Name: self._name, n.Attribute: self._attribute,
@@ -880,7 +879,7 @@ class Interpreter(Calls):
         try:
             for item in node.items:
                 manager = self.eval(item.context)
-                if not isinstance(manager, _access.CONTEXT_MANAGERS):
+                if not _access.is_context_manager(manager):
                     raise ProgramTypeError(f"'{type_name(manager)}' object does not support the "
                                            "context manager protocol", item.span,
                                            hint="with works with no_grad(), enable_grad() and "

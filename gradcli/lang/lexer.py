@@ -52,8 +52,9 @@ _FLOAT = (rf"(?:{_DIGITS}\.(?:{_DIGITS})?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
 _INT = (rf"0[xX]_?[0-9a-fA-F]+(?:_[0-9a-fA-F]+)*{_P}|0[oO]_?[0-7]+(?:_[0-7]+)*{_P}"
         rf"|0[bB]_?[01]+(?:_[01]+)*{_P}|{_DIGITS}")
 # One token with the blanks before it. Every character of the input is matched
-# by some group (`bad` last), so `finditer` never skips any.
-_TOKEN_RE = re.compile(
+# by some group (`bad` last), so `finditer` never skips any. Compiled when a rare token
+# first asks for it (`_other_kind`): compiling it costs a start as much as lexing 10^3 tokens.
+_TOKEN_PATTERN = (
     r"[ \t\f]*(?:"
     r"(?P<name>[^\W\d]\w*(?!['\"]))"
     rf"|(?P<op>{_OPERATORS})"
@@ -70,7 +71,7 @@ _TOKEN_RE = re.compile(
 # lists in C without a match object per token (a third of lexing's time). What kind a
 # token is follows from its text (`_KIND_OF`, then its first character); the rare kinds
 # ("other": strings, bad characters, names that start past ASCII) ask _TOKEN_RE itself.
-_PAIR_RE = re.compile(r"([ \t\f]*)(" + re.sub(r"\(\?P<\w+>", "(?:", _TOKEN_RE.pattern[len(r"[ \t\f]*(?:"):-1])
+_PAIR_RE = re.compile(r"([ \t\f]*)(" + re.sub(r"\(\?P<\w+>", "(?:", _TOKEN_PATTERN[len(r"[ \t\f]*(?:"):-1])
                       + ")")
 _OPERATOR_TEXTS = ("**= //= >>= <<= ... -> ** // == != <= >= += -= *= /= @= %= &= |= ^= := << >> "
                    "- + * / % @ < > = ( ) [ ] { } , : ; ~ & | ^ .").split()
@@ -90,6 +91,17 @@ _BRACKETS = frozenset(_OPEN) | frozenset(_CLOSE)
 _ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f",
             "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 _ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\r\n|[\s\S])?")
+
+
+def _token_re():
+    """The named-group regex, compiled on first use (then kept by `re`'s cache)."""
+    return re.compile(_TOKEN_PATTERN)
+
+
+def __getattr__(name: str):
+    if name == "_TOKEN_RE":  # the tests' name for it
+        return _token_re()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _new = tuple.__new__  # builds a Span without Span.__new__'s Python frame
@@ -334,7 +346,7 @@ class Lexer:
         """The token kinds off the hot path: continuations, and the "other" ones, which
         _TOKEN_RE's groups name (strings, names that start past ASCII, bad characters)."""
         if kind == "other":
-            kind = _TOKEN_RE.match(self.source, before, self.stop).lastgroup
+            kind = _token_re().match(self.source, before, self.stop).lastgroup
         if kind == "name":
             text = self.source[start:end]
             self._add(text if text in KEYWORDS else "NAME", text, start, end)

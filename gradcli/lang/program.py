@@ -142,7 +142,7 @@ class RunResult:
         # every leaf tensor bound to a top-level name: (name first bound to, its span, tensor)
         self.first_bindings = interpreter.first_bindings
         self.values = {name: value for name, value in variables.items() if is_data(value)}
-        from gradcli.nn.modules import Module
+        from gradcli.nn.modules.module import Module
 
         # the nn modules at the top level: their parameters are named by path (`fc1.weight`)
         self.modules = {name: value for name, value in variables.items() if isinstance(value, Module)}

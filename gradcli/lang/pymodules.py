@@ -661,16 +661,20 @@ TENSOR_MEMBERS = {
 }
 
 
-def torch_members() -> dict:
-    """What the `torch` namespace gains here: device, cuda, Tensor (for isinstance), a
-    manual_seed that returns its generator."""
-    cuda = Namespace("torch.cuda", {
+def cuda_namespace() -> Namespace:
+    """torch.cuda: no device."""
+    return Namespace("torch.cuda", {
         "is_available": Builtin("is_available", lambda: False),
         "device_count": Builtin("device_count", lambda: 0),
     })
+
+
+def torch_members() -> dict:
+    """What the `torch` namespace gains here: device, Tensor (for isinstance), a
+    manual_seed that returns its generator (and `cuda_namespace`)."""
     from gradcli._tensor import Size
 
-    return {"device": Builtin("device", device), "cuda": cuda, "Tensor": Tensor,
+    return {"device": Builtin("device", device), "Tensor": Tensor,
             "compile": Builtin("compile", lambda model=None, **options: model if model is not None
                                else Builtin("compile", lambda fn: fn)),  # no compiler: as is
             "Size": Builtin("Size", Size),

@@ -79,6 +79,7 @@ def make(table: dict, modules: dict, access) -> dict:
 
     opaque: dict = {}
     by_type: dict = {}
+    named_spaces: set = set()
 
     def named_types():
         if not by_type:
@@ -89,9 +90,12 @@ def make(table: dict, modules: dict, access) -> dict:
                 if name in table:
                     by_type[cls] = table[name]
             by_type[Tensor] = modules["torch"].members["Tensor"]
-            # type(m), type(opt), type(sd): the class as the program names it (nn.Linear, ...)
-            for space in ("torch.nn", "torch", "torch.optim", "torch.optim.lr_scheduler",
-                          "torch.utils.data", "collections"):
+        # type(m), type(opt), type(sd): the class as the program names it (nn.Linear, ...), from
+        # each namespace once a program has read it (none of its classes exists before)
+        for space in ("torch.nn", "torch", "torch.optim", "torch.optim.lr_scheduler",
+                      "torch.utils.data", "collections"):
+            if space not in named_spaces and modules[space].loaded:
+                named_spaces.add(space)
                 for value in modules[space].members.values():
                     fn = getattr(value, "fn", None)
                     if isinstance(fn, type):

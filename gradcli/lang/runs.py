@@ -107,7 +107,7 @@ def _named(run) -> dict[str, Tensor]:
     named = {k: v for k, v in run.values.items() if isinstance(v, Tensor)}
     modules = getattr(run, "modules", None)
     if modules:
-        from gradcli.nn.modules import module_tensors
+        from gradcli.nn.modules.module import module_tensors
 
         paths = module_tensors(modules)
         held = {id(t) for t in paths.values()}

@@ -410,8 +410,9 @@ register_class(ARGUMENT_PARSER, "argparse.ArgumentParser")
 
 def _argparse_namespace():
     return _ns("argparse", {"ArgumentParser": ARGUMENT_PARSER, "Namespace": NAMESPACE,
-                            "ArgumentDefaultsHelpFormatter": None,
-                            "RawTextHelpFormatter": None})
+                            # formatter_class= values, ignored
+                            "ArgumentDefaultsHelpFormatter": "ArgumentDefaultsHelpFormatter",
+                            "RawTextHelpFormatter": "RawTextHelpFormatter"})
 
 
 # --- sys ------------------------------------------------------------------------------
@@ -523,9 +524,6 @@ _FACADES = {
 
 
 def namespaces() -> dict:
-    """The standard modules' namespaces, by name."""
-    out = {name: make() for name, make in _FACADES.items()}
-    ns = out["argparse"].members
-    for key in ("ArgumentDefaultsHelpFormatter", "RawTextHelpFormatter"):
-        ns[key] = key  # a formatter_class= value, ignored
-    return out
+    """The standard modules' namespaces, by name, each made on a program's first read of it."""
+    return {name: Namespace(name, make=lambda make=make: make().members)
+            for name, make in _FACADES.items()}

@@ -9,18 +9,17 @@ length against MAX_SEQUENCE_LENGTH before building it.
 from __future__ import annotations
 
 import re
-import string
 
 from gradcli.errors import LimitError, ProgramTypeError, ProgramValueError
 from gradcli.lang.limits import MAX_FORMAT_WIDTH, MAX_SEQUENCE_LENGTH
 from gradcli.lang.sequences import check_length, materialize
 from gradcli.limits import check_walk, measure
 
-_FORMATTER = string.Formatter()
 _NUMBER = re.compile(r"\d+")
-# One `%` conversion: (mapping key)(flags)(width)(.precision)(type).
-_PERCENT = re.compile(r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?"
-                      r"(?:\.(?P<precision>\*|\d*))?(?P<type>[diouxXeEfFgGcrsa%])?")
+# One `%` conversion: (mapping key)(flags)(width)(.precision)(type); compiled on first use
+# (by `re`'s cache), as `string` is imported on a program's first str.format: not at start.
+_PERCENT = (r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?"
+            r"(?:\.(?P<precision>\*|\d*))?(?P<type>[diouxXeEfFgGcrsa%])?")
 
 # The methods a program may call on a str (each returns a new value; a str is immutable).
 STR_METHODS = frozenset({
@@ -64,9 +63,11 @@ def _format_value(value, spec: str, conversion) -> str:
 def format_string(template: str, args: tuple, kwargs: dict, depth: int = 0) -> str:
     """`template.format(*args, **kwargs)`: fields `{}`, `{0}`, `{name}` with a conversion and
     a spec (which may hold one level of nested fields); never `{0.attr}` or `{0[key]}`."""
+    import string
+
     out = []
     auto = 0
-    for literal, field, spec, conversion in _FORMATTER.parse(template):
+    for literal, field, spec, conversion in string.Formatter().parse(template):
         out.append(literal)
         if field is None:
             continue
@@ -101,7 +102,7 @@ def format_string(template: str, args: tuple, kwargs: dict, depth: int = 0) -> s
 
 def percent_format(template: str, values) -> str:
     """`template % values`: each conversion's width and precision checked, then Python's."""
-    for match in _PERCENT.finditer(template):
+    for match in re.finditer(_PERCENT, template):
         for part in ("width", "precision"):
             number = match.group(part)
             if number == "*":

@@ -42,13 +42,30 @@ class Closure:
 
 
 class Namespace:
-    """`torch`, `torch.nn`, `torch.nn.functional`, ...: a name and a table of members."""
+    """`torch`, `torch.nn`, `torch.nn.functional`, ...: a name and a table of members.
 
-    __slots__ = ("name", "members")
+    A namespace given `make` instead of `members` makes them on the first read: `torch.nn`
+    imports every layer, and a program that never reads it should not pay for that at start."""
 
-    def __init__(self, name: str, members: dict):
+    __slots__ = ("name", "_members", "_make")
+
+    def __init__(self, name: str, members: dict | None = None, make=None):
         self.name = name
-        self.members = members
+        self._members = members
+        self._make = make
+
+    @property
+    def members(self) -> dict:
+        members = self._members
+        if members is None:
+            members = self._members = self._make()
+            self._make = None
+        return members
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the members are made (a lazy namespace's, once read)."""
+        return self._members is not None
 
     def __repr__(self) -> str:
         return f"<module '{self.name}'>"

@@ -1,28 +1,12 @@
-"""`torch.nn`'s modules: the base (`module.py`: Module, Parameter handling, hooks), the
-containers (`container.py`) and the layers by family (`linear.py`, `activation.py`,
-`conv.py`, `sparse.py`, `normalization.py`), laid out as PyTorch's `torch/nn/modules/`.
+"""`torch.nn`'s modules, laid out as PyTorch's `torch/nn/modules/`: the base (`module.py`),
+the containers (`container.py`) and the layers by family.
 
-`gradcli.nn.modules.<Name>` keeps naming every layer, and the helpers the rest of the
-package reads (`module_paths`, `module_tensors`, NODE_MODULE) come from here too.
+`gradcli.nn.modules.<Name>` names every layer, and the helpers the rest of the package
+reads (`module_paths`, `module_tensors`, NODE_MODULE) come from here too: all read from
+`public.py`, imported on the first read of one (PEP 562), so that importing the Module
+base (`gradcli.nn.modules.module`) loads no layer.
 """
 from __future__ import annotations
-
-from ...ops.factories import Parameter
-from .module import CALL_STACK, NODE_MODULE, Module, module_paths, module_tensors  # noqa: F401
-from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
-from .container import ModuleDict, ModuleList, Sequential
-from .activation import (ELU, GELU, Dropout, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
-                         Softplus, Tanh)
-from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
-from .sparse import Embedding
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-# the helpers layers are written with, for layer files elsewhere in gradcli.nn that import
-# them from here as they did from the single-file modules.py
-from .module import _addindent, _check_name, _dt, _function, _is_hook  # noqa: F401
-from .linear import _uniform_parameter  # noqa: F401
-from .activation import _activation  # noqa: F401
-from .conv import _ConvNd, _Pool2d, _tuple  # noqa: F401
-from .normalization import _BatchNorm  # noqa: F401
 
 __all__ = [
     "Module", "Parameter", "Linear", "Bilinear", "Identity", "Flatten", "Unflatten",
@@ -32,3 +16,14 @@ __all__ = [
     "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Embedding", "LayerNorm",
     "BatchNorm1d", "BatchNorm2d",
 ]
+
+
+def __getattr__(name: str):
+    if name == "public":  # being imported: the import system finds it in sys.modules
+        raise AttributeError(name)
+    from . import public
+
+    try:
+        return getattr(public, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
