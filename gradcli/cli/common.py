@@ -246,7 +246,7 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
         # the program's tree lives as long as the process: out of every later collection.
         # Frozen before the collector runs again: `compile_program` pauses it while parsing,
         # and re-enabled there, it would walk the whole new tree at once (950,000 objects
-        # for the 10^5-term program, a tenth of the process's time)
+        # for the 10^5-term program)
         gc.disable()
         try:
             program = load(opts, opts.file, opts.expr)

@@ -14,7 +14,8 @@ evaluated. Loop iterations and user calls are counted against `max_steps`,
 user call depth against MAX_CALL_DEPTH.
 
 Calls and definitions (functions, lambdas, classes, argument binding) are in
-`calls.py`, the base class `Calls`; the arithmetic of plain values in `arithmetic.py`.
+`calls.py`, the base class `Calls`; the binary operators' hot path in `binops.py` (`BinOps`);
+the arithmetic of plain values in `arithmetic.py`.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from gradcli.lang.exceptions import RaisedError, python_exception
 from gradcli.lang.pymodules import check_array_index, numpy_operands
 from gradcli.lang.arithmetic import (_BINARY, _check_sequence_arithmetic, _int_arithmetic,
                                      _number_power, _numeric_shape, _to_float)
+from gradcli.lang.binops import BinOps, tensor_operators
 from gradcli.lang.calls import (BREAK, CONTINUE, RETURN, _MISSING, _PYTHON_ERRORS, _SIZED, Calls,
                                 _length)
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, iterate,
@@ -72,14 +74,7 @@ _ORDERING = frozenset({"<", "<=", ">", ">=", "==", "!="})
 _NUMBERS = (int, float, bool)
 # Operands for which `+ - * /` need none of `binary`'s checks (int with int does: a
 # result past MAX_INT_BITS becomes a float).
-_PLAIN_OPERANDS = frozenset({Tensor, float, int})
-_PLAIN_OPERATORS = frozenset({"+", "-", "*", "/"})
 _set_current_source = _graph.set_current_source
-# The Tensor's own operators for `_PLAIN_OPERATORS` (what `tensor + x` calls), and those that
-# `2.0 + tensor` reaches through `__radd__`/`__rmul__` (`ops.tensor_methods`: the same op,
-# the Tensor first). Filled by the first Interpreter: `gradcli.ops` attaches them.
-_TENSOR_LEFT: dict = {}
-_TENSOR_RIGHT: dict = {}
 
 
 def _charge_scan(item, container) -> None:
@@ -103,7 +98,7 @@ MAX_NOTED_LEAVES = 10_000      # leaves noted by the name they were first bound 
 MAX_NOTED_ELEMENTS = 10 ** 7   # ... and their elements, which the notes keep alive
 
 
-class Interpreter(Calls):
+class Interpreter(Calls, BinOps):
     """Runs one program once: its module scope, step counter and printed lines.
 
     It stays usable after the run: the engine may call the program's closures
@@ -162,10 +157,7 @@ class Interpreter(Calls):
             n.Assert: self._assert, n.Try: self._try, n.Raise: self._raise,
         }
         self.handling: list = []  # the errors the `except` blocks being run caught (bare `raise`)
-        if not _TENSOR_LEFT:
-            _TENSOR_RIGHT.update({"+": Tensor.__add__, "*": Tensor.__mul__})
-            _TENSOR_LEFT.update({"+": Tensor.__add__, "-": Tensor.__sub__, "*": Tensor.__mul__,
-                                 "/": Tensor.__truediv__})
+        tensor_operators()
 
     # --- running -----------------------------------------------------------
 
@@ -355,93 +347,6 @@ class Interpreter(Calls):
             return as_int(value, "a slice index")
         except GradcliError as error:
             raise error.at(node.span)
-
-    def _binop(self, node):
-        left = node.left
-        op = node.op
-        if left.__class__ is n.BinOp and op != "**" and left.op != "**":
-            return self._chain(node)
-        # One operator (a term of a sum: `c * x`, `x * y`): a plain name or number operand is
-        # read inline, as `_name` and `_num` read it (a call less per operand)
-        cls = left.__class__
-        if cls is n.Name:
-            value = self.scope.vars.get(left.id, _MISSING)
-            if value is _MISSING:
-                value = self._name(left)
-        elif cls is n.Num:
-            value = left.value
-            if value.__class__ is int and not self.script:
-                value = float(value)
-        else:
-            value = self._eval[cls](left)
-        right = node.right
-        cls = right.__class__
-        if cls is n.Name:
-            right = self.scope.vars.get(right.id, _MISSING)
-            if right is _MISSING:
-                right = self._name(node.right)
-        elif cls is n.Num:
-            right = right.value
-            if right.__class__ is int and not self.script:
-                right = float(right)
-        else:
-            right = self._eval[cls](right)
-        if op in _PLAIN_OPERATORS and value.__class__ in _PLAIN_OPERANDS \
-                and right.__class__ in _PLAIN_OPERANDS \
-                and (value.__class__ is not int or right.__class__ is not int):
-            # `_chain`'s fast path for one operator (`duplicates` lists the two)
-            span = node.span
-            self.span = span
-            _set_current_source(span)
-            try:
-                if value.__class__ is Tensor:
-                    return _TENSOR_LEFT[op](value, right)
-                if right.__class__ is Tensor and op in _TENSOR_RIGHT:
-                    return _TENSOR_RIGHT[op](right, value)
-                return _BINARY[op](value, right)
-            except GradcliError as error:
-                raise error.at(span)
-            except _PYTHON_ERRORS as exc:
-                raise self.fail(exc, span) from None
-        return self.binary(op, value, right, node.span)
-
-    def _chain(self, node):
-        """A left-associative chain (`a + b - c`, no `**`): a left-deep tree, its spine
-        walked with a loop."""
-        spine = [node]
-        left = node.left
-        while left.__class__ is n.BinOp and left.op != "**":
-            spine.append(left)
-            left = left.left
-        value = self.eval(left)
-        evaluate = self._eval
-        for binop in reversed(spine):
-            right = binop.right
-            right = evaluate[right.__class__](right)
-            op, span = binop.op, binop.span
-            if op in _PLAIN_OPERATORS and value.__class__ in _PLAIN_OPERANDS \
-                    and right.__class__ in _PLAIN_OPERANDS \
-                    and (value.__class__ is not int or right.__class__ is not int):
-                # What `binary` does for these operands, without its checks (the 10^5-term
-                # chains of the parse benchmark spend most of their time here); a Tensor's
-                # operator called as Python would call it, without the number's attempt
-                # first and `__radd__`'s frame (`_TENSOR_LEFT`)
-                self.span = span
-                _set_current_source(span)
-                try:
-                    if value.__class__ is Tensor:
-                        value = _TENSOR_LEFT[op](value, right)
-                    elif right.__class__ is Tensor and op in _TENSOR_RIGHT:
-                        value = _TENSOR_RIGHT[op](right, value)
-                    else:
-                        value = _BINARY[op](value, right)
-                except GradcliError as error:
-                    raise error.at(span)
-                except _PYTHON_ERRORS as exc:
-                    raise self.fail(exc, span) from None
-            else:
-                value = self.binary(op, value, right, span)
-        return value
 
     def binary(self, op: str, left, right, span, inplace: bool = False):
         self.set_source(span)
