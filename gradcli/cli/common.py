@@ -260,10 +260,19 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
     from ..graph.nodes import set_current_source
     from ..limits import command_total, limited
 
-    program = load(opts, opts.file, opts.expr)
     if FREEZE_AFTER_COMPILE[0]:
-        # the program's tree lives as long as the process: out of every later collection
-        gc.freeze()
+        # the program's tree lives as long as the process: out of every later collection.
+        # Frozen before the collector runs again: `compile_program` pauses it while parsing,
+        # and re-enabled there, it would walk the whole new tree at once (950,000 objects
+        # for the 10^5-term program)
+        gc.disable()
+        try:
+            program = load(opts, opts.file, opts.expr)
+        finally:
+            gc.freeze()
+            gc.enable()
+    else:
+        program = load(opts, opts.file, opts.expr)
     base = parse_sets(opts.sets)
     for name in LIMIT_OPTIONS:
         value = getattr(opts, name)

@@ -14,7 +14,8 @@ evaluated. Loop iterations and user calls are counted against `max_steps`,
 user call depth against MAX_CALL_DEPTH.
 
 Calls and definitions (functions, lambdas, classes, argument binding) are in
-`calls.py`, the base class `Calls`; the arithmetic of plain values in `arithmetic.py`.
+`calls.py`, the base class `Calls`; the binary operators' hot path in `binops.py` (`BinOps`);
+the arithmetic of plain values in `arithmetic.py`.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from gradcli.lang.exceptions import RaisedError, python_exception
 from gradcli.lang.pymodules import check_array_index, numpy_operands
 from gradcli.lang.arithmetic import (_BINARY, _check_sequence_arithmetic, _int_arithmetic,
                                      _number_power, _numeric_shape, _to_float)
+from gradcli.lang.binops import BinOps, tensor_operators
 from gradcli.lang.calls import (BREAK, CONTINUE, RETURN, _MISSING, _PYTHON_ERRORS, _SIZED, Calls,
                                 _length)
 from gradcli.lang.builtins import (SEQUENCE_TYPES, check_length, check_printed, iterate,
@@ -72,8 +74,6 @@ _ORDERING = frozenset({"<", "<=", ">", ">=", "==", "!="})
 _NUMBERS = (int, float, bool)
 # Operands for which `+ - * /` need none of `binary`'s checks (int with int does: a
 # result past MAX_INT_BITS becomes a float).
-_PLAIN_OPERANDS = frozenset({Tensor, float, int})
-_PLAIN_OPERATORS = frozenset({"+", "-", "*", "/"})
 _set_current_source = _graph.set_current_source
 
 
@@ -98,7 +98,7 @@ MAX_NOTED_LEAVES = 10_000      # leaves noted by the name they were first bound 
 MAX_NOTED_ELEMENTS = 10 ** 7   # ... and their elements, which the notes keep alive
 
 
-class Interpreter(Calls):
+class Interpreter(Calls, BinOps):
     """Runs one program once: its module scope, step counter and printed lines.
 
     It stays usable after the run: the engine may call the program's closures
@@ -156,6 +156,7 @@ class Interpreter(Calls):
             n.Assert: self._assert, n.Try: self._try, n.Raise: self._raise,
         }
         self.handling: list = []  # the errors the `except` blocks being run caught (bare `raise`)
+        tensor_operators()
 
     # --- running -----------------------------------------------------------
 
@@ -345,40 +346,6 @@ class Interpreter(Calls):
             return as_int(value, "a slice index")
         except GradcliError as error:
             raise error.at(node.span)
-
-    def _binop(self, node):
-        if node.op == "**":
-            left = self.eval(node.left)
-            right = self.eval(node.right)
-            return self.binary(node.op, left, right, node.span)
-        # A left-associative chain is a left-deep tree: walk its spine with a loop.
-        spine = [node]
-        left = node.left
-        while left.__class__ is n.BinOp and left.op != "**":
-            spine.append(left)
-            left = left.left
-        value = self.eval(left)
-        evaluate = self._eval
-        for binop in reversed(spine):
-            right = binop.right
-            right = evaluate[right.__class__](right)
-            op, span = binop.op, binop.span
-            if op in _PLAIN_OPERATORS and value.__class__ in _PLAIN_OPERANDS \
-                    and right.__class__ in _PLAIN_OPERANDS \
-                    and (value.__class__ is not int or right.__class__ is not int):
-                # What `binary` does for these operands, without its checks (the 10^5-term
-                # chains of the parse benchmark spend most of their time here).
-                self.span = span
-                _set_current_source(span)
-                try:
-                    value = _BINARY[op](value, right)
-                except GradcliError as error:
-                    raise error.at(span)
-                except _PYTHON_ERRORS as exc:
-                    raise self.fail(exc, span) from None
-            else:
-                value = self.binary(op, value, right, span)
-        return value
 
     def binary(self, op: str, left, right, span, inplace: bool = False):
         self.set_source(span)

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+import gradcli
 from gradcli import _tensor as engine_tensor
 from gradcli.errors import (AutogradError, ExitCode, GradcliError, LimitError, NameNotFound,
                             ParseError, ProgramError, ProgramTypeError, ProgramValueError, Span,
@@ -42,6 +43,28 @@ def test_literal_assignments_are_input_leaves():
     assert x.requires_grad and x.is_leaf and y.requires_grad
     assert z.item() == 12.0 and z.grad_fn.name() == "MulBackward0"
     assert (result.output_name, result.output) == ("z", z)
+
+
+@pytest.mark.parametrize("expression", [
+    "2.0 * x", "x * 2.0", "2.0 + x", "x + 2.0", "x - 1.0", "1.0 - x", "2.0 / x", "x / 2.0",
+    "x * y", "x - y", "y / x", "x + 2.0 * x - 3.0 / x + y * 2.0", "1.0 - x * y - 2.0",
+    "(x + 1.0) * (2.0 - y) / 4.0",
+])
+def test_arithmetic_of_tensors_and_numbers_is_the_tensor_operators(expression):
+    # the interpreter calls a Tensor's operator itself (`2.0 + x` as `x.__add__(2.0)`, what
+    # `__radd__` does): the same values, nodes and gradients as Python's own operators
+    result = run(f"x = 0.75\ny = -1.5\nz = {expression}")
+    z, x, y = result.output, result.values["x"], result.values["y"]
+    z.backward()
+    x0, y0 = gradcli.tensor(0.75, requires_grad=True), gradcli.tensor(-1.5, requires_grad=True)
+    z0 = eval(expression, {}, {"x": x0, "y": y0})  # the test's own Python, not a program's
+    z0.backward()
+    assert z.item() == z0.item() and z.grad_fn.name() == z0.grad_fn.name()
+    assert [None if node is None else node.name() for node, _ in z.grad_fn.next_functions] == \
+        [None if node is None else node.name() for node, _ in z0.grad_fn.next_functions]
+    for mine, theirs in ((x, x0), (y, y0)):
+        assert (mine.grad is None) == (theirs.grad is None)
+        assert mine.grad is None or mine.grad.item() == theirs.grad.item()
 
 
 def test_input_names_in_order_and_kinds():
@@ -540,11 +563,11 @@ def _graph(tensor) -> list:
 def test_chain_fast_path_matches_the_generic_path(monkeypatch):
     """`+ - * /` chains on tensors and numbers skip `binary`'s checks; the value, the
     gradients, the graph (node names and sources) and the work charged must not change."""
-    from gradcli.lang import interpreter
+    from gradcli.lang import binops
 
     source, _ = _chain_source(3000)
     fast = run(source)
-    monkeypatch.setattr(interpreter, "_PLAIN_OPERATORS", frozenset())
+    monkeypatch.setattr(binops, "_PLAIN_OPERATORS", frozenset())
     generic = run(source)
     assert fast.output.item() == generic.output.item()
     assert _graph(fast.output) == _graph(generic.output)
