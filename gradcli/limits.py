@@ -47,6 +47,16 @@ NUMBERS_PER_WORK = 2
 # create_graph (`grad --order 30`, torch.func.grad 25 deep) up to ~9 us, with the memory
 # its graphs fault in: 40 ends them within the 5 s (a scalar chain: ~130 ns a unit).
 NODE_WORK = 40
+# A backward step run with create_graph (the engine's, on top of NODE_WORK; the nodes its
+# rule makes are charged by `apply` as they are made). Such a step leaves a graph that
+# outlives the call, and nested differentiation (`grad --order 30`, 30 nested
+# `autograd.grad(create_graph=True)`, torch.func.grad 25 deep) walks and doubles it at each
+# order, at ~160 ns a unit once it holds 10^5 nodes: the last order costs all the earlier
+# ones together, so a budget spent unit for unit ends them at 3-4.5 s of CPU. This charge
+# doubles their units (1.2-1.7 s, half the budget's 5 s of margin for a slower machine);
+# a backward without create_graph does not pay it, and one with it pays ~5 us a node once
+# (d2y/dx2 through 1,000 ops: 2% of the budget).
+CREATE_GRAPH_STEP_WORK = 120
 # An op that records no node (no input requires grad, or no_grad): ~2-3 us of dispatch,
 # promotion and wrapping beside the tokens that called it, and up to twice that on a
 # slower or loaded machine (`x = x * 1.0 * ...` in a loop spent 7 s of CI's CPU at 12,
