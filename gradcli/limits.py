@@ -57,6 +57,10 @@ NODE_WORK = 40
 # a backward without create_graph does not pay it, and one with it pays ~5 us a node once
 # (d2y/dx2 through 1,000 ops: 2% of the budget).
 CREATE_GRAPH_STEP_WORK = 120
+# A forward-mode tangent computed on arrays (jvp, jacfwd, hessian's outer level: ops/dual.py),
+# for each input that has one, beside its elements: ~6-11 us of Python per scalar op (a
+# scalar chain's jvp took 3-4x its forward's time, and was charged nothing for it).
+TANGENT_WORK = 80
 # An op that records no node (no input requires grad, or no_grad): ~2-3 us of dispatch,
 # promotion and wrapping beside the tokens that called it, and up to twice that on a
 # slower or loaded machine (`x = x * 1.0 * ...` in a loop spent 7 s of CI's CPU at 12,
