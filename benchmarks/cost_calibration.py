@@ -96,6 +96,27 @@ def _nested(n):
     return run
 
 
+def _jvp_chain(n):
+    """Forward mode: each op's tangent computed on arrays beside it (ops/dual.py)."""
+    from gradcli.autograd import forward_ad as fwAD
+
+    def run():
+        with fwAD.dual_level():
+            y = fwAD.make_dual(T(0.5), T(1.0))
+            for _ in range(n):
+                y = gradcli.sin(y * 1.0001)
+    return run
+
+
+def _hessian_of_hessian(n):
+    """torch.func.hessian of torch.func.hessian: tangents of a batched backward's graph."""
+    from gradcli.autograd.func_forward import hessian
+
+    def f(x):
+        return (gradcli.sin(x) * gradcli.exp(x) * gradcli.cos(x)).sum()
+    hessian(hessian(f))(T(np.linspace(0.1, 1.0, n)))
+
+
 def _backward(make):
     def run():
         make().backward()
@@ -179,6 +200,8 @@ def cases(quick: bool) -> list:
         ("linalg", "solve", lambda: F.linalg_solve(cube, cube)),
         # graph nodes: made, run, and made by create_graph
         ("graph", "nested create_graph x12", _nested(12)),
+        ("graph", "jvp of a scalar chain 10^4", _jvp_chain(10**4 // s)),
+        ("graph", "hessian of hessian, 12 vars", lambda: _hessian_of_hessian(12 // s)),
         ("graph", "scalar chain 10^4 + backward", _backward(lambda: _chain(small, 10**4 // s))),
     ]
     return out

@@ -43,10 +43,24 @@ WALK_ITEMS_PER_WORK = 4
 # Python numbers made from an array or read into one (`tolist()`, `np.array(list)`): 30-150
 # ns each as the machine's load goes, two to a unit.
 NUMBERS_PER_WORK = 2
-# Making a graph node, or running one backward, costs ~3-5 us with the op; nested
-# create_graph (`grad --order 30`, torch.func.grad 25 deep) up to ~9 us, with the memory
-# its graphs fault in: 40 ends them within the 5 s (a scalar chain: ~130 ns a unit).
+# Making a graph node, or running one backward, costs ~3-5 us with the op (a scalar chain:
+# ~100-130 ns a unit); up to ~6 us with the memory a large retained graph faults in.
 NODE_WORK = 40
+# A backward step run with create_graph, beside its NODE_WORK (the nodes its rule makes are
+# charged by `apply` as they are made): the graph it builds outlives the call, and nested
+# differentiation (30 nested `autograd.grad(create_graph=True)`, `grad --order 30`,
+# torch.func.grad 25 deep) walks it and doubles it at each order, so the last order run
+# costs as much as all the earlier ones. Charged unit for unit, those ran 3-4.5 s of CPU to
+# the step limit at ~160 ns a unit (graphs of 10^5 nodes and more); this more than doubles
+# their units and ends them in 1.1-1.7 s, a margin for slower machines. A backward without
+# create_graph does not pay it (the engine picks the step's charge once per call), and one
+# with it pays it once per node (d2y/dx2 through 1,000 ops: under 2% of the budget).
+CREATE_GRAPH_STEP_WORK = 120
+# A forward-mode tangent computed on arrays (jvp, jacfwd, hessian's outer level: ops/dual.py
+# charges it, as `apply` charges no rule run on arrays), per input with a tangent and beside
+# its elements: ~6-11 us of Python per scalar op. A scalar chain's jvp took 3-4x its
+# forward's time and was charged nothing more; hessian of hessian ran 6 s to the limit.
+TANGENT_WORK = 80
 # An op that records no node (no input requires grad, or no_grad): ~2-3 us of dispatch,
 # promotion and wrapping beside the tokens that called it, and up to twice that on a
 # slower or loaded machine (`x = x * 1.0 * ...` in a loop spent 7 s of CI's CPU at 12,

@@ -16,7 +16,7 @@ from . import anomaly, kept as _kept
 from ..graph import node_hooks as _node_hooks, saved_hooks as _saved_hooks
 from ..graph import nodes as _graph
 from ..graph.callback import call_program
-from ..limits import FREE_ELEMENTS, NODE_WORK, budget as _budget
+from ..limits import CREATE_GRAPH_STEP_WORK, FREE_ELEMENTS, NODE_WORK, budget as _budget
 from ..graph.nodes import MANY_INPUTS, NOTHING_SAVED, ONE_INPUT, AccumulateGrad, OpNode, accumulate_grad
 
 ndarray = np.ndarray
@@ -282,6 +282,9 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     prev_mode = _grad_enabled[0]
     _grad_enabled[0] = bool(create_graph)
     budget = _budget
+    # a backward step costs what making a node does; with create_graph, more: the nodes its
+    # rule makes (charged by `apply` as they are made) form a graph that outlives the call
+    step_work = NODE_WORK + CREATE_GRAPH_STEP_WORK if create_graph else NODE_WORK
     # an op node that is no target runs straight through its op (`_run_node` inlined)
     plain = trace is None
     target_nodes = {n for n, _ in targets} if targets else ()
@@ -296,7 +299,7 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
             grads = None
             if g is not None and (needed is None or node in needed):
                 try:
-                    budget.work += NODE_WORK  # a backward step costs what making a node does
+                    budget.work += step_work
                     if budget.work > budget.max_work:
                         raise budget.exhausted()
                     if node.__class__ is OpNode:

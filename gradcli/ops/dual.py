@@ -44,6 +44,7 @@ TRANSPOSE = "transpose"
 from .batching import ON as BATCHING   # noqa: E402  (vmap's batch levels: ops/batching.py)
 
 from ..graph.nodes import _current_source as _source   # noqa: E402  (a traced step's place)
+from ..limits import ELEMENTS_PER_WORK, TANGENT_WORK, budget as _budget   # noqa: E402
 
 # (level, steps): each op's (name, source span, result, tangent) at that level, while
 # `jacobian --mode forward --steps` runs the program (answers/queries.py)
@@ -343,9 +344,40 @@ def op_tangent(op, inputs, params, out, ts, outermost: bool, graph: bool = True)
     """The tangent of `op`'s result from the inputs' tangents `ts` (None: a zero tangent)."""
     graph = graph and _needs_graph(inputs, ts)
     if outermost or graph:
+        if not graph:
+            _charge_on_arrays(op, inputs, params, ts)
         return _op_tangent(op, inputs, params, out, ts, outermost, graph)
     with no_grad():   # on Tensors for the outer levels' tangents, with no graph of its own
         return _op_tangent(op, inputs, params, out, ts, outermost, graph)
+
+
+def _charge_on_arrays(op, inputs, params, ts) -> None:
+    """Charge a tangent computed on arrays (the outermost level's, no graph of it wanted)
+    before it runs: its rules run numpy directly, not through `apply`, so nothing else
+    charges them. Each input's part costs about the op's forward again: its elements, as
+    `apply` charged them, and TANGENT_WORK for its Python (a linear op's tangent is one
+    forward over the tangents, whatever their number)."""
+    parts = 1
+    if op.tangent != LINEAR:
+        parts = 0
+        for t in ts:
+            if t is not None:
+                parts += 1
+    cost = op.cost
+    if cost is None:
+        count = 0
+        for x in inputs:
+            count += x._data.size if isinstance(x, Tensor) else 1
+        count *= op.weight
+    else:
+        try:
+            count = cost(*[x._data if isinstance(x, Tensor) else x for x in inputs], **params)
+        except Exception:   # operands its cost function does not read as the forward got them
+            count = 0
+    budget = _budget
+    budget.work += parts * (TANGENT_WORK + count // ELEMENTS_PER_WORK)
+    if budget.work > budget.max_work:
+        raise budget.exhausted()
 
 
 def _op_tangent(op, inputs, params, out, ts, outermost: bool, graph: bool):

@@ -14,8 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import gradcli
+from gradcli.autograd import forward_ad as fwAD
+from gradcli.limits import CREATE_GRAPH_STEP_WORK, NODE_WORK, OP_WORK, TANGENT_WORK, Limits, limited
 from hardening_helpers import cpu_bound
 
 CPU_S = 5.0
@@ -59,6 +63,11 @@ NESTED = {
         "for i in range(25):\n    g = torch.func.grad(g)\ny = g(torch.tensor(1.5))\n")),
     "grad_order_30": (["grad", "--wrt", "x", "--order", "30"],
                       "x = 1.5\ny = sin(x) * exp(x) * cos(x)\n"),
+    # forward over reverse twice: its outer tangents ran on arrays uncharged (6 s of CPU)
+    "hessian_of_hessian": (["run"], (
+        "import torch\ndef f(x):\n    return (torch.sin(x) * torch.exp(x) * torch.cos(x)).sum()\n"
+        "x = torch.linspace(0.1, 1.0, 30, dtype=torch.float64)\n"
+        "h = torch.func.hessian(torch.func.hessian(f))(x)\n")),
 }
 
 
@@ -66,6 +75,65 @@ NESTED = {
 def test_nested_differentiation_ends_at_the_step_limit(name, tmp_path):
     args, source = NESTED[name]
     check_step_limit(args, tmp_path, source)
+
+
+def test_plot_of_the_fourth_derivative_at_100000_samples_ends(tmp_path):
+    """Four nested orders over 10^5 samples: an answer or the step limit, within the bound."""
+    proc, cpu = run_limited(["plot", "--wrt", "x", "--order", "4", "--samples", "100000", "--json"],
+                            tmp_path, "x = 0.5\ny = sin(x) * exp(x) * cos(x)\n")
+    assert proc.returncode in (0, 3), (proc.returncode, proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr
+    assert cpu < cpu_bound(CPU_S), f"{cpu:.2f} s of CPU"
+
+
+# -- in process: what a backward and a tangent charge, exactly ------------------------------
+
+def _charged(fn) -> int:
+    with limited(Limits()) as b:
+        fn()
+        return b.work
+
+
+def _reachable(node) -> set:
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if n is not None and n not in seen:
+            seen.add(n)
+            stack.extend(n.next_nodes)
+    return seen
+
+
+def test_a_create_graph_step_is_charged_beside_the_nodes_its_rule_makes():
+    """Without create_graph a backward charges NODE_WORK a step and its two walks over the
+    graph; with it each step CREATE_GRAPH_STEP_WORK more, and each node its rules make."""
+    n = 100
+    x = gradcli.tensor(0.5, requires_grad=True)
+    y = x
+    for _ in range(n):
+        y = gradcli.sin(y)
+    steps = n + 1   # the sin nodes and x's AccumulateGrad
+    plain = _charged(lambda: gradcli.autograd.grad(y, x, retain_graph=True))
+    assert plain == 2 * steps + steps * NODE_WORK
+    got = []
+    charged = _charged(lambda: got.extend(gradcli.autograd.grad(y, x, create_graph=True)))
+    made = _reachable(got[0].grad_fn) - _reachable(y.grad_fn)
+    assert len(made) >= 2 * n   # each rule's g * cos(y)
+    assert charged == 2 * steps + steps * (NODE_WORK + CREATE_GRAPH_STEP_WORK) + len(made) * NODE_WORK
+
+
+def test_a_tangent_on_arrays_is_charged_as_its_forward_again():
+    """A forward-mode tangent computed on arrays runs numpy directly (ops/dual.py), not
+    through `apply`: each input's part is charged the forward's elements and TANGENT_WORK."""
+    x = gradcli.tensor(np.linspace(0.0, 1.0, 4096))
+    for fn, parts in ((gradcli.sin, 1), (lambda a: a * a, 2)):
+        alone = _charged(lambda: fn(x))
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(x, gradcli.ones(4096, dtype=gradcli.float64))
+            with_tangent = _charged(lambda: fn(dual))
+            assert fwAD.unpack_dual(fn(dual)).tangent is not None
+        # `alone`: the forward's elements and OP_WORK (it records no node)
+        assert with_tangent - alone == parts * (TANGENT_WORK + alone - OP_WORK)
 
 
 DENSE = {
