@@ -37,8 +37,8 @@ ELEMENTWISE_WEIGHTS = {
     "sinh": 6, "cosh": 6, "tanh": 4, "asinh": 8, "acosh": 8, "atanh": 8,
     "exp": 2, "exp2": 4, "expm1": 4, "log": 3, "log2": 3, "log10": 3, "log1p": 4,
     "pow": 16, "pow_scalar": 16, "pow_tensor": 24, "rpow": 16, "sqrt": 2, "rsqrt": 3,
-    "erf": 48, "erfc": 48, "erfinv": 24, "lgamma": 16, "digamma": 16, "sigmoid": 12,
-    "logsigmoid": 12, "softplus": 12, "gelu": 36, "silu": 12, "elu": 8, "celu": 8, "selu": 8,
+    "erf": 64, "erfc": 64, "erfinv": 24, "lgamma": 16, "digamma": 16, "sigmoid": 12,
+    "logsigmoid": 12, "softplus": 12, "gelu": 64, "silu": 12, "elu": 8, "celu": 8, "selu": 8,
     "mish": 16, "logit": 4, "leaky_relu": 8, "hardtanh": 6, "relu": 4,
     "fmod": 4, "fmod_scalar": 12, "remainder": 6, "remainder_scalar": 16, "div": 2,
     "div_floor": 16, "div_trunc": 8, "floor_divide": 8, "xlogy": 6, "hypot": 3,
@@ -48,6 +48,7 @@ ELEMENTWISE_WEIGHTS = {
     "masked_fill_tensor": 4, "round_decimals": 6, "prod": 16, "embedding_backward": 12,
     "index_add": 4, "index_put_impl": 4, "tril": 4, "triu": 4, "stack": 6, "roll": 6,
     "repeat": 6, "sum_to_size": 8, "expand": 8, "cat": 2,
+    "glu": 3, "pixel_shuffle": 2, "pixel_unshuffle": 2,
 }
 
 # Passes a normalization makes over its input (mean, var, normalize, affine) and a
@@ -229,6 +230,47 @@ def normalization(self, *others, **params) -> int:
 
 def softmax(self, *others, **params) -> int:
     return _size(self) * SOFTMAX_PASSES
+
+
+# A separable resampling's (ops/layers.py: interpolate and the reflect/replicate pads) work
+# per element of each tensordot's output (its axis moves and the contraction over small
+# matrices), and a scaled_dot_product_attention's per (batch x query) row: numpy's matmul
+# over a batch of small matrices pays its loop per matrix. Measured with
+# benchmarks/cost_calibration.py --check's cases and 4096 x 3 x 6 x 6 pads and interpolations.
+RESAMPLE_OUT_WORK = 3
+ATTENTION_ROW_WORK = 128
+
+
+def resample(self, *others, matrices=(), **params) -> int:
+    """One tensordot per trailing dim: its output's copies and its multiply-adds."""
+    size, work = _size(self), 0
+    for m in matrices:
+        rows, cols = _shape(m)[:2] if len(_shape(m)) == 2 else (1, 1)
+        size = size // max(cols, 1) * rows
+        work += size * RESAMPLE_OUT_WORK + size * cols // (2 * _flop_rate(self, m))
+    return work
+
+
+def constant_pad(self, *others, pad=(), **params) -> int:
+    """np.pad: the padded output written and the input copied in."""
+    shape = list(_shape(self))
+    n = len(pad) // 2
+    for i in range(min(n, len(shape))):
+        shape[-1 - i] += max(pad[2 * i], 0) + max(pad[2 * i + 1], 0)
+    return (math.prod(shape) + _size(self)) * 2
+
+
+def attention(query, key, value, *others, **params) -> int:
+    """softmax(Q K^T) V: two batched products, the scores' softmax, and numpy's per-matrix loop."""
+    q, k, v = _shape(query), _shape(key), _shape(value)
+    if len(q) < 2 or len(k) < 2 or len(v) < 1:
+        return _size(query) + _size(key) + _size(value)
+    rows, depth, keys = q[-2], q[-1], k[-2]
+    batch = max(_size(query) // max(rows * depth, 1), _size(key) // max(keys * depth, 1), 1)
+    scores = batch * rows * keys
+    products = scores * (depth + v[-1])
+    return products // _flop_rate(query, key, value) + scores * SOFTMAX_PASSES \
+        + batch * rows * ATTENTION_ROW_WORK + _size(query) + _size(key) + _size(value)
 
 
 def charge_sort(x, dim: int, descending: bool) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import ProgramValueError, ShapeError
 from .._tensor import Tensor
 from .conv import _bias_grad, _conv_input_grad, _data, _objects, _spatial, _symbolic, _tuple
+from . import costs
 from .registry import TENSORS, apply, defop, export
 
 # -- the in-place transpose of RNN and GRU (TransposeBackward1) --------------------------------
@@ -147,7 +148,7 @@ def _resample_cases(dims):
 
 def _resample_op(name, node, dims, doc):
     return defop(
-        name, node, _resample, public=False, rules=(_resample_rule,),
+        name, node, _resample, public=False, rules=(_resample_rule,), cost=costs.resample,
         formulas=("grad resampled by the transposed matrices",),
         sympy=_symbolic(_resample), domain=_resample_cases(dims), doc=doc)
 
@@ -294,7 +295,7 @@ def _crop(grad, pad):
 
 
 constant_pad_op = defop(
-    "constant_pad_nd", "ConstantPadNdBackward0", _constant_pad_nd, public=False,
+    "constant_pad_nd", "ConstantPadNdBackward0", _constant_pad_nd, public=False, cost=costs.constant_pad,
     rules=(lambda F, g, pad: F.constant_pad_crop(g, pad),),
     formulas=("grad with the padding cut off",), sympy=_symbolic(_constant_pad_nd),
     domain=lambda rng: [((rng.uniform(-1, 1, (2, 3)),), {"pad": (1, 2), "value": 0.5}),
@@ -635,7 +636,7 @@ def _attention_cases(rng):
 
 attention_op = defop(
     "scaled_dot_product_attention", "ScaledDotProductFlashAttentionForCpuBackward0", _attention,
-    inputs=("query", "key", "value"), public=False,
+    inputs=("query", "key", "value"), public=False, cost=costs.attention,
     rules=(_q_rule, _k_rule, _v_rule),
     formulas=("dS @ key * scale, dS = P * (grad @ value^T - rowsum(P * (grad @ value^T)))",
               "dS^T @ query * scale", "P^T @ grad, P = softmax(query @ key^T * scale + mask)"),

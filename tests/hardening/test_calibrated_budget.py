@@ -161,6 +161,14 @@ DENSE = {
     # program can hold has ~1030 bits (int(1e308)), so big-int work stays bounded per token
     "big_int_power_tower": "while True:\n    x = 10 ** 10 ** 6\n    y = int(1e308) * int(1e308)\n",
     "big_int_doubling": "n = 3\nwhile True:\n    n = n * 2\n    m = int(1e308) // 7 + n\n",
+    # resampled by small matrices along each dim (reflect pad, interpolate): charged their
+    # products and copies, not their input's elements (5-7x under their time before)
+    "reflection_pad": "x = rand(4096, 3, 6, 6)\nwhile True:\n    y = F.pad(x, (2, 2, 2, 2), mode='reflect')\n",
+    "interpolate_bilinear": ("x = rand(2048, 3, 6, 6)\nwhile True:\n"
+                             "    y = F.interpolate(x, scale_factor=3, mode='bilinear')\n"),
+    # numpy's matmul loops per small matrix (23x under its time when charged its inputs)
+    "attention_small_heads": ("q = rand(30000, 3, 2)\nwhile True:\n"
+                              "    y = F.scaled_dot_product_attention(q, q, q)\n"),
     "scalar_ops_without_grad": ("x = tensor(1.0)\nwhile True:\n"
                                 "    x = x * 1.0 * 1.0 * 1.0 * 1.0 * 1.0 * 1.0 * 1.0 * 1.0\n"),
 }
