@@ -541,6 +541,11 @@ def check_gradients(case: Case, atol: float = 1e-5, rtol: float = 1e-3) -> list:
                     return False
             return True
 
+        # a difference quotient's own rounding: the output's terms are summed in float64, and a
+        # change of a few ulps of a large output is lost (an output of 2e5 over a step of 1e-6:
+        # a derivative of 1e-4 gave a difference quotient of 0), so the reference resolves
+        # nothing below some tens of the output's ulps per step
+        spacing = float(np.spacing(abs(float(out._data))))
         found = []
         for name, leaf, g in zip(names, leaves, grads):
             analytical = np.zeros(leaf._data.shape) if g is None else np.asarray(g._data, float)
@@ -550,7 +555,8 @@ def check_gradients(case: Case, atol: float = 1e-5, rtol: float = 1e-3) -> list:
                 fd = central(name, i, x, 1e-6)
                 if not (math.isfinite(fd) and math.isfinite(a)):
                     continue
-                if abs(a - fd) <= atol + rtol * max(abs(fd), abs(a)):
+                rounding = 64 * spacing / (2e-6 * max(1.0, abs(x)))
+                if abs(a - fd) <= atol + rounding + rtol * max(abs(fd), abs(a)):
                     continue
                 coarse, fine = central(name, i, x, 1e-4), central(name, i, x, 1e-7)
                 if abs(coarse - fd) > 1e-3 * (1 + abs(fd)) or abs(fine - fd) > 1e-3 * (1 + abs(fd)) \
