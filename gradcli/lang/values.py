@@ -10,6 +10,7 @@ attribute a program reads goes through the interpreter's tables.
 from __future__ import annotations
 
 from gradcli.errors import Builtin, type_name  # noqa: F401  (the language imports them from here)
+from gradcli.limits import budget as _budget, limited
 
 
 class Closure:
@@ -35,7 +36,13 @@ class Closure:
         self.is_lambda = is_lambda
 
     def __call__(self, *args, **kwargs):
-        return self.interpreter.call_closure(self, args, kwargs, None)
+        interpreter = self.interpreter
+        if _budget.limits is None and interpreter.limits is not None:
+            # called back after its run (a library caller's backward through a program's
+            # custom Function or hook): under that run's limits, as during it
+            with limited(interpreter.limits):
+                return interpreter.call_closure(self, args, kwargs, None)
+        return interpreter.call_closure(self, args, kwargs, None)
 
     def __repr__(self) -> str:
         return f"<function {self.name}>"

@@ -356,3 +356,25 @@ def test_a_function_whose_backward_is_not_callable():
     result = invoke("run", "-e", program)
     assert result.exit_code == 3, result.stderr
     assert "9:21: error: 'NoneType' object is not callable" in result.stderr
+
+
+def test_a_program_closure_called_back_after_its_run_keeps_the_runs_limits():
+    """Found by the 30-minute fuzz: a library caller's backward, after the run, ran a custom
+    Function's backward with no budget in force, and `0.5 in range(10**15)` (a scan in C
+    that no timer interrupts) never returned. The closure now runs under its run's limits."""
+    from gradcli.errors import LimitError
+    from gradcli.lang import Limits, compile_program
+
+    source = ("class Slow(torch.autograd.Function):\n"
+              "    @staticmethod\n"
+              "    def forward(ctx, x):\n"
+              "        return x * 2\n"
+              "    @staticmethod\n"
+              "    def backward(ctx, g):\n"
+              "        found = 0.5 in range(10 ** 15)\n"
+              "        return g * 2\n"
+              "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+              "out = Slow.apply(x).sum()\n")
+    run = compile_program(source).run(limits=Limits(10**6, 20000))
+    with pytest.raises(LimitError, match="steps"):
+        run.output.backward()
