@@ -7,12 +7,6 @@ for its class statement and its sandbox), and a program that uses no layer loads
 from __future__ import annotations
 
 
-def __getattr__(name: str):
-    if name == "public":  # being imported: the import system finds it in sys.modules
-        raise AttributeError(name)
-    from . import public
+from .modules import public_names
 
-    try:
-        return getattr(public, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+__getattr__ = public_names(__name__)

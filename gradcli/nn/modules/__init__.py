@@ -18,12 +18,18 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name == "public":  # being imported: the import system finds it in sys.modules
-        raise AttributeError(name)
-    from . import public
+def public_names(package: str):
+    """A package's PEP 562 `__getattr__`: its names read from its `public.py` on first use."""
+    import importlib
 
-    try:
-        return getattr(public, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    def __getattr__(name: str):
+        if name == "public":  # being imported: the import system finds it in sys.modules
+            raise AttributeError(name)
+        try:
+            return getattr(importlib.import_module(package + ".public"), name)
+        except AttributeError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+    return __getattr__
+
+
+__getattr__ = public_names(__name__)
