@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import fmt_s, gc_mode, gradcli_cmd, process_env, repeats, report, run_process, summary
+from _common import TREE, fmt_s, gc_mode, gradcli_cmd, process_env, repeats, report, run_process, summary
 
 SIZES = {10_000: 3_333, 30_000: 10_000, 100_000: 33_333}
 PICTURES = {200: (66, 1.0), 1_500: (500, 2.0)}  # nodes: (K, target seconds) of graph -o g.svg
@@ -50,21 +50,18 @@ def program(k: int) -> str:
 def library(src: str, repeat: int) -> dict:
     """Build the graph once, then time the tree (graph_of + to_tree + join) `repeat` times
     under each GC mode; best of each."""
-    from gradcli.answers.graphmodel import graph_of
     from gradcli.lang import compile_program
     from gradcli.render.graph import to_tree
 
-    try:  # the tree shows each node's shape, recorded while the program runs, as the CLI does
-        from gradcli.answers.graphmodel import recorded_shapes
-    except ImportError:  # an older gradcli (`run_all.py --compare`): no shapes in its tree
-        recorded_shapes = None
+    # the tree shows each node's shape, recorded while the program runs, as the CLI does
+    if (TREE / "gradcli" / "answers").is_dir():
+        from gradcli.answers.graphmodel import graph_of, recorded_shapes
+    else:  # an older gradcli (`run_all.py --compare`): graphmodel at the package's top
+        from gradcli.graphmodel import graph_of, recorded_shapes
     with gc_mode("cli"):
         t0 = time.perf_counter()
-        if recorded_shapes is None:
-            run, shapes = compile_program(src, "dag.py").run(), None
-        else:
-            with recorded_shapes() as shapes:
-                run = compile_program(src, "dag.py").run()
+        with recorded_shapes() as shapes:
+            run = compile_program(src, "dag.py").run()
         build = time.perf_counter() - t0
     out = {"build": build}
     for mode in ("cli", "library", "off"):
@@ -75,7 +72,7 @@ def library(src: str, repeat: int) -> dict:
                 if mode == "off":
                     gc.disable()
                 t0 = time.perf_counter()
-                model = graph_of(run, None) if shapes is None else graph_of(run, None, shapes=shapes)
+                model = graph_of(run, None, shapes=shapes)
                 lines = to_tree(model, unicode=False, color=False)
                 text = "\n".join(lines) + "\n"
                 times.append(time.perf_counter() - t0)
