@@ -21,7 +21,7 @@ LAZY = ("gradcli.nn.public", "gradcli.nn.modules.public", "gradcli.nn.modules.li
         "gradcli.autograd.api", "gradcli.autograd.func", "gradcli.autograd.vmap",
         "gradcli.autograd.forward_ad", "gradcli.autograd.functional_call",
         "gradcli.autograd.multi_grad_hook", "gradcli.check.perop", "gradcli.check.functions",
-        "gradcli.check.selfcheck", "gradcli.lang.stdlib")
+        "gradcli.check.selfcheck", "gradcli.lang.stdlib", "gradcli.ops.batching_rules")
 
 
 def run(tmp_path, source: str, args: list[str]) -> tuple[int, str, set]:
