@@ -86,3 +86,18 @@ def test_a_program_that_imports_collections_and_warnings_loads_them(tmp_path):
     assert status == 0, out
     assert "gradcli.lang.stdlib" in modules
     assert "output z = tensor(8.)" in out
+
+
+def test_a_plain_start_imports_none_of_the_standard_modules_it_does_not_need(tmp_path):
+    """importlib.resources (with tempfile, shutil, random) and dataclasses cost a plain start
+    several million instructions: they load where their data or classes are first needed."""
+    path = tmp_path / "p.py"
+    path.write_text(PLAIN)
+    code = ("import sys, json\nbefore = set(sys.modules)\nfrom gradcli.cli.app import run_app\n"
+            f"code = run_app(['backward', {str(path)!r}])\n"
+            "print(json.dumps([code, sorted(set(sys.modules) - before)]))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    status, modules = json.loads(proc.stdout.splitlines()[-1])
+    assert status == 0
+    assert "gradcli.lang.interpreter" in modules   # (the check can fail: the run was made here)
+    assert {"importlib.resources", "tempfile", "random", "dataclasses"} & set(modules) == set()
