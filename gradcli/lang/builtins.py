@@ -27,7 +27,7 @@ CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 # The standard modules a program may import, as facades (`lang/stdlib.py`, imported on a
 # program's first read of one of them: a plain program does not load it)
 STANDARD_MODULES = ("time", "random", "collections", "itertools", "functools", "typing",
-                    "dataclasses", "__future__", "argparse", "sys", "warnings")
+                    "__future__", "dataclasses", "argparse", "sys", "warnings")
 
 
 def check_printed(value) -> None:

@@ -67,10 +67,10 @@ def test_a_program_that_reads_torch_nn_and_optim_loads_them(tmp_path):
 
 def test_the_standard_modules_named_at_start_are_the_facades():
     """builtins names the standard modules (so that the language starts without lang/stdlib.py):
-    the same names as the facades it loads, each importable by the parser."""
+    the same names as the facades it loads, in their order, each importable by the parser."""
     from gradcli.lang import builtins, parser, stdlib
 
-    assert set(builtins.STANDARD_MODULES) == set(stdlib._FACADES)
+    assert builtins.STANDARD_MODULES == tuple(stdlib._FACADES)
     assert set(builtins.STANDARD_MODULES) <= set(parser.IMPORTABLE_MODULES)
 
 
