@@ -13,8 +13,6 @@ implementation. The pass rule is PyTorch's:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..errors import CheckFailed, ProgramTypeError
@@ -28,36 +26,63 @@ class GradcheckError(CheckFailed, RuntimeError):
     """A gradient check found a mismatch."""
 
 
-@dataclass
-class PairResult:
-    """How the derivative of one output with respect to one input compared."""
+class _Record:
+    """A plain record of named fields (`_FIELDS`, the defaults after the required ones): init,
+    repr and == as a dataclass's (not one: `dataclass` costs 2M instructions per class at
+    import, and this module loads with every `import gradcli`)."""
 
-    output: int
-    input: int
-    ok: bool
-    max_abs_error: float
-    worst_index: tuple
-    analytical: float
-    numerical: float
-    analytical_jacobian: np.ndarray | None = None
-    numerical_jacobian: np.ndarray | None = None
+    _FIELDS: tuple = ()
+    _DEFAULTS: dict = {}
+    __hash__ = None   # (mutable, compared by value, as a dataclass with eq)
+
+    def __init__(self, *args, **kwargs):
+        names = self._FIELDS
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments, got {len(args)}")
+        values = dict(zip(names, args))
+        for name, value in kwargs.items():
+            if name not in names or name in values:
+                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument "
+                                f"'{name}'")
+            values[name] = value
+        for name in names:
+            if name not in values:
+                if name not in self._DEFAULTS:
+                    raise TypeError(f"{type(self).__name__}() missing argument '{name}'")
+                values[name] = self._DEFAULTS[name]
+        self.__dict__.update(values)
+
+    def __repr__(self) -> str:
+        inside = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"{type(self).__qualname__}({inside})"
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return tuple(getattr(self, n) for n in self._FIELDS) == tuple(getattr(other, n) for n in self._FIELDS)
 
 
-@dataclass
-class Derivatives:
+class PairResult(_Record):
+    """How the derivative of one output with respect to one input compared: output, input,
+    ok, max_abs_error, worst_index, analytical, numerical (the worst element's), and the two
+    Jacobians when kept."""
+
+    _FIELDS = ("output", "input", "ok", "max_abs_error", "worst_index", "analytical", "numerical",
+               "analytical_jacobian", "numerical_jacobian")
+    _DEFAULTS = {"analytical_jacobian": None, "numerical_jacobian": None}
+
+
+class Derivatives(_Record):
     """d output m / d input k by the engine and by differences.
 
     A whole Jacobian block (rows: output elements, columns: input elements), or in
     fast mode the 1 x 1 block v^T J u for the random `v` (shaped as the output) and
     `u` (shaped as the input). The one-sided differences are there when asked for.
+    Fields: analytical, central (arrays); forward, backward, v, u (arrays or None).
     """
 
-    analytical: np.ndarray
-    central: np.ndarray
-    forward: np.ndarray | None = None
-    backward: np.ndarray | None = None
-    v: np.ndarray | None = None
-    u: np.ndarray | None = None
+    _FIELDS = ("analytical", "central", "forward", "backward", "v", "u")
+    _DEFAULTS = {"forward": None, "backward": None, "v": None, "u": None}
 
 
 def _as_tuple(x):

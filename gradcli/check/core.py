@@ -103,7 +103,6 @@ def _tuple(out) -> tuple:
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
-@dataclass
 class Block(Derivatives):
     """gradcheck's derivatives of output m by input k (1 x 1 in fast mode), with the kinks.
 
@@ -112,7 +111,8 @@ class Block(Derivatives):
     between them (a kink), or the difference grows as the step shrinks (a jump).
     """
 
-    nonsmooth: np.ndarray | None = None
+    _FIELDS = Derivatives._FIELDS + ("nonsmooth",)
+    _DEFAULTS = {**Derivatives._DEFAULTS, "nonsmooth": None}
 
 
 def _kinks(a, central, fwd, bwd, atol, rtol):

@@ -40,11 +40,12 @@ from gradcli.lang.classes import (MISSING as _MISSING_MEMBER, BoundMethod, Progr
 from gradcli.lang.exceptions import EXCEPTION_CLASSES
 from gradcli.lang.pymodules import (NUMPY_CLASSES, TENSOR_MEMBERS, Device, Generator,
                                    array_method, check_array_index)
-from gradcli.lang import stdlib as _stdlib
 from gradcli.lang.strings import STR_METHODS, str_method
 from gradcli.lang.unsupported import refusal, tensor_refusal
 from gradcli.lang.values import Builtin, Namespace, type_name
-from gradcli.limits import budget as _budget, check_built, check_walk
+from gradcli.limits import budget as _budget, check_built, check_walk, register_container
+from gradcli.lang.classnames import register as _register_class
+from gradcli import ordered as _ordered
 from gradcli.nn.modules.module import Module
 from gradcli.ops.factories import Parameter
 
@@ -133,7 +134,8 @@ FUNCTION_METHODS = frozenset({"forward", "backward", "setup_context", "vjp", "jv
 FUNCTION_CLASS_ATTRIBUTES = frozenset({"apply"}) | FUNCTION_METHODS
 # engine objects a `with` statement accepts: the grad-mode switches, warnings.catch_warnings,
 # saved-tensor hooks, anomaly mode (and forward_ad's dual_level: `is_context_manager`)
-CONTEXT_MANAGERS = (_tensor._GradMode, _stdlib.CatchWarnings, _saved_hooks.saved_tensors_hooks,
+# (warnings.catch_warnings and dual_level, whose modules load on first use: `is_context_manager`)
+CONTEXT_MANAGERS = (_tensor._GradMode, _saved_hooks.saved_tensors_hooks,
                     _saved_hooks.disable_saved_tensors_hooks, _anomaly.detect_anomaly,
                     _anomaly.set_detect_anomaly)
 LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "index", "count", "reverse", "clear",
@@ -173,13 +175,15 @@ _MAX_RESOLVED = 256  # types resolved through their bases, remembered (a bound o
 
 
 def is_context_manager(obj) -> bool:
-    """Whether a `with` statement accepts `obj`: CONTEXT_MANAGERS, or a forward_ad.dual_level
-    (its module imported only here, where a program has one or the check fails anyway)."""
+    """Whether a `with` statement accepts `obj`: CONTEXT_MANAGERS, warnings.catch_warnings or
+    a forward_ad.dual_level (their modules imported only here, where a program has one or the
+    check fails anyway)."""
     if isinstance(obj, CONTEXT_MANAGERS):
         return True
     from gradcli.autograd.forward_ad import dual_level
+    from gradcli.lang.stdlib import CatchWarnings
 
-    return isinstance(obj, dual_level)
+    return isinstance(obj, (CatchWarnings, dual_level))
 
 
 def sequence_index(index, span):
@@ -567,9 +571,7 @@ class Access:
             dict: _methods_reader(DICT_METHODS, _dict_method),
             set: _methods_reader(SET_METHODS, _set_method),
             str: _methods_reader(STR_METHODS, str_method),
-            _stdlib.DefaultDict: _methods_reader(DICT_METHODS, _dict_method),
-            _stdlib.Counter: _methods_reader(DICT_METHODS | {"most_common"}, _counter_method),
-            _stdlib.OrderedDict: _methods_reader(DICT_METHODS, _dict_method),
+            _ordered.OrderedDict: _methods_reader(DICT_METHODS, _dict_method),
             BaseException: _named_reader(EXCEPTION_ATTRIBUTES),
             SystemExit: _named_reader(EXCEPTION_ATTRIBUTES | {"code"}),
             np.ndarray: _read_array,
@@ -612,7 +614,7 @@ class Access:
         for name, tables in list(self.pending.items()):
             if self.modules[name].loaded:
                 del self.pending[name]
-                self.readers.update((kind, _named_reader(names)) for kind, names in tables(self.modules))
+                self.readers.update(tables(self.modules))
         if cls in self.readers:
             return self.readers[cls]
         if issubclass(cls, type):
@@ -691,26 +693,40 @@ def _attribute_tables() -> list:
 def _forward_ad_tables(modules: dict) -> list:
     from gradcli.autograd.forward_ad import UnpackedDualTensor
 
-    return [(UnpackedDualTensor, UNPACKED_DUAL_ATTRIBUTES)]
+    return [(UnpackedDualTensor, _named_reader(UNPACKED_DUAL_ATTRIBUTES))]
+
+
+def _collections_tables(modules: dict) -> list:
+    """(type, reader) pairs: the methods a program may call on defaultdict and Counter."""
+    from gradcli.lang.stdlib import Counter, DefaultDict
+
+    return [(DefaultDict, _methods_reader(DICT_METHODS, _dict_method)),
+            (Counter, _methods_reader(DICT_METHODS | {"most_common"}, _counter_method))]
 
 
 def _optim_tables(modules: dict) -> list:
-    """(type, names) pairs: the attributes a program may read on optimizers and schedulers."""
+    """(type, reader) pairs: the attributes a program may read on optimizers and schedulers."""
     tables = []
     for value in modules["torch.optim"].members.values():
         if isinstance(value, Builtin) and isinstance(value.fn, type):
-            tables.append((value.fn, OPTIMIZER_ATTRIBUTES))
+            tables.append((value.fn, _named_reader(OPTIMIZER_ATTRIBUTES)))
     schedulers = modules["torch.optim"].members.get("lr_scheduler")
     for value in (schedulers.members.values() if schedulers is not None else ()):
         if isinstance(value, Builtin) and isinstance(value.fn, type):
             own = SCHEDULER_OWN_ATTRIBUTES.get(value.fn.__name__, frozenset())
-            tables.append((value.fn, SCHEDULER_ATTRIBUTES | own))
+            tables.append((value.fn, _named_reader(SCHEDULER_ATTRIBUTES | own)))
     return tables
 
 
 # (namespace, its types' tables): the types a program gets only from that namespace
 _LAZY_TABLES = {"torch.optim": _optim_tables, "torch.optim.lr_scheduler": _optim_tables,
-                "torch.autograd.forward_ad": _forward_ad_tables}
+                "torch.autograd.forward_ad": _forward_ad_tables, "collections": _collections_tables}
+
+# OrderedDict is what state_dict() gives, whether or not a program reads `collections`
+# (lang/stdlib.py, loaded then, registers defaultdict and Counter the same way)
+_ordered.ITEMS[0] = lambda items: materialize(items, "a dict")
+_register_class(_ordered.OrderedDict, "collections.OrderedDict")
+register_container(_ordered.OrderedDict)
 
 _POLICY: dict = {}
 

@@ -24,6 +24,10 @@ from gradcli.lang.values import Builtin, Namespace, type_name
 from gradcli.lang import classnames
 
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
+# The standard modules a program may import, as facades (`lang/stdlib.py`, imported on a
+# program's first read of one of them: a plain program does not load it)
+STANDARD_MODULES = ("time", "random", "collections", "itertools", "functools", "typing",
+                    "__future__", "dataclasses", "argparse", "sys", "warnings")
 
 
 def check_printed(value) -> None:
@@ -137,7 +141,6 @@ def _make_modules() -> dict:
     optim_ns = lazy("torch.optim", lambda: dict(_optimizers(), lr_scheduler=lr_scheduler_ns))
     linalg_ns = lazy("torch.linalg", lambda: dict(ops.linalg.LINALG_FUNCTIONS))
     from gradcli.lang import pymodules
-    from gradcli.lang import stdlib
 
     cuda_ns = pymodules.cuda_namespace()
     data_ns = Namespace("torch.utils.data", make=_utils_data)
@@ -168,7 +171,8 @@ def _make_modules() -> dict:
 
     torch_ns = lazy("torch", torch_members)
     return {
-        **stdlib.namespaces(),
+        **{name: Namespace(name, make=lambda name=name: _stdlib().members(name))
+           for name in STANDARD_MODULES},
         "torch.utils": utils_ns,
         "torch.utils.data": data_ns,
         "torch.cuda": cuda_ns,
@@ -190,6 +194,12 @@ def _make_modules() -> dict:
         "torch.optim.lr_scheduler": lr_scheduler_ns,
         "torch.linalg": linalg_ns,
     }
+
+
+def _stdlib():
+    from gradcli.lang import stdlib
+
+    return stdlib
 
 
 def _api():

@@ -11,7 +11,6 @@ language) find it.
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 _TORCH: dict = {}
 # the language's own classes, by what they stand for
@@ -21,6 +20,8 @@ _OWN: dict = {}
 def torch_classes() -> dict:
     """PyTorch 2.13's class paths by short name (`Linear` -> `torch.nn.modules.linear.Linear`)."""
     if not _TORCH:
+        from importlib import resources  # with tempfile, shutil, random: not at start-up
+
         text = resources.files("gradcli.lang").joinpath("data/torch_classes.json").read_text()
         _TORCH.update(json.loads(text)["classes"])
     return _TORCH

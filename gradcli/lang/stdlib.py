@@ -21,16 +21,15 @@ import time as _time
 
 from gradcli.errors import Builtin, ProgramTypeError, ProgramValueError
 from gradcli.lang.classnames import register as register_class
-from gradcli.ordered import ITEMS, OrderedDict
+from gradcli.ordered import OrderedDict
 from gradcli.limits import register_container
 from gradcli.lang.classes import LibraryMethod, ProgramClass, ProgramObject
 from gradcli.lang.limits import MAX_SEQUENCE_LENGTH
 from gradcli.lang.sequences import check_length, iterate, materialize
 from gradcli.lang.values import Closure, Namespace, type_name
 
-# The standard modules a program may import (the parser's IMPORTABLE_MODULES adds them).
-MODULE_NAMES = ("time", "random", "collections", "itertools", "functools", "typing",
-                "dataclasses", "__future__", "argparse", "sys", "warnings")
+# The standard modules a program may import are `builtins.STANDARD_MODULES` (named there, so
+# that the language starts without this module; the parser's IMPORTABLE_MODULES adds them).
 
 _RANDOM = _random.Random(0)
 
@@ -142,11 +141,9 @@ class Counter(dict):
         return ranked if n is None else ranked[:n]
 
 
-ITEMS[0] = lambda items: materialize(items, "a dict")
-register_class(OrderedDict, "collections.OrderedDict")
+# (OrderedDict, which state_dict() gives without this module, is registered by lang/access.py)
 register_class(DefaultDict, "collections.defaultdict")
 register_class(Counter, "collections.Counter")
-register_container(OrderedDict)
 register_container(DefaultDict)
 register_container(Counter)
 
@@ -523,7 +520,7 @@ _FACADES = {
 }
 
 
-def namespaces() -> dict:
-    """The standard modules' namespaces, by name, each made on a program's first read of it."""
-    return {name: Namespace(name, make=lambda make=make: make().members)
-            for name, make in _FACADES.items()}
+def members(name: str) -> dict:
+    """The members of the standard module `name` (one of `builtins.STANDARD_MODULES`): made when a program
+    first reads it (`lang/builtins.py` makes the lazy namespaces without importing this)."""
+    return _FACADES[name]().members

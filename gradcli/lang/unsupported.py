@@ -8,7 +8,6 @@ is refused as not supported; only a name PyTorch does not have gets a did-you-me
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 _CPU = "gradcli runs one process on the CPU"
 _FILES = "programs have no file system (no file is read or written)"
@@ -115,6 +114,8 @@ _NAMES: dict = {}
 def torch_names() -> dict:
     """PyTorch 2.13's public names by namespace (`torch`, `torch.nn`, ..., `torch.Tensor`)."""
     if not _NAMES:
+        from importlib import resources  # with tempfile, shutil, random: not at start-up
+
         text = resources.files("gradcli.lang").joinpath("data/torch_names.json").read_text()
         _NAMES.update({key: frozenset(value) for key, value in json.loads(text)["names"].items()})
     return _NAMES

@@ -15,7 +15,8 @@ from .registry import ARRAYS, FUNCTIONS, METHODS, NN_FUNCTIONS, OPS, TENSORS, ex
 # Each module defines its ops (and dispatching functions) on import.
 from . import arith, division, elementwise, broadcast, select, shape, indexing, reduce, extremes, sorting, linalg, einsum, nn, factories, convert  # noqa: E402,F401
 from . import views  # noqa: E402,F401  (view tracking and in-place ops)
-from . import batching_rules  # noqa: E402,F401  (vmap: each op's batching rule)
+from . import batching, dual  # noqa: E402  (vmap's and forward mode's state)
+from . import batching_guards  # noqa: E402  (vmap: the functions that read tensors' values)
 from . import indexed  # noqa: E402,F401  (index_select/index_add, all/any, torch.sin_)
 from . import conv  # noqa: E402,F401  (conv, pooling, embedding, layer_norm, batch_norm)
 from . import losses  # noqa: E402,F401  (l1, smooth_l1, huber, bce_with_logits, kl_div)
@@ -25,10 +26,19 @@ from . import activations  # noqa: E402,F401  (selu, celu, mish, hardswish, glu,
 from . import tensor_methods  # noqa: E402  (last: every Tensor method and operator, attached once)
 from . import sampling  # noqa: E402,F401  (random sampling, nonzero/unique, alpha= of add_: after the in-place methods)
 
-batching_rules.install()   # (before the methods are attached: some are guarded)
+batching_guards.install_guards()   # (before the methods are attached: some are guarded)
 tensor_methods.attach()
 
 globals().update(FUNCTIONS)
+
+
+def _load_batching_rules() -> None:
+    """vmap's per-op rules, on its first batch level: only vmap runs them."""
+    from . import batching_rules  # noqa: F401  (fills batching.RULES as it loads)
+
+
+batching.USES.__dict__.update(apply=apply, OPS=OPS, FUNCTIONS=FUNCTIONS, dual=dual,
+                              inplace=views._inplace, load_rules=_load_batching_rules)
 
 __all__ = ["ARRAYS", "FUNCTIONS", "METHODS", "NN_FUNCTIONS", "OPS", "TENSORS", "apply", "export",
            *FUNCTIONS]

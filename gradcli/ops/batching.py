@@ -39,8 +39,9 @@ _TABLE: dict = {}   # id(batched tensor) -> (weak reference to it, physical tens
 NOT_BATCHED = object()
 GRAD_AT: list = []  # len(LEVELS) when each grad/vjp/jacrev running inside vmap began, innermost last
 RULES: dict = {}    # op name -> rule(op, xs, lvs, levels, params): set by batching_rules.py
-# what this module runs, set by batching_rules.py (apply, the op table, dual and views import
-# this module: no import back, no cycle)
+# what this module runs, set by ops/__init__.py (apply, the op table, dual and views import
+# this module: no import back, no cycle); USES.load_rules imports batching_rules.py, which
+# fills RULES and KEEPS_BDIM, on the first `enter` (a run with no vmap never loads it)
 USES = SimpleNamespace()
 
 
@@ -58,6 +59,8 @@ class BatchLevel:
 
 
 def enter(size: int) -> BatchLevel:
+    if not RULES:
+        USES.load_rules()
     level = BatchLevel(size, len(LEVELS))
     LEVELS.append(level)
     ON[0] = 1

@@ -41,9 +41,13 @@ def keepdims(fn):
     inner = fn
     while getattr(inner, "__wrapped__", None) is not None:   # a wrapper's parameters are its function's
         inner = inner.__wrapped__                            # (vmap's guards: ops/batching_rules.py)
-    code = getattr(inner, "__code__", None)
-    if code is None or ("keepdim" not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-                        and "keepdim" not in getattr(inner, "op_params", ())):
+    params = getattr(inner, "op_params", None)   # an op's function: its keywords (registry.py)
+    if params is not None:
+        takes = "keepdim" in params
+    else:   # (co_varnames is made anew on each read: read only where needed, at start-up)
+        code = getattr(inner, "__code__", None)
+        takes = code is not None and "keepdim" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    if not takes:
         return fn
 
     def taking_keepdims(*args, **kwargs):

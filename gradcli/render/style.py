@@ -63,8 +63,9 @@ def error_report(text: str) -> str:
 # The colour codes this package writes (these, the graph tree's in render/graph.py, and the
 # reset): the only escape sequences `terminal_safe` lets through, and only when colouring.
 _OWN_CODES = {*CODES.values(), "0", "1;36", "2;35", "1;33"}
-_OWN_SGR = re.compile("\x1b\\[(?:" + "|".join(sorted(map(re.escape, _OWN_CODES), key=len,
-                                                      reverse=True)) + ")m")
+# (a pattern, compiled by `re` when first used: not at start-up)
+_OWN_SGR = ("\x1b\\[(?:" + "|".join(sorted(map(re.escape, _OWN_CODES), key=len,
+                                             reverse=True)) + ")m")
 
 
 def terminal_safe(text: str, stream: str = "stdout", colored: bool | None = None) -> str:
@@ -79,8 +80,8 @@ def terminal_safe(text: str, stream: str = "stdout", colored: bool | None = None
     keep_colour = _ON[stream] if colored is None else colored
     if not keep_colour or "\x1b" not in text:
         return printable(text, "\n")
-    pieces = _OWN_SGR.split(text)
-    codes = _OWN_SGR.findall(text)
+    pieces = re.split(_OWN_SGR, text)
+    codes = re.findall(_OWN_SGR, text)
     out = [printable(pieces[0], "\n")]
     for code, piece in zip(codes, pieces[1:]):
         out.append(code)

@@ -21,7 +21,7 @@ LAZY = ("gradcli.nn.public", "gradcli.nn.modules.public", "gradcli.nn.modules.li
         "gradcli.autograd.api", "gradcli.autograd.func", "gradcli.autograd.vmap",
         "gradcli.autograd.forward_ad", "gradcli.autograd.functional_call",
         "gradcli.autograd.multi_grad_hook", "gradcli.check.perop", "gradcli.check.functions",
-        "gradcli.check.selfcheck")
+        "gradcli.check.selfcheck", "gradcli.lang.stdlib", "gradcli.ops.batching_rules")
 
 
 def run(tmp_path, source: str, args: list[str]) -> tuple[int, str, set]:
@@ -63,3 +63,41 @@ def test_a_program_that_reads_torch_nn_and_optim_loads_them(tmp_path):
     assert {"gradcli.nn.public", "gradcli.nn.modules.linear", "gradcli.nn.loss",
             "gradcli.optim"} <= modules
     assert json.loads(out)["output"]["value"] == pytest.approx(3.0 - 0.1 * 2 * 3.0)
+
+
+def test_the_standard_modules_named_at_start_are_the_facades():
+    """builtins names the standard modules (so that the language starts without lang/stdlib.py):
+    the same names as the facades it loads, in their order, each importable by the parser."""
+    from gradcli.lang import builtins, parser, stdlib
+
+    assert builtins.STANDARD_MODULES == tuple(stdlib._FACADES)
+    assert set(builtins.STANDARD_MODULES) <= set(parser.IMPORTABLE_MODULES)
+
+
+def test_a_program_that_imports_collections_and_warnings_loads_them(tmp_path):
+    """The stdlib facade is loaded on a program's first read, with its readers and `with`."""
+    source = ("import torch\nimport warnings\nfrom collections import defaultdict, Counter, OrderedDict\n"
+              "d = defaultdict(list)\nd['a'].append(1)\nc = Counter('aab')\n"
+              "o = OrderedDict(zip(['k'], [2.0]))\n"
+              "with warnings.catch_warnings():\n    warnings.simplefilter('ignore')\n"
+              "x = torch.tensor(2.0, requires_grad=True)\n"
+              "z = x * o['k'] * c.most_common(1)[0][1] * len(d['a'])\n")
+    status, out, modules = run(tmp_path, source, ["backward"])
+    assert status == 0, out
+    assert "gradcli.lang.stdlib" in modules
+    assert "output z = tensor(8.)" in out
+
+
+def test_a_plain_start_imports_none_of_the_standard_modules_it_does_not_need(tmp_path):
+    """importlib.resources (with tempfile, shutil, random) and dataclasses cost a plain start
+    several million instructions: they load where their data or classes are first needed."""
+    path = tmp_path / "p.py"
+    path.write_text(PLAIN)
+    code = ("import sys, json\nbefore = set(sys.modules)\nfrom gradcli.cli.app import run_app\n"
+            f"code = run_app(['backward', {str(path)!r}])\n"
+            "print(json.dumps([code, sorted(set(sys.modules) - before)]))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    status, modules = json.loads(proc.stdout.splitlines()[-1])
+    assert status == 0
+    assert "gradcli.lang.interpreter" in modules   # (the check can fail: the run was made here)
+    assert {"importlib.resources", "tempfile", "random", "dataclasses"} & set(modules) == set()
