@@ -109,28 +109,6 @@ def test_the_whole_row_sum_is_the_general_loops():
             assert ours.tobytes() == general.tobytes() or (np.isnan(ours) and np.isnan(general)), (n, odd)
 
 
-def test_the_runs_by_take_and_reduce_add_in_order():
-    """_runs (the cascade's first level: a take putting the runs' p-th rows side by side, then
-    np.add.reduce over them) adds each run in order, as einsum's loop does, with infs and nans;
-    and long whole rows through it are the general 2-d loop's."""
-    rng = np.random.default_rng(12)
-    for full, cols in ((8, 32), (9, 32), (97, 32), (1953, 32), (20, 64), (3, 992)):
-        q = (rng.standard_normal((full * 16 + 5, cols)) * 10.0 ** rng.integers(-4, 5, (full * 16 + 5, cols))).astype(np.float32)
-        q.reshape(-1)[rng.integers(0, q.size, 3)] = [np.inf, -np.inf, np.nan]
-        assert full * 16 * cols >= torch_order.RUNS_TAKE
-        out = np.empty((full, cols), np.float32)
-        torch_order._runs(q, full, 16, out)
-        expected = np.cumsum(q[:full * 16].reshape(full, 16, cols), axis=1)[:, -1]
-        assert out.tobytes() == expected.tobytes(), (full, cols)
-    for n in (8192 + 40, 10000, 100_003, 262_144):
-        x = (rng.standard_normal(n) * 10.0 ** rng.integers(-4, 5, n)).astype(np.float32)
-        chunk = -(-n // min(2, -(-n // torch_order.GRAIN)))
-        general = np.float32(0)
-        for b in range(0, n, chunk):
-            general = np.float32(general + torch_order._loop2d(x[b:b + chunk].reshape(1, 1, -1), 1, 0, False)[0, 0])
-        assert torch_order.sum(x).tobytes() == general.tobytes(), n
-
-
 def test_rows_summed_together_are_each_rows_general_loop():
     """_rows (a sum over a contiguous last dim: every row's quads cascaded at once, one gather,
     one chain-of-chains einsum) adds each row as the general 2-d loop does."""
