@@ -299,7 +299,7 @@ def _cascade_cols(q, out=None):
     if not full:
         return _einsum("pc->c", q) if out is None else _einsum("pc->c", q, out=out)
     level = np.zeros((-(-count // step) * step, cols), np.float32)
-    _runs(q, full, step, level[:full])
+    _einsum("gpc->gc", q[:full * step].reshape(full, step, cols), out=level[:full])
     if r:
         _einsum("pc->c", q[full * step:], out=level[full])
     for _ in range(_LEVELS - 2):   # levels 1 and 2: runs of runs; level 3 adds them all
@@ -310,28 +310,6 @@ def _cascade_cols(q, out=None):
         _einsum("gpc->gc", level.reshape(g, step, cols), out=nxt[:g])
         level, count = nxt, g
     return _einsum("gc->c", level[:count]) if out is None else _einsum("gc->c", level[:count], out=out)
-
-
-RUNS_TAKE = 4096   # from this many floats in full runs, the runs' first level by take + reduce
-
-
-@functools.lru_cache(maxsize=32)
-def _run_order(full, step):
-    """The rows of `full` runs of `step` rows, run-major, reordered row-in-run-major."""
-    return np.arange(full * step).reshape(full, step).T.ravel()
-
-
-def _runs(q, full, step, out):
-    """The cascade's first level: out[g] = the rows q[g * step:(g + 1) * step] (of a 2-d q)
-    added in order. Many runs: a take that puts the runs' p-th rows side by side, then
-    np.add.reduce over its first axis, whose loop adds out[j] += t[p, j] in order along the
-    contiguous rows (2.1 instructions a float against einsum's 3.2, which loops over one
-    32-float row at a time); few runs: einsum (two calls cost more than the floats)."""
-    cols = q.shape[1]
-    if full * step * cols < RUNS_TAKE or not q.flags.c_contiguous or not out.flags.c_contiguous:
-        return _einsum("gpc->gc", q[:full * step].reshape(full, step, cols), out=out)
-    t = q.take(_run_order(full, step), 0)
-    return np.add.reduce(t.reshape(step, full * cols), 0, out=out.reshape(full * cols))
 
 
 @functools.lru_cache(maxsize=32)
@@ -566,7 +544,7 @@ def _rows_long(x2):
     level = np.zeros((H, -(-count // step) * step, 32), np.float32)
     for h in range(H):
         q = x2[h, :32 * k].reshape(k, 32)
-        _runs(q, full, step, level[h, :full])
+        _einsum("gpc->gc", q[:full * step].reshape(full, step, 32), out=level[h, :full])
         if r:
             _einsum("pc->c", q[full * step:], out=level[h, full])
     for _ in range(_LEVELS - 2):   # levels 1 and 2: runs of runs; level 3 adds them all
