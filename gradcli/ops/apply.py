@@ -33,6 +33,7 @@ from .aliasing import link
 from .dual import ACTIVE as _dual_levels, propagate as _propagate_tangents
 from .batching import NOT_BATCHED as _NOT_BATCHED, ON as _batching, batched_apply as _batched_apply
 from .shapes import broadcast_shapes
+from .torch_math import forward_for
 
 ndarray = np.ndarray
 _new_node = OpNode.__new__
@@ -90,13 +91,14 @@ def apply(op, inputs: tuple, params: dict | None = None):
                 charge(op, (x, y), params)
         want = None
         if op.promote is None:
-            pass
+            forward = op.forward
         elif cx is ndarray and x.dtype is op.float_dtype and (
                 cy is float or cy is ndarray and y.dtype is op.float_dtype or cy is int):
-            compute, want, prep, note = op.float_hit   # (x, y of x's dtype: nothing to cast)
+            compute, want, prep, note, forward = op.float_hit   # (x, y of x's dtype: nothing to cast)
             if prep is not None:
                 x, y = prep(x, compute), prep(y, compute)
         else:
+            forward = op.forward
             # the promotion, cached by a flat key (cheaper to hash than `dtypes.raw_key`s)
             key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0,
                    y.dtype if cy is ndarray else cy, cy is ndarray and y.ndim != 0)
@@ -106,7 +108,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
             if cx is ndarray and x.dtype.kind == "f" and hit[0] == x.dtype and (
                     cy is float or cy is ndarray and y.dtype is x.dtype or cy is int):
                 op.float_dtype = x.dtype
-                op.float_hit = hit
+                op.float_hit = hit + (forward_for(forward, x.dtype, hit[2]),)
             compute, want, prep, note = hit
             if compute is not None:
                 if cx is ndarray and x.dtype is not compute and x.dtype != compute:
@@ -118,7 +120,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
                         x, y = prep[0](x, compute), prep[1](y, compute)
                     else:
                         x, y = prep(x, compute), prep(y, compute)
-        out = op.forward(x, y, **params) if params else op.forward(x, y)
+        out = forward(x, y, **params) if params else forward(x, y)
     elif n == 1:
         a = inputs[0]
         if a.__class__ is Tensor or isinstance(a, Tensor):
@@ -133,12 +135,13 @@ def apply(op, inputs: tuple, params: dict | None = None):
         want = None
         numbers = op.number_params
         if op.promote is None:
-            pass
+            forward = op.forward
         elif cx is ndarray and x.dtype is op.float_dtype and numbers is None:
-            compute, want, prep, note = op.float_hit
+            compute, want, prep, note, forward = op.float_hit
             if prep is not None:
                 x = prep(x, compute)
         else:
+            forward = op.forward
             key = (op.promote, x.dtype if cx is ndarray else cx)   # one operand: its dims do not matter
             if numbers is not None:
                 key += tuple([params[p].__class__ for p in numbers])
@@ -148,7 +151,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
                     op.promote, (x,), () if numbers is None else tuple([params[p] for p in numbers]))
             if cx is ndarray and numbers is None and x.dtype.kind == "f" and hit[0] == x.dtype:
                 op.float_dtype = x.dtype
-                op.float_hit = hit
+                op.float_hit = hit + (forward_for(forward, x.dtype, hit[2]),)
             compute, want, prep, note = hit
             if compute is not None and cx is ndarray and x.dtype is not compute and x.dtype != compute:
                 x = x.astype(compute)
@@ -156,7 +159,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
                 x = prep(x, compute)
                 if numbers is not None:
                     params = {**params, **{p: prep(params[p], compute) for p in numbers}}
-        out = op.forward(x, **params) if params else op.forward(x)
+        out = forward(x, **params) if params else forward(x)
     else:
         arrays = []
         mask = 0
