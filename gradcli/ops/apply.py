@@ -36,6 +36,8 @@ from .shapes import broadcast_shapes
 from .torch_math import forward_for
 
 ndarray = np.ndarray
+_asarray = np.asarray
+_generic = np.generic
 _new_node = OpNode.__new__
 _wrap = Tensor._make        # bound once: the hot path calls it for every result
 _new_tensor = Tensor.__new__
@@ -189,7 +191,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
         return _propagate_tangents(op, inputs, params, outs) if _dual_levels[0] else outs
     if out.__class__ is not ndarray:
         # a numpy scalar (0-d results): keep its dtype (a comparison's bool, an index's int64)
-        out = np.asarray(out) if isinstance(out, np.generic) else np.asarray(out, dtype=_default_np())
+        out = _asarray(out) if isinstance(out, _generic) else _asarray(out, dtype=_default_np())
     elif out.size > _budget.max_elements:
         check_elements(out.size)
     if want is not None and out.dtype is not want and out.dtype != want:
@@ -347,19 +349,21 @@ def _make_node(op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
         ])
     node.result = True if save_result else None
     shapes = None
-    if op.needs_shapes:
-        if n == 2:
+    if op.needs_shapes:   # (shapes None: nothing was broadcast, nothing to sum back)
+        if n == 2:   # compared one by one, not by a loop over a tuple: every binary op's path
             cb = b.__class__
-            shapes = (a._data.shape if a.__class__ is Tensor else _shape(a),
-                      b._data.shape if cb is Tensor else () if cb is float or cb is int else _shape(b))
+            sa = a._data.shape if a.__class__ is Tensor else _shape(a)
+            sb = b._data.shape if cb is Tensor else () if cb is float or cb is int else _shape(b)
+            if op.reads_shapes or sa != out_shape or sb != out_shape:
+                shapes = (sa, sb)
         else:
             shapes = tuple([_shape(t) for t in inputs])
-        if not op.reads_shapes:
-            for shape in shapes:
-                if shape != out_shape:
-                    break
-            else:
-                shapes = None  # nothing was broadcast: nothing to sum back
+            if not op.reads_shapes:
+                for shape in shapes:
+                    if shape != out_shape:
+                        break
+                else:
+                    shapes = None
     node.shapes = shapes
     node.out_shapes = None
     node.n_outputs = 1

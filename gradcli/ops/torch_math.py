@@ -32,7 +32,7 @@ def _widened(ufunc):
         return ufunc(np.asarray(x, np.float64)).astype(np.float32)
     forward.__name__ = ufunc.__name__
     forward.__doc__ = f"numpy's {ufunc.__name__}; float32 computed in float64, rounded once."
-    forward.ufunc = ufunc
+    forward.for_float64 = ufunc   # all it calls for float64 (`forward_for`)
     return forward
 
 
@@ -40,7 +40,7 @@ def forward_for(forward, dtype, prep):
     """What `apply` calls for an op's `forward` on arrays of `dtype` (with no `prep`): a
     widened function's ufunc itself for float64, which is all it would call (one Python
     call fewer per op), else `forward`."""
-    ufunc = getattr(forward, "ufunc", None)
+    ufunc = getattr(forward, "for_float64", None)
     return ufunc if ufunc is not None and dtype is _F64 and prep is None else forward
 
 
