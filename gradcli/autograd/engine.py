@@ -63,9 +63,11 @@ def _root_grads(outputs: list, grad_outputs: list, create_graph: bool) -> list:
     return roots
 
 
-def _discover(roots) -> dict:
-    """Count, for every node reachable from the roots, the edges that lead into it."""
+def _discover(roots) -> tuple:
+    """Count, for every node reachable from the roots, the edges that lead into it; and list
+    the sinks, the nodes with no edge out (leaves' AccumulateGrads, mostly)."""
     deps = {}
+    sinks = []
     stack = []
     for node, _, _ in roots:
         if node not in deps:
@@ -80,14 +82,18 @@ def _discover(roots) -> dict:
         nxt = node.next0
         second = node.next1
         if second is MANY_INPUTS:
+            sink = True
             for nxt in nxt:
                 if nxt is not None:
+                    sink = False
                     count = deps.get(nxt)
                     if count is None:
                         deps[nxt] = 1
                         stack.append(nxt)
                     else:
                         deps[nxt] = count + 1
+            if sink:
+                sinks.append(node)
             continue
         if nxt is not None:
             count = deps.get(nxt)
@@ -96,6 +102,8 @@ def _discover(roots) -> dict:
                 stack.append(nxt)
             else:
                 deps[nxt] = count + 1
+        elif second is None or second is ONE_INPUT:
+            sinks.append(node)   # (a test only on the rare path: most nodes' first edge is a node)
         if second is not None and second is not ONE_INPUT:
             count = deps.get(second)
             if count is None:
@@ -103,17 +111,14 @@ def _discover(roots) -> dict:
                 stack.append(second)
             else:
                 deps[second] = count + 1
-    return deps
+    return deps, sinks
 
 
 def _needed(deps: dict, targets) -> set:
     """The nodes from which some target can be reached (the rest need not run)."""
     remaining = dict(deps)
     order = [n for n, c in remaining.items() if c == 0]
-    i = 0
-    while i < len(order):   # a topological order (Kahn's), then back along it
-        node = order[i]
-        i += 1
+    for node in order:   # a topological order (Kahn's: the loop reaches what it appends), then back
         second = node.next1   # unrolled as in _discover (its copies kept on purpose, see there)
         if second is MANY_INPUTS:
             for nxt in node.next0:
@@ -263,14 +268,19 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     roots = _root_grads(outputs, _as_list(grad_outputs), create_graph)
     if retain_graph is None:
         retain_graph = create_graph
-    deps = _discover(roots)
+    deps, sinks = _discover(roots)
     # the walks over the whole reachable graph (discover, then `_needed`): nested
     # create_graph makes each call's graph larger than the nodes it runs
     _budget.charge(len(deps) * (2 if targets else 1))
     keeper = _kept.active[0]  # a program run by a command: what is freed is kept (kept.py)
     if keeper is not None:
         keeper.begin(outputs, accumulate)
-    needed = _needed(deps, {n for n, _ in targets}) if targets else None
+    target_nodes = {n for n, _ in targets} if targets else ()
+    needed = None
+    if targets and not target_nodes.issuperset(sinks):
+        # only what leads to a target runs. When every sink is a target, every node leads to
+        # one (each path of a finite DAG ends at a sink): all run, and the walk is skipped
+        needed = _needed(deps, target_nodes)
     captured = [None] * (len(set(targets.values())) if targets else 0)
     buffers: dict = {}
     for node, nr, g in roots:
@@ -287,7 +297,6 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
     step_work = NODE_WORK + CREATE_GRAPH_STEP_WORK if create_graph else NODE_WORK
     # an op node that is no target runs straight through its op (`_run_node` inlined)
     plain = trace is None
-    target_nodes = {n for n, _ in targets} if targets else ()
     _TASKS.append(_Task(deps, needed))
     try:
         while ready:
@@ -324,14 +333,16 @@ def execute(outputs, grad_outputs, retain_graph, create_graph, targets=None, acc
                 if anomaly.enabled[0]:
                     anomaly.check(node, grads)
             if not retain_graph:
-                if keeper is not None:
-                    keeper.stash(node)
                 if node.__class__ is OpNode:   # OpNode.release, inlined
                     if node.saved is not NOTHING_SAVED or node.result is not None:
+                        if keeper is not None:   # (a node that holds nothing: nothing to keep)
+                            keeper.stash(node)
                         node.saved = None
                         node.result = None
                         node.released = True
                 else:
+                    if keeper is not None:
+                        keeper.stash(node)
                     node.release()
                 if _saved_hooks._packed.data:  # (.data: a weak dict's len() is a call)
                     _saved_hooks.forget(node)

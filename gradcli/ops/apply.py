@@ -33,8 +33,11 @@ from .aliasing import link
 from .dual import ACTIVE as _dual_levels, propagate as _propagate_tangents
 from .batching import NOT_BATCHED as _NOT_BATCHED, ON as _batching, batched_apply as _batched_apply
 from .shapes import broadcast_shapes
+from .torch_math import forward_for
 
 ndarray = np.ndarray
+_asarray = np.asarray
+_generic = np.generic
 _new_node = OpNode.__new__
 _wrap = Tensor._make        # bound once: the hot path calls it for every result
 _new_tensor = Tensor.__new__
@@ -90,13 +93,14 @@ def apply(op, inputs: tuple, params: dict | None = None):
                 charge(op, (x, y), params)
         want = None
         if op.promote is None:
-            pass
+            forward = op.forward
         elif cx is ndarray and x.dtype is op.float_dtype and (
                 cy is float or cy is ndarray and y.dtype is op.float_dtype or cy is int):
-            compute, want, prep, note = op.float_hit   # (x, y of x's dtype: nothing to cast)
+            compute, want, prep, note, forward = op.float_hit   # (x, y of x's dtype: nothing to cast)
             if prep is not None:
                 x, y = prep(x, compute), prep(y, compute)
         else:
+            forward = op.forward
             # the promotion, cached by a flat key (cheaper to hash than `dtypes.raw_key`s)
             key = (op.promote, x.dtype if cx is ndarray else cx, cx is ndarray and x.ndim != 0,
                    y.dtype if cy is ndarray else cy, cy is ndarray and y.ndim != 0)
@@ -106,7 +110,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
             if cx is ndarray and x.dtype.kind == "f" and hit[0] == x.dtype and (
                     cy is float or cy is ndarray and y.dtype is x.dtype or cy is int):
                 op.float_dtype = x.dtype
-                op.float_hit = hit
+                op.float_hit = hit + (forward_for(forward, x.dtype, hit[2]),)
             compute, want, prep, note = hit
             if compute is not None:
                 if cx is ndarray and x.dtype is not compute and x.dtype != compute:
@@ -118,7 +122,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
                         x, y = prep[0](x, compute), prep[1](y, compute)
                     else:
                         x, y = prep(x, compute), prep(y, compute)
-        out = op.forward(x, y, **params) if params else op.forward(x, y)
+        out = forward(x, y, **params) if params else forward(x, y)
     elif n == 1:
         a = inputs[0]
         if a.__class__ is Tensor or isinstance(a, Tensor):
@@ -133,12 +137,13 @@ def apply(op, inputs: tuple, params: dict | None = None):
         want = None
         numbers = op.number_params
         if op.promote is None:
-            pass
+            forward = op.forward
         elif cx is ndarray and x.dtype is op.float_dtype and numbers is None:
-            compute, want, prep, note = op.float_hit
+            compute, want, prep, note, forward = op.float_hit
             if prep is not None:
                 x = prep(x, compute)
         else:
+            forward = op.forward
             key = (op.promote, x.dtype if cx is ndarray else cx)   # one operand: its dims do not matter
             if numbers is not None:
                 key += tuple([params[p].__class__ for p in numbers])
@@ -148,7 +153,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
                     op.promote, (x,), () if numbers is None else tuple([params[p] for p in numbers]))
             if cx is ndarray and numbers is None and x.dtype.kind == "f" and hit[0] == x.dtype:
                 op.float_dtype = x.dtype
-                op.float_hit = hit
+                op.float_hit = hit + (forward_for(forward, x.dtype, hit[2]),)
             compute, want, prep, note = hit
             if compute is not None and cx is ndarray and x.dtype is not compute and x.dtype != compute:
                 x = x.astype(compute)
@@ -156,7 +161,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
                 x = prep(x, compute)
                 if numbers is not None:
                     params = {**params, **{p: prep(params[p], compute) for p in numbers}}
-        out = op.forward(x, **params) if params else op.forward(x)
+        out = forward(x, **params) if params else forward(x)
     else:
         arrays = []
         mask = 0
@@ -186,7 +191,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
         return _propagate_tangents(op, inputs, params, outs) if _dual_levels[0] else outs
     if out.__class__ is not ndarray:
         # a numpy scalar (0-d results): keep its dtype (a comparison's bool, an index's int64)
-        out = np.asarray(out) if isinstance(out, np.generic) else np.asarray(out, dtype=_default_np())
+        out = _asarray(out) if isinstance(out, _generic) else _asarray(out, dtype=_default_np())
     elif out.size > _budget.max_elements:
         check_elements(out.size)
     if want is not None and out.dtype is not want and out.dtype != want:
@@ -344,19 +349,21 @@ def _make_node(op, inputs: tuple, params, mask: int, out_shape) -> OpNode:
         ])
     node.result = True if save_result else None
     shapes = None
-    if op.needs_shapes:
-        if n == 2:
+    if op.needs_shapes:   # (shapes None: nothing was broadcast, nothing to sum back)
+        if n == 2:   # compared one by one, not by a loop over a tuple: every binary op's path
             cb = b.__class__
-            shapes = (a._data.shape if a.__class__ is Tensor else _shape(a),
-                      b._data.shape if cb is Tensor else () if cb is float or cb is int else _shape(b))
+            sa = a._data.shape if a.__class__ is Tensor else _shape(a)
+            sb = b._data.shape if cb is Tensor else () if cb is float or cb is int else _shape(b)
+            if op.reads_shapes or sa != out_shape or sb != out_shape:
+                shapes = (sa, sb)
         else:
             shapes = tuple([_shape(t) for t in inputs])
-        if not op.reads_shapes:
-            for shape in shapes:
-                if shape != out_shape:
-                    break
-            else:
-                shapes = None  # nothing was broadcast: nothing to sum back
+            if not op.reads_shapes:
+                for shape in shapes:
+                    if shape != out_shape:
+                        break
+                else:
+                    shapes = None
     node.shapes = shapes
     node.out_shapes = None
     node.n_outputs = 1

@@ -122,30 +122,46 @@ def _write(name: str, result, out: Tensor) -> Tensor:
 
 def with_out(name: str, fn):
     """`fn` taking PyTorch's `out=` keyword (a Tensor, or a tuple of them for a tuple result)."""
-    def taking_out(*args, out=None, **kwargs):
-        if out is None:
-            return fn(*args, **kwargs)
-        outs = out if isinstance(out, (tuple, list)) else (out,)
-        if not all(isinstance(o, Tensor) for o in outs) or (isinstance(out, list)):
-            raise ProgramTypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-        if _grad_enabled[0] and (any(_requires_grad(a) for a in args)
-                                 or any(_requires_grad(v) for v in kwargs.values())
-                                 or any(o.requires_grad for o in outs)):
-            raise AutogradError(f"{name}(): functions with out=... arguments don't support automatic "
-                                "differentiation, but one of the arguments requires grad.")
-        result = fn(*args, **kwargs)
-        if isinstance(result, tuple):
-            if len(outs) != len(result) or not isinstance(out, tuple):
-                raise ProgramTypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
-                                       f"{type(out).__name__}")
-            written = [_write(name, r, o) for r, o in zip(result, outs)]
-            return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
-        if isinstance(out, tuple):
-            raise ProgramTypeError(f"{name}(): argument 'out' must be Tensor, not tuple")
-        return _write(name, result, out)
+    code = getattr(fn, "__code__", None)
+    simple = (getattr(fn, "op_params", None) == () and code is not None and not code.co_flags & 0x0C
+              and code.co_kwonlyargcount == 0 and code.co_varnames[:code.co_argcount])
+    # an op's own function of one or two inputs (`make_function`: `sin(input)`, `add(input, other)`):
+    # a wrapper of the same parameters, which Python binds as it would fn's (with the same
+    # errors, under the same name) without packing *args and **kwargs for every call
+    if simple == ("input",):
+        def taking_out(input, *, out=None):
+            return fn(input) if out is None else _into_out(name, fn, (input,), {}, out)
+    elif simple == ("input", "other"):
+        def taking_out(input, other, *, out=None):
+            return fn(input, other) if out is None else _into_out(name, fn, (input, other), {}, out)
+    else:
+        def taking_out(*args, out=None, **kwargs):
+            return fn(*args, **kwargs) if out is None else _into_out(name, fn, args, kwargs, out)
 
     taking_out.__name__ = getattr(fn, "__name__", name)
     taking_out.__qualname__ = getattr(fn, "__qualname__", name)
     taking_out.__doc__ = fn.__doc__
     taking_out.__wrapped__ = fn
     return taking_out
+
+
+def _into_out(name: str, fn, args: tuple, kwargs: dict, out):
+    """fn(*args, **kwargs) written into `out`, checked as PyTorch checks an out= argument."""
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    if not all(isinstance(o, Tensor) for o in outs) or (isinstance(out, list)):
+        raise ProgramTypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _grad_enabled[0] and (any(_requires_grad(a) for a in args)
+                             or any(_requires_grad(v) for v in kwargs.values())
+                             or any(o.requires_grad for o in outs)):
+        raise AutogradError(f"{name}(): functions with out=... arguments don't support automatic "
+                            "differentiation, but one of the arguments requires grad.")
+    result = fn(*args, **kwargs)
+    if isinstance(result, tuple):
+        if len(outs) != len(result) or not isinstance(out, tuple):
+            raise ProgramTypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                                   f"{type(out).__name__}")
+        written = [_write(name, r, o) for r, o in zip(result, outs)]
+        return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+    if isinstance(out, tuple):
+        raise ProgramTypeError(f"{name}(): argument 'out' must be Tensor, not tuple")
+    return _write(name, result, out)

@@ -106,7 +106,8 @@ class Op:
         # the last promotion of a floating array with a Python number or an array of its own
         # dtype, computed in that dtype (not half, computed in float): it depends on that dtype
         # alone (not on the default dtype), so `apply` keeps it here and skips the cache's key
-        # for the next call of the same dtype
+        # for the next call of the same dtype; with the forward to call for it last
+        # (`torch_math.forward_for`: a widened sin's ufunc itself for float64)
         self.float_dtype = None
         self.float_hit = None
         # the CPU time of its elementwise work against `x * y`'s (costs.py, calibrated)

@@ -98,3 +98,17 @@ def test_a_new_tensor_is_made_as_tensor_make_makes_it():
     for requires_grad in (False, True):
         new = Tensor([1.0, 2.0], requires_grad=requires_grad)
         assert_slots_alike(new, Tensor._make(new._data, None, requires_grad))
+
+
+@pytest.mark.parametrize("order", [("float64", "float32", "float64"), ("float32", "float64", "float32")])
+def test_a_widened_function_computes_float32_in_float64_whichever_dtype_was_remembered(order):
+    # sin's forward computes float32 in float64 and rounds once (ops/torch_math.py); for a
+    # remembered float64 promotion `apply` calls np.sin itself (`torch_math.forward_for`)
+    values = np.linspace(-3, 3, 101)
+    for name in order:
+        x = g.tensor(values, dtype=getattr(g, name), requires_grad=True)
+        for _ in range(2):   # the first call remembers the promotion, the second uses it
+            out = g.sin(x)._data
+            want = np.sin(values) if name == "float64" else np.sin(x._data.astype(np.float64)).astype(np.float32)
+            assert out.dtype == want.dtype and np.array_equal(out, want)
+        assert OPS["sin"].float_hit[-1] is (np.sin if name == "float64" else OPS["sin"].forward)
