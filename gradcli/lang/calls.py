@@ -12,7 +12,8 @@ import types
 from gradcli import _tensor
 import gradcli.autograd as _autograd
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
-from gradcli.graph.nodes import set_current_source as _set_current_source
+# the span every node made from now on records (`set_current_source`, without its call)
+from gradcli.graph.nodes import _current_source
 from gradcli.lang import access as _access, nodes as n
 from gradcli.lang.builtins import materialize
 from gradcli.lang.classes import (DUNDER_METHODS, ClassMethod, ProgramClass, Property,
@@ -149,7 +150,7 @@ class Calls:
         """`call` of a builtin on one Tensor (`sin(x)`), without what only other arguments
         need: no keywords, nothing to charge before the call, no decorator to wrap."""
         self.span = span
-        _set_current_source(span)
+        _current_source[0] = span
         try:
             result = func.fn(arg)
         except GradcliError as error:
