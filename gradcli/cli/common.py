@@ -30,7 +30,8 @@ FREEZE_AFTER_COMPILE = [False]
 # building, every object of which lives to the end: after one, the next waits 4x longer,
 # up to this many objects (the 10^5-term program's 3 collections became 1); one that finds
 # garbage brings the threshold back (`_young_threshold`, in a real gradcli process only).
-MAX_YOUNG_THRESHOLD = 1_600_000
+# At most 4x the process's threshold, so that cyclic garbage waits at most 4x longer.
+MAX_YOUNG_THRESHOLD = 400_000
 
 MAX_SOURCE_BYTES = 50 * 2**20  # a larger program is refused before it is read whole
 # One --points line: a point of 10^6 numbers fits; a longer line is reported and skipped
@@ -321,7 +322,10 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
         finally:  # a program's own backward (a custom Function) may have run: its places end here
             set_current_source(None)
             if adaptive:
+                # what the run made lives to the end of the process: frozen, so that the
+                # threshold's return does not collect it at once
                 gc.callbacks.remove(_young_threshold)
+                gc.freeze()
                 gc.set_threshold(*thresholds)
     if opts.json:
         emit(jsonout.dumps(to_json(result)))

@@ -21,7 +21,7 @@ import re
 import sys
 from bisect import bisect_right
 from itertools import accumulate, islice, repeat
-from operator import methodcaller, sub
+from operator import itemgetter, methodcaller, sub
 
 from gradcli.errors import LimitError, ParseError, Span
 from gradcli.lang import tokencount as _tokencount
@@ -295,15 +295,18 @@ class Lexer:
             word = match[:1].isalnum() or match[:1] == "_"
             code_of[match] = ("M" if word else "N") if kind == "NUMBER" else \
                 _CODES.get(kind) or ("W" if word else ".")
-        codes = "".join(map(code_of.__getitem__, matches))
+        # each match's entry of a table, in one call (an itemgetter of one item gives the
+        # item, not a tuple: the empty program's one match, the end)
+        each = itemgetter(*matches) if len(matches) > 1 else lambda table: (table[matches[0]],)
+        codes = "".join(each(code_of))
         if "NW" in codes or "NM" in codes or "MW" in codes or "MM" in codes:
             return False  # a number with a letter, digit or `_` right after it (`1abc`)
-        match_kinds = list(map(kind_of.__getitem__, matches))
-        match_values = list(map(value_of.__getitem__, matches))
+        match_kinds = each(kind_of)
+        match_values = each(value_of)
         match_ends = list(accumulate(map(len, matches), initial=start))
         before = match_ends[:-1]  # where each match (its blanks) begins
         del match_ends[0]
-        match_starts = list(map(sub, match_ends, map(length_of.__getitem__, matches)))
+        match_starts = list(map(sub, match_ends, each(length_of)))
         kinds, values, offsets, ends, lines = self.kinds, self.values, self.offsets, self.ends, self.lines
         line, line_start = self.line, self.line_start
         at_line_start = True
