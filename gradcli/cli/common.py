@@ -319,13 +319,14 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
             if getattr(run, "output_note", None) and opts.of is None and not script:
                 stderr_print(style.paint(f"note: {run.output_note}", "hint", "stderr"))
             result = answer(run)
+            if adaptive:
+                # what the run made lives to the end of the process: frozen, so that the
+                # threshold's return below does not collect it at once (after an error, it may)
+                gc.freeze()
         finally:  # a program's own backward (a custom Function) may have run: its places end here
             set_current_source(None)
             if adaptive:
-                # what the run made lives to the end of the process: frozen, so that the
-                # threshold's return does not collect it at once
                 gc.callbacks.remove(_young_threshold)
-                gc.freeze()
                 gc.set_threshold(*thresholds)
     if opts.json:
         emit(jsonout.dumps(to_json(result)))
