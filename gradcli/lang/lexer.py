@@ -13,7 +13,11 @@ One regular expression matches every token with the blanks before it, and
 `finditer` walks the whole input in C (twice as fast as `match` per token).
 A token is an entry in each of the lexer's arrays, not an object: a Token and
 a Span per token were half of the 10,400 instructions a token cost; the parser
-makes Spans only for the tokens that become syntax-tree nodes.
+makes Spans only for the tokens that become syntax-tree nodes. A program of
+names, numbers, operators, brackets, comments and newlines (a long expression)
+is read without a Python step per token (`_lex_whole`: each distinct match
+classified once, the arrays sliced between newlines); any other, and any error,
+is read a token at a time (`_lex_tokens`), which says what is wrong where.
 """
 from __future__ import annotations
 
