@@ -32,6 +32,7 @@ FREEZE_AFTER_COMPILE = [False]
 # garbage brings the threshold back (`_young_threshold`, in a real gradcli process only).
 # At most 4x the process's threshold, so that cyclic garbage waits at most 4x longer.
 MAX_YOUNG_THRESHOLD = 400_000
+RUN_YOUNG_THRESHOLD = [100_000]  # the process's own, as the run began (`drive` sets it)
 
 MAX_SOURCE_BYTES = 50 * 2**20  # a larger program is refused before it is read whole
 # One --points line: a point of 10^6 numbers fits; a longer line is reported and skipped
@@ -262,18 +263,16 @@ class Batched:
 
 def _young_threshold(phase: str, info: dict) -> None:
     """After a young collection: wait 4x longer for the next if it found under 1% of what
-    it scanned to be garbage, back to the process's threshold if it found more."""
+    it scanned to be garbage, back to the process's threshold if it found more (up to
+    MAX_YOUNG_THRESHOLD, 4x the CLI's GC_THRESHOLDS)."""
     if phase != "stop" or info["generation"] != 0:
         return
     young, *older = gc.get_threshold()
     if info["collected"] * 100 < young:
         if young < MAX_YOUNG_THRESHOLD:
             gc.set_threshold(min(young * 4, MAX_YOUNG_THRESHOLD), *older)
-    else:
-        from . import GC_THRESHOLDS
-
-        if young != GC_THRESHOLDS[0]:
-            gc.set_threshold(GC_THRESHOLDS[0], *older)
+    elif young != RUN_YOUNG_THRESHOLD[0]:
+        gc.set_threshold(RUN_YOUNG_THRESHOLD[0], *older)
 
 
 def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
@@ -309,6 +308,7 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
     adaptive = FREEZE_AFTER_COMPILE[0]
     if adaptive:
         thresholds = gc.get_threshold()
+        RUN_YOUNG_THRESHOLD[0] = thresholds[0]
         gc.callbacks.append(_young_threshold)
     with progress.after(f"running {opts.source.filename}"), command_total(limits), \
             limited(limits):

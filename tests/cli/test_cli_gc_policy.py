@@ -8,13 +8,15 @@ import gc
 import pytest
 
 from gradcli.cli import GC_THRESHOLDS
+from gradcli.cli import common
 from gradcli.cli.common import MAX_YOUNG_THRESHOLD, _young_threshold
 
 
 @pytest.fixture
-def thresholds():
+def thresholds(monkeypatch):
     saved = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
+    monkeypatch.setattr(common, "RUN_YOUNG_THRESHOLD", [GC_THRESHOLDS[0]])
     yield
     gc.set_threshold(*saved)
 
