@@ -26,6 +26,14 @@ from .options import LIMIT_OPTIONS, Common
 # frozen objects would stay for the whole session).
 FREEZE_AFTER_COMPILE = [False]
 
+# A run's young collections that find (almost) nothing are scanning the graph it is
+# building, every object of which lives to the end: after one, the next waits 4x longer,
+# up to this many objects (the 10^5-term program's 3 collections became 1); one that finds
+# garbage brings the threshold back (`_young_threshold`, in a real gradcli process only).
+# At most 4x the process's threshold, so that cyclic garbage waits at most 4x longer.
+MAX_YOUNG_THRESHOLD = 400_000
+RUN_YOUNG_THRESHOLD = [100_000]  # the process's own, as the run began (`drive` sets it)
+
 MAX_SOURCE_BYTES = 50 * 2**20  # a larger program is refused before it is read whole
 # One --points line: a point of 10^6 numbers fits; a longer line is reported and skipped
 # unread, so a runaway producer cannot make gradcli hold a gigabyte line.
@@ -253,6 +261,20 @@ class Batched:
         self.finish = finish
 
 
+def _young_threshold(phase: str, info: dict) -> None:
+    """After a young collection: wait 4x longer for the next if it found under 1% of what
+    it scanned to be garbage, back to the process's threshold if it found more (up to
+    MAX_YOUNG_THRESHOLD, 4x the CLI's GC_THRESHOLDS)."""
+    if phase != "stop" or info["generation"] != 0:
+        return
+    young, *older = gc.get_threshold()
+    if info["collected"] * 100 < young:
+        if young < MAX_YOUNG_THRESHOLD:
+            gc.set_threshold(min(young * 4, MAX_YOUNG_THRESHOLD), *older)
+    elif young != RUN_YOUNG_THRESHOLD[0]:
+        gc.set_threshold(RUN_YOUNG_THRESHOLD[0], *older)
+
+
 def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
           requires_grad: tuple = (), script: bool = False, printer: Callable | None = None,
           batched: Batched | None = None) -> None:
@@ -283,6 +305,11 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
         with command_total(limits):   # every line's run together
             _drive_points(opts, program, base, limits, answer, to_json, requires_grad, script, batched)
         return
+    adaptive = FREEZE_AFTER_COMPILE[0]
+    if adaptive:
+        thresholds = gc.get_threshold()
+        RUN_YOUNG_THRESHOLD[0] = thresholds[0]
+        gc.callbacks.append(_young_threshold)
     with progress.after(f"running {opts.source.filename}"), command_total(limits), \
             limited(limits):
         # one budget for the run and what the command computes after it
@@ -292,8 +319,15 @@ def drive(opts: Common, answer: Callable, to_json: Callable, human: Callable,
             if getattr(run, "output_note", None) and opts.of is None and not script:
                 stderr_print(style.paint(f"note: {run.output_note}", "hint", "stderr"))
             result = answer(run)
+            if adaptive:
+                # what the run made lives to the end of the process: frozen, so that the
+                # threshold's return below does not collect it at once (after an error, it may)
+                gc.freeze()
         finally:  # a program's own backward (a custom Function) may have run: its places end here
             set_current_source(None)
+            if adaptive:
+                gc.callbacks.remove(_young_threshold)
+                gc.set_threshold(*thresholds)
     if opts.json:
         emit(jsonout.dumps(to_json(result)))
     else:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from gradcli import _tensor
 from gradcli.errors import GradcliError
-from gradcli.graph.nodes import set_current_source as _set_current_source
+# the span every node made from now on records (`set_current_source`, without its call)
+from gradcli.graph.nodes import _current_source
 from gradcli.lang import nodes as n
 from gradcli.lang.arithmetic import _BINARY
 from gradcli.lang.calls import _MISSING, _PYTHON_ERRORS
@@ -71,7 +72,7 @@ class BinOps:
             # `_chain`'s fast path for one operator (`duplicates` lists the two)
             span = node.span
             self.span = span
-            _set_current_source(span)
+            _current_source[0] = span
             try:
                 if value.__class__ is Tensor:
                     return _TENSOR_LEFT[op](value, right)
@@ -106,7 +107,7 @@ class BinOps:
                 # operator called as Python would call it, without the number's attempt
                 # first and `__radd__`'s frame (`_TENSOR_LEFT`)
                 self.span = span
-                _set_current_source(span)
+                _current_source[0] = span
                 try:
                     if value.__class__ is Tensor:
                         value = _TENSOR_LEFT[op](value, right)

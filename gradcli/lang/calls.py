@@ -12,6 +12,8 @@ import types
 from gradcli import _tensor
 import gradcli.autograd as _autograd
 from gradcli.errors import GradcliError, ProgramError, ProgramTypeError
+# the span every node made from now on records (`set_current_source`, without its call)
+from gradcli.graph.nodes import _current_source
 from gradcli.lang import access as _access, nodes as n
 from gradcli.lang.builtins import materialize
 from gradcli.lang.classes import (DUNDER_METHODS, ClassMethod, ProgramClass, Property,
@@ -68,6 +70,20 @@ class Calls:
                     func = self._name(node.func)
         else:
             func = self.eval(func)
+        if func.__class__ is Builtin and len(node.args) == 1 and not node.keywords:
+            arg = node.args[0]
+            if arg.__class__ is n.Name:
+                value = self.scope.vars.get(arg.id, _MISSING)
+                if value is _MISSING:
+                    value = self._name(arg)
+            elif arg.__class__ is not n.Starred:
+                value = self.eval_plain(arg)
+            else:
+                value = _MISSING
+            if value.__class__ is Tensor:
+                return self._tensor_call(func, value, node.span)
+            if value is not _MISSING:
+                return self.call(func, [value], {}, node.span)
         args = []
         for arg in node.args:
             if arg.__class__ is n.Name:
@@ -128,6 +144,26 @@ class Calls:
             raise error from None
         if isinstance(result, types.FunctionType) and isinstance(func, _GradMode):
             return Builtin(getattr(args[0], "name", "function"), result)  # a decorated def
+        return result
+
+    def _tensor_call(self, func, arg, span):
+        """`call` of a builtin on one Tensor (`sin(x)`), without what only other arguments
+        need: no keywords, nothing to charge before the call, no decorator to wrap."""
+        self.span = span
+        _current_source[0] = span
+        try:
+            result = func.fn(arg)
+        except GradcliError as error:
+            raise error.at(span)
+        except _PYTHON_ERRORS as exc:
+            raise self.fail(exc, span, func.name) from None
+        except AttributeError as exc:
+            error = _not_a_tensor(exc, func.name, [arg], {}, span)
+            if error is None:
+                raise  # a bug in gradcli
+            raise error from None
+        if result.__class__ in _SIZED:  # (a Tensor, the common result, is charged by its op)
+            self.charge(result)
         return result
 
     def call_closure(self, closure: Closure, args, kwargs, span):

@@ -13,15 +13,19 @@ One regular expression matches every token with the blanks before it, and
 `finditer` walks the whole input in C (twice as fast as `match` per token).
 A token is an entry in each of the lexer's arrays, not an object: a Token and
 a Span per token were half of the 10,400 instructions a token cost; the parser
-makes Spans only for the tokens that become syntax-tree nodes.
+makes Spans only for the tokens that become syntax-tree nodes. A program of
+names, numbers, operators, brackets, comments and newlines (a long expression)
+is read without a Python step per token (`_lex_whole`: each distinct match
+classified once, the arrays sliced between newlines); any other, and any error,
+is read a token at a time (`_lex_tokens`), which says what is wrong where.
 """
 from __future__ import annotations
 
 import re
 import sys
 from bisect import bisect_right
-from itertools import islice
-from operator import methodcaller
+from itertools import accumulate, islice, repeat
+from operator import itemgetter, methodcaller, sub
 
 from gradcli.errors import LimitError, ParseError, Span
 from gradcli.lang import tokencount as _tokencount
@@ -67,12 +71,19 @@ _TOKEN_PATTERN = (
     r"|(?P<continuation>\\(?:\r\n|\r|\n))"
     r"|(?P<end>\Z)"
     r"|(?P<bad>[\s\S]))")
+# The commonest tokens first, each only where the alternatives above would match the same
+# text (a name that no letter, digit or quote follows, an operator no other operator
+# character extends, a number that no letter, digit or point follows): they halve the
+# matching of a long expression, which tried each alternative in turn.
+_COMMON = (r"[-+*/%@<>=&|^](?![=*/<>])|[()\[\]{},;~]"
+           r"|[A-Za-z_][A-Za-z0-9_]*(?![\w'\"])"
+           r"|[0-9]+(?:\.[0-9]+)?(?![\w.])")
 # The same alternatives without their names: (blanks, token) pairs, which `findall`
 # lists in C without a match object per token (a third of lexing's time). What kind a
 # token is follows from its text (`_KIND_OF`, then its first character); the rare kinds
 # ("other": strings, bad characters, names that start past ASCII) ask _TOKEN_RE itself.
-_PAIR_RE = re.compile(r"([ \t\f]*)(" + re.sub(r"\(\?P<\w+>", "(?:", _TOKEN_PATTERN[len(r"[ \t\f]*(?:"):-1])
-                      + ")")
+_PAIR_RE = re.compile(r"([ \t\f]*)(" + _COMMON + "|"
+                      + re.sub(r"\(\?P<\w+>", "(?:", _TOKEN_PATTERN[len(r"[ \t\f]*(?:"):-1]) + ")")
 _OPERATOR_TEXTS = ("**= //= >>= <<= ... -> ** // == != <= >= += -= *= /= @= %= &= |= ^= := << >> "
                    "- + * / % @ < > = ( ) [ ] { } , : ; ~ & | ^ .").split()
 _KIND_OF = {**{text: text for text in _OPERATOR_TEXTS}, **{word: word for word in KEYWORDS},
@@ -91,6 +102,15 @@ _BRACKETS = frozenset(_OPEN) | frozenset(_CLOSE)
 _ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f",
             "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 _ESCAPE_RE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\r\n|[\s\S])?")
+# `Lexer._lex_whole`'s tables: the token pattern with its blanks and no group at all (a
+# string per match, not a tuple of two), the one-letter codes it writes for each match
+# (`_code`), the events among them and the brackets alone.
+_WHOLE_RE = re.compile(r"[ \t\f]*(?:" + _PAIR_RE.pattern[len(r"([ \t\f]*)("):])
+_BLANKS = " \t\f"
+_EVENT_CODES_RE = re.compile("[LCE]")  # a newline, a comment, the end
+_ONLY_BRACKETS = {ord(code): None for code in "NMWLCE."}
+_CODES = {"newline": "L", "comment": "C", "end": "E"}
+_CODES.update((bracket, bracket) for bracket in "()[]{}")
 
 
 def _token_re():
@@ -235,6 +255,113 @@ class Lexer:
 
     def lex(self) -> "Lexer":
         """Fill the arrays, ending with EOF; returns self."""
+        if self.bracket_mode or self.stop - self.start > max(self.budget, 0) \
+                or not self._lex_whole():
+            self._lex_tokens()
+        self._charge(self.stop, len(self.kinds))
+        self._finish()
+        return self
+
+    def _lex_whole(self) -> bool:
+        """Fill the arrays without a Python step per token, for a program of names, numbers,
+        operators, brackets, comments and newlines; False (the arrays left as they were) for
+        anything else, which `_lex_tokens` reads, its errors included. Each distinct match is
+        classified once; the arrays are slices of per-match lists between the events (a
+        newline, a comment, the end), where the loop below does what `_lex_tokens` does."""
+        source, start = self.source, self.start
+        matches = _WHOLE_RE.findall(source, start, self.stop)
+        kind_of, value_of, length_of, code_of = {}, {}, {}, {}
+        for match in set(matches):
+            text = match.lstrip(_BLANKS)
+            kind = _KIND_OF.get(text)
+            value = text
+            if kind is None:
+                first = text[0]
+                if first in _NAME_START and text[-1] not in _QUOTES:
+                    if text[:2] == "__" and text[-2:] == "__":
+                        return False  # whether a dunder may stand depends on the tokens before it
+                    kind = "NAME"  # (a one-letter name before a quote is `bad`, then "other")
+                elif first in _NUMBER_START:
+                    kind = "NUMBER"
+                    try:
+                        value = self._number_value(text, start, start + len(text))
+                    except ParseError:
+                        return False
+                elif first == "#":
+                    kind = "comment"
+                else:
+                    return False  # strings, names past ASCII, bad characters
+            elif kind == "continuation":
+                return False
+            kind_of[match] = kind
+            value_of[match] = value
+            length_of[match] = len(text)
+            word = match[:1].isalnum() or match[:1] == "_"
+            code_of[match] = ("M" if word else "N") if kind == "NUMBER" else \
+                _CODES.get(kind) or ("W" if word else ".")
+        # each match's entry of a table, in one call (an itemgetter of one item gives the
+        # item, not a tuple: the empty program's one match, the end)
+        each = itemgetter(*matches) if len(matches) > 1 else lambda table: (table[matches[0]],)
+        codes = "".join(each(code_of))
+        if "NW" in codes or "NM" in codes or "MW" in codes or "MM" in codes:
+            return False  # a number with a letter, digit or `_` right after it (`1abc`)
+        match_kinds = each(kind_of)
+        match_values = each(value_of)
+        match_ends = list(accumulate(map(len, matches), initial=start))
+        before = match_ends[:-1]  # where each match (its blanks) begins
+        del match_ends[0]
+        match_starts = list(map(sub, match_ends, each(length_of)))
+        kinds, values, offsets, ends, lines = self.kinds, self.values, self.offsets, self.ends, self.lines
+        line, line_start = self.line, self.line_start
+        at_line_start = True
+        stack = ""  # the brackets still open
+        first = 0  # the first match after the last event
+        try:
+            for event in _EVENT_CODES_RE.finditer(codes):
+                at = event.start()
+                if first < at:  # tokens first..at-1: names, numbers, operators, brackets
+                    if at_line_start:
+                        at_line_start = False
+                        self.line, self.line_start = line, line_start
+                        self._indent(before[first], match_starts[first])
+                    kinds += match_kinds[first:at]
+                    values += match_values[first:at]
+                    offsets += match_starts[first:at]
+                    ends += match_ends[first:at]
+                    lines += repeat(line, at - first)
+                    brackets = codes[first:at].translate(_ONLY_BRACKETS)
+                    if brackets:
+                        stack = _still_open(stack + brackets)
+                        if stack is None:
+                            raise _Unread
+                code = codes[at]
+                if code == "L":
+                    if not stack and not at_line_start:
+                        if kinds and kinds[-1] != "NEWLINE":
+                            kinds.append("NEWLINE")
+                            values.append(None)
+                            offsets.append(match_starts[at])
+                            ends.append(match_ends[at])
+                            lines.append(line)
+                        at_line_start = True
+                    line += 1
+                    line_start = match_ends[at]
+                elif code == "E":
+                    break
+                first = at + 1
+            if stack:
+                raise _Unread  # never closed
+        except (_Unread, ParseError):
+            del kinds[:], values[:], offsets[:], ends[:], lines[:]
+            del self.indents[1:]
+            self.line = bisect_right(self.starts, start)
+            self.line_start = self.starts[self.line - 1]
+            return False
+        self.line, self.line_start = line, line_start
+        return True
+
+    def _lex_tokens(self) -> None:
+        """Fill the arrays one match at a time (`lex`), without the EOF."""
         # The hot kinds (names, operators, brackets, numbers, newlines) are handled
         # inline with the position in locals; the others sync it through self.
         source, stop, brackets = self.source, self.stop, self.brackets
@@ -329,9 +456,6 @@ class Lexer:
         else:
             raise self.too_many_tokens(before)
         self.line, self.line_start = line, line_start
-        self._charge(stop, len(kinds))
-        self._finish()
-        return self
 
     def too_many_tokens(self, offset: int) -> LimitError:
         return _tokencount.too_many_tokens(self.span_at(offset), MAX_TOKENS)
@@ -428,6 +552,10 @@ class Lexer:
             name = self.source[end:follow]
             hint = f"to multiply, write {text} * {name}" if name.isidentifier() else None
             raise self.error("invalid decimal literal", start, end - start + 1, hint=hint)
+        return self._number_value(text, start, end)
+
+    def _number_value(self, text, start, end):
+        """The value of the number literal `text` at `start:end`, whatever follows it."""
         if ("." in text or "e" in text or "E" in text) and text[1:2] not in _INT_PREFIXES:
             value = float(text)
         else:
@@ -612,6 +740,25 @@ class Lexer:
         if source[pos] != "}":
             raise self.error("f-string: expecting '}'", pos)
         return Field(brace + 1, expr_end, conversion, spec, self.span_at(brace)), pos + 1
+
+
+class _Unread(Exception):
+    """`Lexer._lex_whole` leaves the source to `_lex_tokens` (a bracket closes the wrong one)."""
+
+
+def _still_open(brackets: str) -> str | None:
+    """The brackets of `brackets` still open once the pairs close (a string of openers),
+    or None if one closes the wrong bracket or nothing (or they nest past 64 levels)."""
+    for _ in range(64):
+        closed = brackets.replace("()", "").replace("[]", "").replace("{}", "")
+        if closed == brackets:
+            break
+        brackets = closed
+    else:
+        return None
+    if ")" in brackets or "]" in brackets or "}" in brackets:
+        return None
+    return brackets
 
 
 def tokenize(source: str) -> list[Token]:

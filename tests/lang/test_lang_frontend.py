@@ -62,24 +62,30 @@ def test_rare_kinds_keep_their_errors(source, col, message):
 
 def test_a_source_longer_than_the_budget_is_read_one_match_at_a_time(monkeypatch):
     calls = []
-    findall = lexer_module._PAIR_RE.findall
 
     class Spy:
+        def __init__(self, name, pattern):
+            self.name, self.pattern = name, pattern
+
         def findall(self, *args):
-            calls.append("findall")
-            return findall(*args)
+            calls.append(self.name + ".findall")
+            return self.pattern.findall(*args)
 
         def finditer(self, *args):
-            calls.append("finditer")
-            return lexer_module._PAIR_RE_REAL.finditer(*args)
+            calls.append(self.name + ".finditer")
+            return self.pattern.finditer(*args)
 
-    monkeypatch.setattr(lexer_module, "_PAIR_RE_REAL", lexer_module._PAIR_RE, raising=False)
-    monkeypatch.setattr(lexer_module, "_PAIR_RE", Spy())
+    monkeypatch.setattr(lexer_module, "_PAIR_RE", Spy("pair", lexer_module._PAIR_RE))
+    monkeypatch.setattr(lexer_module, "_WHOLE_RE", Spy("whole", lexer_module._WHOLE_RE))
     assert Lexer("x = 1 + 2\n", budget=100).lex().kinds[:3] == ["NAME", "=", "NUMBER"]
+    assert calls == ["whole.findall"]  # within the budget: all at once, without a step per token
+    assert Lexer("x = 'a'\n", budget=100).lex().kinds[:3] == ["NAME", "=", "STRING"]
+    assert calls[1:] == ["whole.findall", "pair.findall"]  # a string: read a token at a time
+    del calls[:]
     assert Lexer("x = 1 + 2\n", budget=8).lex().kinds[:3] == ["NAME", "=", "NUMBER"]
     with pytest.raises(LimitError, match="more than"):
         Lexer("x = 1 + 2 + 3\n", budget=4).lex()
-    assert calls == ["findall", "finditer", "finditer"]
+    assert calls == ["pair.finditer", "pair.finditer"]
 
 
 def _slots_set(node, seen):
