@@ -54,7 +54,7 @@ class BinOps:
                 value = float(value)
         else:
             value = self._eval[cls](left)
-        right = node.right
+        right = node.right   # the same inline read, kept a copy: a shared helper is the call it saves
         cls = right.__class__
         if cls is n.Name:
             right = self.scope.vars.get(right.id, _MISSING)

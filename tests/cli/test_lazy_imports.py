@@ -25,12 +25,13 @@ LAZY = ("gradcli.nn.public", "gradcli.nn.modules.public", "gradcli.nn.modules.li
 
 
 def run(tmp_path, source: str, args: list[str]) -> tuple[int, str, set]:
-    """(exit code, stdout, the gradcli modules imported) of one command in a new process."""
+    """(exit code, stdout, the modules gradcli's start and the command imported) of one
+    command in a new process."""
     path = tmp_path / "p.py"
     path.write_text(source)
-    code = ("import sys, json\nfrom gradcli.cli.app import run_app\n"
+    code = ("import sys, json\nbefore = set(sys.modules)\nfrom gradcli.cli.app import run_app\n"
             f"code = run_app({[args[0], str(path), *args[1:]]!r})\n"
-            "print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('gradcli'))]))\n")
+            "print(json.dumps([code, sorted(set(sys.modules) - before)]))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     *out, last = proc.stdout.splitlines()
     status, modules = json.loads(last)
@@ -91,13 +92,7 @@ def test_a_program_that_imports_collections_and_warnings_loads_them(tmp_path):
 def test_a_plain_start_imports_none_of_the_standard_modules_it_does_not_need(tmp_path):
     """importlib.resources (with tempfile, shutil, random) and dataclasses cost a plain start
     several million instructions: they load where their data or classes are first needed."""
-    path = tmp_path / "p.py"
-    path.write_text(PLAIN)
-    code = ("import sys, json\nbefore = set(sys.modules)\nfrom gradcli.cli.app import run_app\n"
-            f"code = run_app(['backward', {str(path)!r}])\n"
-            "print(json.dumps([code, sorted(set(sys.modules) - before)]))\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    status, modules = json.loads(proc.stdout.splitlines()[-1])
-    assert status == 0
+    status, out, modules = run(tmp_path, PLAIN, ["backward"])
+    assert status == 0, out
     assert "gradcli.lang.interpreter" in modules   # (the check can fail: the run was made here)
     assert {"importlib.resources", "tempfile", "random", "dataclasses"} & set(modules) == set()
