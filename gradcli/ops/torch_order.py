@@ -46,21 +46,9 @@ import functools
 
 import numpy as np
 
-try:   # einsum's C entry, without the Python wrapper's parsing of `optimize`
-    from numpy._core.multiarray import c_einsum as _einsum
-except ImportError:   # numpy < 2
-    from numpy.core.multiarray import c_einsum as _einsum
-
-LANES = 8           # floats in a vector register: sum is dispatched as AVX2 even on AVX512
-THREADS = 2         # at::get_num_threads() on the recording machine
-GRAIN = 32768       # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
-_ILP = 4            # row_sum's interleaved partial sums
-_LEVELS = 4         # multi_row_sum's cascade depth
-
-
-def _ceil_log2(n: int) -> int:
-    return 1 if n <= 2 else (n - 1).bit_length()
-
+from . import sum_kernels
+from .sum_kernels import GRAIN, LANES, THREADS, _SHORT, _einsum, ceil_log2 as _ceil_log2
+from .sum_kernels import ILP as _ILP, LEVELS as _LEVELS
 
 def _seq(a, axis):
     """The sum along `axis` added in order (what a C loop `acc += x[i]` gives).
@@ -162,67 +150,26 @@ def _inner(x, half):
     return _einsum(buf, [0, 1], [0])
 
 
-def _row(x):
-    """_loop2d on one contiguous float32 row (vectorized_inner_sum, or row_sum's scalar order
-    under LANES elements): the same additions as the general path in as few numpy calls as
-    possible: one einsum per chain of a cascade level."""
-    n = x.size
-    if n < LANES:   # scalar_outer_sum's row_sum: 4 interleaved partial sums, the rest to the first
-        return x[_SHORT[n]].cumsum()[-1]
-    vecs, tail = divmod(n, LANES)
-    k, left = divmod(vecs, _ILP)
-    buf = np.empty(2 * (tail + LANES), np.float32)[::2]   # 0 + the tail + the lanes, strided
-    if tail:
-        buf[:tail] = x[vecs * LANES:]
-    if not k:   # no 4-vector row: the vectors in order
-        _einsum("ab->b", x[:vecs * LANES].reshape(vecs, LANES), out=buf[tail:])
-        return _einsum("a->", buf)
-    quads = x[:k * _ILP * LANES].reshape(k, _ILP * LANES)   # 4 interleaved vector sums
-    full, rem = divmod(k, 16)
-    if full >= 16:   # a second level fills up: the general cascade
-        parts = _cascade(quads[None])[0]
-    elif full:   # the runs' sums in order, then the rows after the runs (acc1 + acc0, one addition)
-        runs = _einsum("abc->ac", quads[:full * 16].reshape(full, 16, _ILP * LANES))
-        parts = _einsum("ab->b", runs) if full > 1 else runs[0]
-        if rem:
-            parts = parts + _einsum("ab->b", quads[full * 16:])
-    else:
-        parts = _einsum("ab->b", quads)
-    parts = parts.reshape(_ILP, LANES)
-    for v in x[k * _ILP * LANES:vecs * LANES].reshape(left, LANES):   # the leftover vectors, to the first
-        np.add(parts[0], v, out=parts[0])
-    _einsum("ab->b", parts, out=buf[tail:])
-    return _einsum("a->", buf)
-
-
-# for rows under LANES elements: row_sum's order of the elements (the first of 4, the rest, then 3)
-_SHORT = [np.array(list(range(n)) if n < _ILP else [0] + list(range(_ILP, n)) + [1, 2, 3], np.intp)
-          for n in range(LANES)]
-
-
-# -- whole rows in the fewest numpy calls ----------------------------------------------------
+# -- a short whole row in the fewest numpy calls ----------------------------------------------
 #
-# vectorized_inner_sum on H contiguous rows of n floats, as chains (`chain(a, b, c)` is
+# vectorized_inner_sum on a contiguous row of n floats, as chains (`chain(a, b, c)` is
 # ((0 + a) + b) + c in float32): with k rows of 4 vectors, `left` more vectors and m tail
 # floats, each of the 32 columns of the k rows is cascaded into P (multi_row_sum), then lane j
 # is v_j = chain(P0_j, L1_j.. L<left>_j, P1_j, P2_j, P3_j) and the row's sum is
-# chain(tail, v_0 .. v_7). Adding a 0 anywhere in a chain changes nothing (but a zero's sign,
-# which `out = 0 + sum` settles), so the cascade's partial runs are zero-padded to full ones,
-# and the last two stages are one einsum: its one-operand loop over a strided inner axis adds
-# each row in order from 0 and then adds the row's sum into the output, a chain of chains when
-# the iteration order is forced ('C': the rows, then the items of each row).
+# chain(tail, v_0 .. v_7). Under SHORT_ROW floats the row is copied into a zero-padded buffer
+# (its runs stay apart there), one two-operand einsum makes P, and a gather and one einsum
+# (a chain of chains, sum_kernels' third fact) the rest. Longer rows: sum_kernels.row_sum.
 
 
 class _Plan:
-    """What _row1 does for a row of n floats, made once: where the row is copied (rows under
-    COPY_BELOW floats: the cascade then reads fixed views of the copy), the einsum that makes
-    the quads' 32 partial sums P, and the gather of the last stages' items (`idx` into `buf`:
-    the row's last n - 32k floats, P, a 0). The buffers are reused: a sum reads them back
-    before it returns (gradcli computes on one thread)."""
-    __slots__ = ("k", "mode", "buf", "dst", "rest", "quads", "mask", "p", "idx")
+    """What _row1 does for a row of n floats, made once: the buffer the row is copied into,
+    the einsum that makes the quads' 32 partial sums P, and the gather of the last stages'
+    items (`idx` into `buf`: the row's last n - 32k floats, P, a 0). The buffers are reused:
+    a sum reads them back before it returns (gradcli computes on one thread)."""
+    __slots__ = ("k", "mode", "buf", "dst", "quads", "mask", "p", "idx")
 
 
-COPY_BELOW = 8192   # a shorter row is copied whole into its plan's buffer (one assignment)
+SHORT_ROW = 5120   # _row1 below it, sum_kernels.row_sum from it (measured: they cross there)
 
 
 @functools.lru_cache(maxsize=64)
@@ -230,21 +177,18 @@ def _plan_row(n):
     plan = _Plan()
     vecs, m = divmod(n, LANES)
     k, left = divmod(vecs, _ILP)
-    rest = n - 32 * k
     step = 1 << max(4, _ceil_log2(k) // _LEVELS) if k else 0
-    copy = n < COPY_BELOW
     runs = -(-k // step) if k > step else 0
-    body = max(n, runs * step * 32) if copy else rest   # the copied row (its last runs zero-padded)
+    body = max(n, runs * step * 32)   # the copied row (its last runs zero-padded)
     plan.buf = np.zeros(body + 32 + 1, np.float32)
     zero = body + 32
     plan.k, plan.p = k, plan.buf[body:zero]
-    plan.dst = plan.buf[:n] if copy else None
-    plan.rest = plan.buf[:rest] if not copy else None
-    at = 32 * k if copy else 0   # where the row's last n - 32k floats are in buf
-    plan.mode, plan.quads, plan.mask = (0 if not k else 3), None, None
-    if copy and k and k <= step:
-        plan.mode, plan.quads = 1, plan.buf[:32 * k].reshape(k, 32)
-    elif copy and k:   # one level of runs; the rows after k (the row's last floats, zeros) masked out
+    plan.dst = plan.buf[:n]
+    at = 32 * k   # where the row's last n - 32k floats are in buf
+    plan.mode, plan.quads, plan.mask = (0 if not k else 1), None, None
+    if k and k <= step:
+        plan.quads = plan.buf[:32 * k].reshape(k, 32)
+    elif k:   # one level of runs; the rows after k (the row's last floats, zeros) masked out
         plan.mode = 2
         plan.quads = plan.buf[:runs * step * 32].reshape(runs, step, 32).transpose(2, 0, 1)
         mask = np.zeros((runs, step + 1, 2), np.float32)[:, :step, 0]   # strided: runs stay apart
@@ -255,7 +199,7 @@ def _plan_row(n):
     if not vecs:   # row_sum of scalars: the first of 4 partial sums, the rest, then the other 3
         rows = [[at + i for i in _SHORT[n]], []]
     else:
-        rows = [[at + rest - m + i for i in range(m)]]
+        rows = [[at + n - 32 * k - m + i for i in range(m)]]
         for j in range(LANES):
             lane = [at + 8 * i + j for i in range(left)]
             if k:
@@ -268,127 +212,33 @@ def _plan_row(n):
 
 
 def _row1(x):
-    """A contiguous float32 row (1-d) -> its sum (a numpy float32) in vectorized_inner_sum's order."""
+    """A contiguous float32 row (1-d, under SHORT_ROW floats) -> its sum (a numpy float32) in
+    vectorized_inner_sum's order."""
     plan = _plan_row(x.size)
     mode = plan.mode
-    if plan.dst is not None:
-        plan.dst[...] = x
-    else:
-        plan.rest[...] = x[32 * plan.k:]
+    plan.dst[...] = x
     if mode == 1:
         _einsum("kc->c", plan.quads, out=plan.p)
     elif mode == 2:   # order C: columns, runs, the run's rows innermost (strided): a chain of chains
         _einsum("cgp,gp->c", plan.quads, plan.mask, order="C", out=plan.p)
-    elif mode == 3:
-        _cascade_cols(x[:32 * plan.k].reshape(plan.k, 32), plan.p)
     res = _einsum("ia->", plan.buf.take(plan.idx), order="C")
-    if mode == 2 and res != res:   # a masked-out inf or nan (0 * inf): the general loop instead
-        return np.float32(_row(x) + np.float32(0))
+    if mode == 2 and res != res:   # a masked-out inf or nan (0 * inf): the other kernel instead
+        return np.float32(sum_kernels.row_sum(x) + np.float32(0))
     return res
-
-
-def _cascade_cols(q, out=None):
-    """multi_row_sum of every column of q (k, C) into out (C,): runs of `step` rows, runs of
-    those, and the rest added in order, the partial runs zero-padded; einsum calls of 3 dims at
-    most (more take numpy's slower general loop). cols >= 2: a single contiguous column would
-    be einsum's inner loop, which it adds in 4 vector accumulators."""
-    k, cols = q.shape
-    step = 1 << max(4, _ceil_log2(k) // _LEVELS)
-    full, r = divmod(k, step)
-    count = full + (r > 0)
-    if not full:
-        return _einsum("pc->c", q) if out is None else _einsum("pc->c", q, out=out)
-    level = np.zeros((-(-count // step) * step, cols), np.float32)
-    _einsum("gpc->gc", q[:full * step].reshape(full, step, cols), out=level[:full])
-    if r:
-        _einsum("pc->c", q[full * step:], out=level[full])
-    for _ in range(_LEVELS - 2):   # levels 1 and 2: runs of runs; level 3 adds them all
-        if count <= step:
-            break
-        g = level.shape[0] // step
-        nxt = np.zeros((-(-g // step) * step, cols), np.float32)
-        _einsum("gpc->gc", level.reshape(g, step, cols), out=nxt[:g])
-        level, count = nxt, g
-    return _einsum("gc->c", level[:count]) if out is None else _einsum("gc->c", level[:count], out=out)
-
-
-@functools.lru_cache(maxsize=32)
-def _plan_rows(H, n):
-    """_rows' gather for H rows of n floats: `buf` holds the rows' P (H, 32), their last
-    n - 32k floats, a 0; `idx` (H, items, 9) picks each row's tail and lanes out of it."""
-    vecs, m = divmod(n, LANES)
-    k, left = divmod(vecs, _ILP)
-    rest = n - 32 * k
-    buf = np.zeros(H * 32 * (k > 0) + H * rest + 1, np.float32)
-    zero = buf.size - 1
-    rows = []
-    for h in range(H):
-        p, r = h * 32, H * 32 * (k > 0) + h * rest
-        if not vecs:
-            rows.append([[r + i for i in _SHORT[n]], []])
-            continue
-        mine = [[r + rest - m + i for i in range(m)]]
-        for j in range(LANES):
-            lane = [r + 8 * i + j for i in range(left)]
-            mine.append([p + j] + lane + [p + 8 * q + j for q in range(1, _ILP)] if k else lane)
-        rows.append(mine)
-    width = max(2, max(len(items) for mine in rows for items in mine))
-    idx = np.array([[items + [zero] * (width - len(items)) for items in mine] for mine in rows], np.intp)
-    return (k, buf, buf[:H * 32 * (k > 0)].reshape(H, -1), buf[H * 32 * (k > 0):zero].reshape(H, rest),
-            np.ascontiguousarray(idx.transpose(0, 2, 1)))
-
-
-def _rows(x2):
-    """H contiguous float32 rows (H, n) -> their sums (H,), each in vectorized_inner_sum's order
-    (a sum over a contiguous last dim): the quads' cascade for all rows at once, then one gather
-    and one chain-of-chains einsum (einsum calls of 3 dims at most)."""
-    H, n = x2.shape
-    k, buf, buf_p, buf_r, idx = _plan_rows(H, n)
-    if k:
-        q = x2[:, :32 * k].reshape(H, k, 32)
-        step = 1 << max(4, _ceil_log2(k) // _LEVELS)
-        level, count = q, k
-        for _ in range(_LEVELS - 1):   # runs of rows, of runs, of those; then the rest in order
-            if count <= step:
-                break
-            full, r = divmod(count, step)
-            nxt = np.empty((H, full + (r > 0), 32), np.float32)
-            for g in range(full):
-                _einsum("hpc->hc", level[:, g * step:(g + 1) * step], out=nxt[:, g])
-            if r:
-                _einsum("hpc->hc", level[:, full * step:count], out=nxt[:, full])
-            level, count = nxt, full + (r > 0)
-        _einsum("hgc->hc", level, out=buf_p)
-    buf_r[...] = x2[:, 32 * k:]
-    return _einsum("hia->h", buf.take(idx), order="C")
 
 
 def _outer_vectorized(x):
     """vectorized_outer_sum: x (batch, size0, size1), columns contiguous -> (batch, size1)."""
+    if x.shape[0] == 1 and x.dtype == np.float32 and x.strides[2] == 4:   # every column at once
+        return sum_kernels.cols_sum(x[0])[None]
     size1 = x.shape[2]
     wide = size1 // (4 * LANES) * (4 * LANES)
     out = []
-    if wide and x.shape[0] == 1 and x.dtype == np.float32 and x.strides[2] == 4:   # every column's
-        out.append(_cascade_cols(x[0, :, :wide])[None])                          # cascade at once
-    elif wide:
+    if wide:
         out.append(_cascade(x[:, :, :wide]))
     if wide < size1:   # LANES at a time, then one at a time: the same order per column
-        out.append(_row_sum_cols(x[0, :, wide:])[None] if x.shape[0] == 1 and x.dtype == np.float32
-                   else _row_sum(x[:, :, wide:]))
+        out.append(_row_sum(x[:, :, wide:]))
     return np.concatenate(out, 1) if len(out) > 1 else out[0]
-
-
-def _row_sum_cols(x2):
-    """row_sum down every column of x2 (size, cols) at once: rows dealt to 4 interleaved
-    cascades, the leftover rows added to the first, then the other three added to it."""
-    size, cols = x2.shape
-    k = size // _ILP
-    if not k:
-        return _seq(x2, 0)
-    parts = _cascade_cols(x2[:k * _ILP].reshape(k, _ILP * cols)).reshape(_ILP, cols)   # 4 * cols >= 4 columns
-    if size > k * _ILP:
-        parts = np.concatenate([parts[:1], x2[k * _ILP:], parts[1:]])
-    return _seq(parts, 0)   # in order (a single column too)
 
 
 def _outer_scalar(x):
@@ -416,7 +266,7 @@ def _loop2d(x, st0, st1, half):
         return _outer_vectorized(cols)
     if st0 < st1:
         if b == 1 and size1 > 1:   # every row's 4 interleaved cascades at once
-            return _row_sum_cols(x[0].T)[None]
+            return sum_kernels.row_sums(x[0].T)[None]
         return _row_sum(x.reshape(b * size1, size0, 1)).reshape(b, size1)
     return _outer_scalar(cols)
 
@@ -522,44 +372,18 @@ def _whole(row):
     slot, the slots added in order."""
     n = row.size
     if n < GRAIN:
-        return _row1(row)
+        return _row1(row) if n < SHORT_ROW else sum_kernels.row_sum(row)
     chunk = -(-n // min(THREADS, -(-n // GRAIN)))
     if n % chunk == 0:   # equal ranges: their short stages batched
-        return np.add.reduce(_rows_long(row.reshape(-1, chunk)), initial=0)   # in order under 8
+        return np.add.reduce(sum_kernels.rows_long(row.reshape(-1, chunk)), initial=0)   # in order under 8
     total = _ZERO32
     for b in range(0, n, chunk):
-        total = total + _row1(row[b:b + chunk])
+        total = total + sum_kernels.row_sum(row[b:b + chunk])
     return total
 
 
-def _rows_long(x2):
-    """A few long contiguous rows (H, n) -> their sums in vectorized_inner_sum's order: each
-    row's runs of rows (the bulk) by its own 3-dim einsum, the rest of the cascade, the lanes
-    and the tails of all rows together."""
-    H, n = x2.shape
-    k, buf, buf_p, buf_r, idx = _plan_rows(H, n)
-    step = 1 << max(4, _ceil_log2(k) // _LEVELS)
-    full, r = divmod(k, step)
-    count = full + (r > 0)
-    level = np.zeros((H, -(-count // step) * step, 32), np.float32)
-    for h in range(H):
-        q = x2[h, :32 * k].reshape(k, 32)
-        _einsum("gpc->gc", q[:full * step].reshape(full, step, 32), out=level[h, :full])
-        if r:
-            _einsum("pc->c", q[full * step:], out=level[h, full])
-    for _ in range(_LEVELS - 2):   # levels 1 and 2: runs of runs; level 3 adds them all
-        if count <= step:
-            break
-        g = level.shape[1] // step
-        nxt = np.zeros((H, -(-g // step) * step, 32), np.float32)
-        _einsum("hgpc->hgc", level.reshape(H, g, step, 32), out=nxt[:, :g])
-        level, count = nxt, g
-    _einsum("hgc->hc", level[:, :count], out=buf_p)
-    buf_r[...] = x2[:, 32 * k:]
-    return _einsum("hia->h", buf.take(idx), order="C")
-
-
 _ZERO32 = np.float32(0)
+ROWS_BELOW = 8192   # rows_sum's rows (one level of runs); longer rows take the general path
 
 
 def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
@@ -598,12 +422,12 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         if not half and len(dims) == 1 and dims[0][2] and dims[0][1] == 1:   # one contiguous row
             res = _whole(y)
         elif not half and len(dims) == 2 and dims[0][2] and dims[0][1] == 1 and not dims[1][2] and \
-                dims[0][0] < COPY_BELOW:   # rows contiguous along the sum: each whole on one thread
-            res = _rows(y.reshape(dims[1][0], dims[0][0]))
+                dims[0][0] < ROWS_BELOW:   # rows contiguous along the sum: each whole on one thread
+            res = sum_kernels.rows_sum(y.reshape(dims[1][0], dims[0][0]))
         elif not half and len(dims) == 2 and dims[0][2] and not dims[1][2] and x.size < GRAIN:
             (size0, st0, _, _), (size1, st1, _, _) = dims
             if st1 == 1 and size1 % (_ILP * LANES) == 0:   # vectorized_outer_sum, 4 vectors at a time
-                res = _cascade_cols(y.reshape(size1, size0).T)
+                res = sum_kernels.cols_sum(y.reshape(size1, size0).T)
             else:
                 res = _loop2d(y.reshape(1, size1, size0), st0, st1, False)[0]
         elif x.size >= GRAIN and THREADS > 1:
@@ -631,12 +455,10 @@ def _contiguous_dim(x, axis):
         return None
     if not x.flags.c_contiguous:   # a transposed 2-d tensor: the other dim of its transpose
         return _contiguous_dim(x.T, 1 - axis)
-    if axis == x.ndim - 1 and n < COPY_BELOW and x.size > n:
-        return _rows(x.reshape(-1, n)).reshape(shape[:-1])
+    if axis == x.ndim - 1 and n < ROWS_BELOW and x.size > n:
+        return sum_kernels.rows_sum(x.reshape(-1, n)).reshape(shape[:-1])
     if axis == 0 and x.ndim == 2 and shape[1] >= LANES:
-        if shape[1] % (_ILP * LANES) == 0:
-            return _cascade_cols(x)
-        return _outer_vectorized(x[None])[0] + _ZERO32   # the last columns' chains may end in -0
+        return sum_kernels.cols_sum(x)
     return None
 
 

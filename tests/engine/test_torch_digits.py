@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 import gradcli as g
 from gradcli import dtypes
 from gradcli.cli.app import app
-from gradcli.ops import torch_order, torch_ranges
+from gradcli.ops import sum_kernels, torch_order, torch_ranges
 
 HERE = Path(__file__).parent / "torch_digits"
 sys.path.insert(0, str(HERE))
@@ -85,74 +85,143 @@ def test_sequential_sums_add_in_order():
     assert np.array_equal(torch_order._seq(a.T[:, 3:297], 1), np.cumsum(a.T[:, 3:297], axis=1)[:, -1])
 
 
+def _general_row(x):
+    """The general 2-d loop on one contiguous row."""
+    return np.float32(torch_order._loop2d(np.ascontiguousarray(x).reshape(1, 1, -1), 1, 0, False)[0, 0])
+
+
+def _same(ours, want):
+    """Bit-identical float32 values (any nan matching any nan), after PyTorch's `0 + sum`."""
+    ours = np.asarray(ours, np.float32) + np.float32(0)
+    want = np.asarray(want, np.float32) + np.float32(0)
+    nan = np.isnan(ours)
+    return np.array_equal(nan, np.isnan(want)) and ours[~nan].tobytes() == want[~nan].tobytes()
+
+
+def _values(rng, shape):
+    """float32 values over 9 decades: the order of the additions shows in the last bits."""
+    return (rng.standard_normal(shape) * 10.0 ** rng.integers(-4, 5, shape)).astype(np.float32)
+
+
 def test_the_whole_row_sum_is_the_general_loops():
-    """_row1 (a whole contiguous float32 row: one copy, one einsum for the quads' cascade, one
-    gather and one chain-of-chains einsum for the last stages) adds as the general 2-d loop
-    does, for every size up to 1,100, across the cascade's levels and the thread split, with an
-    inf or a nan among the values (a masked-out inf takes the general loop)."""
+    """torch_order.sum of a whole contiguous float32 row (_row1 under SHORT_ROW floats, then
+    sum_kernels.row_sum, two threads' ranges from GRAIN) adds as the general 2-d loop does, for
+    every size up to 1,100, across the cascade's levels and the thread split, with an inf or a
+    nan among the values (a masked-out inf takes the other kernel)."""
     rng = np.random.default_rng(6)
-    sizes = list(range(1, 1100)) + [2047, 4097, 8191, 8192, 8200, 20000, 32767, 32768, 32769, 40001, 70000]
+    sizes = list(range(1, 1100)) + [2047, 4097, 5119, 5120, 8191, 8192, 8200, 20000, 32767, 32768,
+                                     32769, 40001, 70000]
     for n in sizes:
         for odd in (None, np.inf, -np.inf, np.nan):
             if odd is not None and (n < 500 and n % 7 or n > 9000):
                 continue
-            x = (rng.standard_normal(n) * 10.0 ** rng.integers(-4, 5, n)).astype(np.float32)
+            x = _values(rng, n)
             if odd is not None:
                 x[rng.integers(0, n)] = odd
             # one 2-d loop per thread's range (two from 32,769 elements), added into 0 in order
             chunk = -(-n // min(2, -(-n // torch_order.GRAIN)))
             general = np.float32(0)
             for b in range(0, n, chunk):
-                general = np.float32(general + torch_order._loop2d(x[b:b + chunk].reshape(1, 1, -1), 1, 0, False)[0, 0])
+                general = np.float32(general + _general_row(x[b:b + chunk]))
             ours = torch_order.sum(x)
             assert type(ours) is np.float32, n
-            assert ours.tobytes() == general.tobytes() or (np.isnan(ours) and np.isnan(general)), (n, odd)
+            assert _same(ours, general), (n, odd)
+
+
+def test_the_row_kernel_is_the_general_loop():
+    """sum_kernels.row_sum (one row: the runs by one einsum, the cascade's last levels by a chain
+    of chains or by zero-padded groups, the lanes and the tail by one einsum) adds as the
+    general loop does: every size from 32 to 1,100 (every tail and left-vector count), the
+    sizes where the cascade takes a second and a third level, an inf or a nan among them."""
+    rng = np.random.default_rng(11)
+    levels = [8191, 8192, 8703, 8704, 8705, 9999, 10000, 16383, 16384, 16385, 16900, 20000,
+              131111, 140000, 500000, 1048576 + 33]
+    for n in list(range(32, 1100)) + levels:
+        for odd in (None, np.inf, np.nan):
+            if odd is not None and n % 13 and n not in levels:
+                continue
+            x = _values(rng, n)
+            if odd is not None:
+                x[rng.integers(0, n)] = odd
+            assert _same(sum_kernels.row_sum(x), _general_row(x)), (n, odd)
 
 
 def test_rows_summed_together_are_each_rows_general_loop():
-    """_rows (a sum over a contiguous last dim: every row's quads cascaded at once, one gather,
-    one chain-of-chains einsum) adds each row as the general 2-d loop does."""
+    """sum_kernels.rows_sum (a sum over a contiguous last dim: every row's runs at once, one
+    chain of chains for the lanes and the tails) adds each row as the general loop does, rows
+    a view apart too; rows_long (a few long rows: a whole sum's thread ranges) alike."""
     rng = np.random.default_rng(8)
-    for n in list(range(1, 300, 7)) + [511, 512, 543, 544, 1000, 4097, 8191]:
+    for n in list(range(1, 300, 7)) + list(range(1, 40)) + [511, 512, 543, 544, 1000, 4097, 8191]:
         for rows in (1, 3, 40):
-            x = (rng.standard_normal((rows, n)) * 10.0 ** rng.integers(-4, 5, (rows, n))).astype(np.float32)
-            general = np.array([torch_order._loop2d(r.reshape(1, 1, -1), 1, 0, False)[0, 0] for r in x], np.float32)
-            assert torch_order._rows(x).tobytes() == (general + np.float32(0)).tobytes(), (n, rows)
-            assert torch_order.sum(x, (1,)).tobytes() == (general + np.float32(0)).tobytes(), (n, rows)
+            x = _values(rng, (rows, n))
+            general = [_general_row(r) for r in x]
+            assert _same(sum_kernels.rows_sum(x), general), (n, rows)
+            assert _same(torch_order.sum(x, (1,)), general), (n, rows)
+            wide = _values(rng, (rows, n + 5))[:, 2:n + 2]   # rows n + 5 floats apart
+            assert _same(sum_kernels.rows_sum(wide), [_general_row(r) for r in wide]), (n, rows)
+    for n in [32, 41, 1000, 8192, 8200, 16385, 50000, 50001, 131111]:
+        for rows in (1, 2, 3):
+            x = _values(rng, (rows, n))
+            assert _same(sum_kernels.rows_long(x), [_general_row(r) for r in x]), (n, rows)
 
 
 def test_column_sums_are_the_general_loops():
-    """A sum over dim 0 with contiguous columns (vectorized_outer_sum: 4-vector columns by
-    _cascade_cols, the rest by _row_sum_cols) adds each column as the general 2-d loop does."""
+    """A sum over dim 0 with contiguous columns (vectorized_outer_sum: the 32-column blocks'
+    cascade, the rest by row_sum's 4 interleaved cascades read as a chain of chains) adds each
+    column as the general 2-d loop does, columns of a view (rows a stride apart) too."""
     rng = np.random.default_rng(9)
-    for rows in (1, 3, 4, 5, 16, 17, 100, 300, 700):
-        for cols in (8, 9, 31, 32, 33, 65, 96, 300):
-            x = (rng.standard_normal((rows, cols)) * 10.0 ** rng.integers(-4, 5, (rows, cols))).astype(np.float32)
+    for rows in (1, 2, 3, 4, 5, 7, 16, 17, 31, 64, 65, 100, 255, 257, 300, 700, 4100, 5000):
+        for cols in (8, 9, 31, 32, 33, 40, 65, 96, 300):
+            if rows > 700 and cols not in (33, 300):
+                continue
+            x = _values(rng, (rows, cols))
             # a batch of two takes the general cascade (one row of the batch: the fast one)
-            general = torch_order._loop2d(np.stack([x.T, x.T]), cols, 1, False)[0] + np.float32(0)
-            assert torch_order.sum(x, (0,)).tobytes() == general.astype(np.float32).tobytes(), (rows, cols)
+            general = torch_order._loop2d(np.stack([x.T, x.T]), cols, 1, False)[0]
+            assert _same(torch_order.sum(x, (0,)), general), (rows, cols)
+            view = _values(rng, (rows, cols + 3))[:, 1:cols + 1]
+            general = torch_order._loop2d(np.stack([view.T, view.T]), cols + 3, 1, False)[0]
+            assert _same(sum_kernels.cols_sum(view), general), (rows, cols)
 
 
 def test_strided_row_sums_are_the_general_loops():
     """row_sum along a strided reduced dim (scalar loads, 4 interleaved cascades), every row of a
-    loop call at once by _row_sum_cols, adds each row as the general cascade does."""
+    loop call at once by sum_kernels.row_sums, adds each row as the general cascade does."""
     rng = np.random.default_rng(10)
     for rows in (2, 5, 40):
         for size in (1, 3, 4, 7, 64, 333, 1000):
-            x = (rng.standard_normal((rows, size * 3)) * 10.0 ** rng.integers(-4, 5, (rows, size * 3))).astype(np.float32)
+            x = _values(rng, (rows, size * 3))
             y = x[:, ::3][None]   # (1, rows, size): reduced along the last axis, 3 floats apart
             general = torch_order._loop2d(np.concatenate([y, y]), 3, size * 3, False)[0]   # a batch of two
             assert torch_order._loop2d(y, 3, size * 3, False)[0].tobytes() == general.tobytes(), (rows, size)
 
 
-def test_the_fast_row_sum_is_the_general_loops():
-    """_row (a whole contiguous row in a few einsum calls) adds as the general 2-d loop does,
-    for every size up to 700 and across the cascade's levels."""
-    rng = np.random.default_rng(4)
-    for n in list(range(1, 700)) + [4097, 8191, 8192, 8200, 20000, 32767]:
-        x = (rng.standard_normal(n) * 1e4).astype(np.float32)
-        general = torch_order._loop2d(x.reshape(1, 1, -1), 1, 0, False)[0, 0]
-        assert torch_order._row(x).tobytes() == np.float32(general).tobytes(), n
+def test_the_einsum_facts_the_kernels_rest_on():
+    """sum_kernels' three facts about numpy's einsum, each against a Python loop, so that a
+    numpy that iterates otherwise fails here by name: in order along a summed outer axis; a
+    chain of chains over groups laid out backwards; a 2-d sum to a scalar down axis 0 first
+    (and its 3-d form per row)."""
+    rng = np.random.default_rng(12)
+
+    def chain(values):
+        acc = np.float32(0)
+        for v in values:
+            acc = np.float32(acc + v)
+        return acc
+
+    a = _values(rng, (37, 40))
+    assert _same(sum_kernels._einsum("pc->c", a), [chain(a[:, c]) for c in range(40)])
+    groups = np.zeros((3, 16, 32), np.float32)
+    groups[...] = _values(rng, groups.shape)
+    cc = groups[::-1].transpose(0, 2, 1)   # (group, lane, item), the groups backwards in memory
+    out = np.zeros(32, np.float32)
+    sum_kernels._einsum("Gcg->c", cc, order="C", out=out)
+    assert _same(out, [chain([chain(cc[g, c]) for g in range(3)]) for c in range(32)])
+    lanes = _values(rng, (5, 8))
+    want = chain([chain(lanes[:, j]) for j in range(8)])
+    assert _same(sum_kernels._einsum("qj->", lanes, order="C"), want)
+    b = _values(rng, (3, 5, 9))
+    want = [chain([chain(b[h, :, a]) for a in range(9)]) for h in range(3)]
+    assert _same(sum_kernels._einsum("hia->h", b, order="C"), want)
 
 
 # -- ranges --------------------------------------------------------------------------------

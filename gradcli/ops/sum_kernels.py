@@ -1,0 +1,396 @@
+"""The common float32 sums in PyTorch's order in as few numpy calls as can be.
+
+torch_order.py holds the order itself (the general loops, one numpy call per chain) and the
+dispatch; this module holds the fast ways for the layouts most sums have, each checked against
+the general loops in tests/engine/test_torch_digits.py:
+
+* `row_sum`: one contiguous row (a whole-tensor sum), vectorized_inner_sum;
+* `rows_sum`: a contiguous last dim, every row at once;
+* `cols_sum`: dim 0 of a 2-d tensor with contiguous columns, vectorized_outer_sum.
+
+A sum of under ~10^4 floats costs what its numpy calls cost (about a microsecond each, the
+data's share is small), so each layout has a plan, made once per shape, that holds its
+buffers and views, and the calls are as few as the order allows. Three facts about numpy
+carry the fast ways (the tests hold them to the general loops):
+
+* einsum's one-operand loop adds in order along a summed axis that is not a contiguous inner
+  loop (`out[j] += in[i, j]`, row after row); this is the workhorse, a chain per lane.
+* A chain of chains: over a 3-d view (G, lanes, items) whose items are strided, einsum
+  (order 'C') adds each group's items from 0 and then adds that into the lane's output, group
+  after group, provided numpy cannot merge the group and item axes (their strides are not
+  one run): the groups here are laid out backwards (a negative stride).
+* Over a 2-d array summed to a scalar, einsum's loop runs down axis 0 for each index of axis
+  1: `qj->` on lanes (4, 8) is the sum of lane 0's 4 items, then lane 1's, ...
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+try:   # einsum's C entry, without the Python wrapper's parsing of `optimize`
+    from numpy._core.multiarray import c_einsum as _einsum
+except ImportError:   # numpy < 2
+    from numpy.core.multiarray import c_einsum as _einsum
+
+LANES = 8           # floats in a vector register: sum is dispatched as AVX2 even on AVX512
+THREADS = 2         # at::get_num_threads() on the recording machine
+GRAIN = 32768       # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
+ILP = 4             # row_sum's interleaved partial sums
+LEVELS = 4          # multi_row_sum's cascade depth
+QUAD = ILP * LANES  # the floats of one row of multi_row_sum in vectorized_inner_sum
+_F32 = np.float32
+
+
+def ceil_log2(n: int) -> int:
+    return 1 if n <= 2 else (n - 1).bit_length()
+
+
+def step(k: int) -> int:
+    """multi_row_sum's run length for k rows."""
+    return 1 << max(4, ceil_log2(k) // LEVELS)
+
+
+# -- the cascade of many lanes at once --------------------------------------------------------
+#
+# multi_row_sum over k rows: runs of s rows added in order (level 0), s of those (level 1), s
+# of those (level 2), and all of those (level 3); at the end the unfinished run of each level
+# is added in, the lowest first: ((acc0 + acc1) + acc2) + acc3. Pushing each unfinished run
+# up as the last item of the level above gives the same additions (a + b == b + a exactly, and
+# a chain from 0 never ends in -0), so the cascade is: runs of s, zero-padded groups of s
+# above them, and one chain at the top.
+
+
+class _Cascade:
+    """A plan for multi_row_sum of k rows of `lanes`: the level buffers, zero-padded, and
+    every einsum's operands but the rows' own views, made once."""
+    __slots__ = ("full", "cut", "runs_shape", "sub", "sub1", "runs_out", "tail_out", "groups", "top")
+
+    def __init__(self, k, lanes, extra=0, keep_top=False):
+        """`extra`: rows after the top's items, for the caller to fill (the left vectors);
+        `keep_top`: a top buffer even for one run (the caller chains it itself)."""
+        s = step(k)
+        full, r0 = divmod(k, s)
+        self.full, self.cut, self.runs_shape = full, full * s, (full, s) + lanes
+        labels = "jc"[2 - len(lanes):]
+        self.sub = f"gp{labels}->g{labels}"      # a run's sum, or a group's
+        self.sub1 = f"p{labels}->{labels}"       # the unfinished run; the top chain
+        count = full + (r0 > 0)
+        levels = []   # the items of levels 0 and 1 when they are grouped (zero-padded groups)
+        while count > s and len(levels) < LEVELS - 2:
+            groups = -(-count // s)
+            levels.append(np.zeros((groups * s,) + lanes, _F32))
+            count = groups
+        # the top: a chain of its items (level 3 is never grouped); one item is the result
+        self.top = np.zeros((count + extra,) + lanes, _F32) \
+            if count + extra > 1 or levels or keep_top else None
+        first = levels[0] if levels else self.top
+        self.runs_out = first[:full] if first is not None else None
+        self.tail_out = first[full] if first is not None and r0 else None
+        self.groups = [(buf.reshape((buf.shape[0] // s, s) + lanes),
+                        (levels + [self.top])[i + 1][:buf.shape[0] // s]) for i, buf in enumerate(levels)]
+
+    def fill(self, q):
+        """q: (k, *lanes) rows (a view) -> the top's items, the levels below done."""
+        if self.full:
+            _einsum(self.sub, q[:self.cut].reshape(self.runs_shape), out=self.runs_out)
+        if self.tail_out is not None:
+            _einsum(self.sub1, q[self.cut:], out=self.tail_out)
+        for src, dst in self.groups:
+            _einsum(self.sub, src, out=dst)
+
+    def fill_rows(self, q, rows):
+        """fill for q's lanes (rows, 32): each row's runs take an einsum of their own (one
+        with the rows inside costs more)."""
+        for h in range(rows):
+            qh = q[:, h]
+            if self.full:
+                _einsum("gpc->gc", qh[:self.cut].reshape(self.runs_shape[:2] + (QUAD,)),
+                        out=self.runs_out[:, h])
+            if self.tail_out is not None:
+                _einsum("pc->c", qh[self.cut:], out=self.tail_out[h])
+        for src, dst in self.groups:
+            _einsum(self.sub, src, out=dst)
+
+    def run(self, q, out):
+        """The cascade of q: (k, *lanes) rows (a view) into out (lanes)."""
+        if self.top is None:   # one run or a part of one: its chain is the result
+            return _einsum(self.sub1, q, out=out)
+        self.fill(q)
+        return _einsum(self.sub1, self.top, out=out)
+
+
+@functools.lru_cache(maxsize=64)
+def _cols_plan(k, cols, narrow):
+    """cols_sum's plan: the 32-column blocks' cascade over k rows; for the last `narrow`
+    columns, a buffer their quads of rows are copied into with the 4 rows of each quad in
+    reverse order (then one row of 4 * narrow floats), the 4 interleaved cascades over k // 4
+    such rows, the leftover rows after the first one's items, and `cc`, which reads the 4
+    partial sums as groups in order (backwards in memory: numpy cannot merge them with the
+    items)."""
+    wide = cols - narrow
+    wide_plan = _Cascade(k, (wide,)) if wide and k > 1 else None
+    quads, leftover = divmod(k, ILP)
+    narrow_plan = cc = copy = None
+    if narrow and quads:
+        narrow_plan = _Cascade(quads, (ILP * narrow,), extra=leftover, keep_top=True)
+        copy = np.zeros((quads, ILP, narrow), _F32)
+        top = narrow_plan.top.reshape(-1, ILP, narrow)   # (items, 4 lanes reversed, narrow)
+        cc = top[:, ::-1].transpose(1, 2, 0)   # (partial sum, column, item)
+    return wide_plan, narrow_plan, cc, copy, quads, leftover
+
+
+def cols_sum(x2, narrow=None):
+    """vectorized_outer_sum over dim 0 of x2 (rows, cols), columns contiguous (cols >= 8):
+    blocks of 32 columns cascaded down the rows, every block at once; the columns after the
+    last block (8 at a time or one at a time, in the same order) by row_sum: the rows dealt
+    to 4 interleaved cascades, the leftover rows added to the first, then the other 3.
+    `narrow`: how many of the last columns take row_sum's order (all of them: row_sums)."""
+    k, cols = x2.shape
+    if narrow is None:
+        narrow = cols % QUAD
+    wide_plan, narrow_plan, cc, copy, quads, leftover = _cols_plan(k, cols, narrow)
+    out = np.empty(cols, _F32)
+    wide = cols - narrow
+    if wide:
+        if wide_plan is None:   # one row: 0 + it (never -0)
+            np.add(x2[0, :wide], _F32(0), out=out[:wide])
+        else:
+            wide_plan.run(x2[:, :wide], out[:wide])
+    if narrow:
+        rest = x2[:, wide:]
+        if narrow_plan is None:   # row_sum of under 4 rows: the first, the rest added in order
+            _einsum("pc->c", rest, out=out[wide:])
+        else:
+            copy[...] = rest[:quads * ILP].reshape(quads, ILP, narrow)[:, ::-1]
+            narrow_plan.fill(copy.reshape(quads, ILP * narrow))
+            if leftover:
+                narrow_plan.top[-leftover:, -narrow:] = rest[quads * ILP:]
+            _einsum("Gcg->c", cc, order="C", out=out[wide:])
+    return out
+
+
+def row_sums(x2):
+    """row_sum (scalar loads) down every column of x2 (size, cols), any strides: a reduced
+    dim that is not contiguous, one output per column (cols_sum copies them into rows of 4 *
+    cols floats first)."""
+    return cols_sum(x2, x2.shape[1])
+
+
+# -- one contiguous row ---------------------------------------------------------------------
+#
+# vectorized_inner_sum on a row of n floats: k rows of 4 vectors (quads), `left` more vectors
+# and m tail floats. Each of the 32 columns of the quads is cascaded (P: 4 vectors); the
+# left vectors are added to P's first vector; lane j is ((P0_j + P1_j) + P2_j) + P3_j; the
+# row's sum is 0 + the tail floats + lane 0 .. lane 7, in order.
+
+
+class _RowPlan:
+    __slots__ = ("k", "full", "r0", "left", "m", "two", "runs", "tail_dst", "cc", "cascade", "p",
+                 "lanes", "left_row", "fin", "copies", "cut")
+
+
+@functools.lru_cache(maxsize=64)
+def _row_plan(n):
+    """A plan for a row of n floats (n >= 32)."""
+    plan = _RowPlan()
+    vecs, m = divmod(n, LANES)
+    k, left = divmod(vecs, ILP)
+    s = step(k)
+    full, r0 = divmod(k, s)
+    plan.k, plan.full, plan.r0, plan.left, plan.m = k, full, r0, left, m
+    at = k * QUAD
+    plan.cut = (slice(0, full * s * QUAD), slice(full * s * QUAD, at), at, at + LANES * left)
+    plan.two = full + (r0 > 0) <= 2 * s
+    if plan.two:
+        # at most one full group of runs (A) before the unfinished one (B) and the unfinished
+        # run (T): the cascade is ((T + B) + A), a chain of chains of the groups T, B, A,
+        # which sit in memory as A, B, T: read backwards, numpy cannot merge them
+        groups = np.zeros((3, s, QUAD), _F32)
+        plan.runs = groups[:2].reshape(-1, QUAD)[:full]
+        plan.tail_dst = groups[2, :r0]
+        plan.cc = groups[::-1].transpose(0, 2, 1)     # (group, lane, item)
+        plan.cascade = None
+        first = int(left == 1)   # one left vector goes before P0 (its first addition commutes)
+        folded = left == 1
+    else:   # the left vectors are the top chain's last items (lanes 0..7)
+        plan.cascade = _Cascade(k, (QUAD,), extra=left)
+        first, folded = 0, True
+    plan.lanes = lanes = np.zeros((1 + ILP, LANES), _F32)
+    plan.left_row = lanes[:1]
+    plan.fin = None
+    if not m and (folded or not left):   # the lanes' items are P's rows (after the left vector)
+        plan.p = lanes[1:].reshape(-1)
+        plan.lanes = lanes[1 - first:]
+        return plan
+    # else 0 + the tail floats + the lanes: column 0, then columns 1..8, each down its rows
+    plan.p = lanes[1:].reshape(-1)
+    items = ILP + (left if not folded else first)
+    fin = np.zeros((max(m, items), 1 + LANES), _F32)
+    plan.fin = fin
+    col = fin[:, 1:]
+    if not folded:   # P0, the left vectors, P1..P3
+        plan.copies = ((col[:1], lanes[1:2]), (col[1 + left:items], lanes[2:]))
+    else:            # (the left vector,) P0..P3
+        plan.copies = ((col[first:items], lanes[1:]),)
+    plan.left_row = col[1:1 + left] if not folded else col[:1] if first else None
+    plan.lanes = fin[:m, 0]   # the tail floats' column
+    return plan
+
+
+def row_sum(x):
+    """vectorized_inner_sum of one contiguous float32 row of n >= 32 floats (a numpy float32)."""
+    plan = _row_plan(x.size)
+    body, tail, at, end = plan.cut
+    if plan.two:
+        if plan.full:
+            _einsum("gpc->gc", x[body].reshape(plan.full, -1, QUAD), out=plan.runs)
+        if plan.r0:
+            plan.tail_dst[...] = x[tail].reshape(plan.r0, QUAD)
+        _einsum("Gcg->c", plan.cc, order="C", out=plan.p)
+        if plan.left:
+            plan.left_row[...] = x[at:end].reshape(-1, LANES)
+    else:
+        cascade = plan.cascade
+        if plan.left:
+            cascade.top[-plan.left:, :LANES] = x[at:end].reshape(plan.left, LANES)
+        cascade.run(x[:at].reshape(plan.k, QUAD), plan.p)
+    if plan.fin is None:
+        return _einsum("qj->", plan.lanes, order="C")
+    for dst, src in plan.copies:
+        dst[...] = src
+    if plan.m:
+        plan.lanes[...] = x[end:]
+    return _einsum("ia->", plan.fin, order="C")
+
+
+# -- many contiguous rows -------------------------------------------------------------------
+#
+# Every row's lanes and tail end in one chain of chains: `hia->h` over b (H, items, chains)
+# adds, per row, the chains in order, each from 0 (items down axis 1). With no tail floats
+# the chains are the lanes and b is P itself, (H, 4, 8); with tail floats, b's column 0 is
+# the tail and columns 1..8 the lanes (P copied in). One left vector goes before P0 (its
+# first addition commutes); two or three are chained after the runs' sums.
+
+
+class _RowsPlan:
+    __slots__ = ("k", "full", "r0", "left", "fold", "m", "s", "z", "z_left", "p", "b", "b_tail",
+                 "b_left", "b_p", "cut", "short")
+
+
+@functools.lru_cache(maxsize=32)
+def _rows_plan(H, n):
+    """rows_sum's plan for H rows of n floats (n < 8192: at most one level of runs)."""
+    plan = _RowsPlan()
+    vecs, m = divmod(n, LANES)
+    k, left = divmod(vecs, ILP)
+    s = step(k)
+    full, r0 = divmod(k, s)
+    count = full + (r0 > 0)
+    plan.k, plan.full, plan.r0, plan.left, plan.m, plan.s = k, full, r0, left, m, s
+    plan.cut = (full * s * QUAD, k * QUAD, k * QUAD + LANES * left)
+    plan.short = _SHORT[n] if not vecs else None
+    plan.z = plan.z_left = plan.p = plan.b_p = plan.b_left = plan.b_tail = None
+    plan.fold = 0
+    if not vecs:   # under 8 floats: row_sum's scalar order, one chain (strided: in order)
+        plan.b = np.zeros((H, max(n, 2), 2), _F32)   # never a size-1 axis
+        plan.b_tail = plan.b[:, :n, 0]
+        return plan
+    first = int(left == 1)   # the left vector's row
+    items = left if not k else ILP + first
+    if m:
+        plan.b = b = np.zeros((H, max(items, m, 2), 1 + LANES), _F32)
+        plan.b_tail = b[:, :m, 0]
+        lanes = b[:, :, 1:]
+    else:
+        plan.b = lanes = np.zeros((H, max(items, 2), LANES), _F32)
+    if not k:   # the left vectors are the lanes' items
+        plan.b_left = lanes[:, :left]
+        return plan
+    if left == 1:
+        plan.b_left = lanes[:, 0]
+    if m:
+        plan.p = np.zeros((H, QUAD), _F32)
+        plan.b_p = lanes[:, first:first + ILP]
+    else:
+        plan.p = lanes[:, first:first + ILP].reshape(H, QUAD)   # a view: P's 4 vectors are b's rows
+    plan.fold = left if left > 1 else 0
+    if count + plan.fold > 1:   # the runs' sums (and the left vectors after them), chained
+        plan.z = np.zeros((H, count + plan.fold, QUAD), _F32)
+        if plan.fold:
+            plan.z_left = plan.z[:, count:, :LANES]
+    return plan
+
+
+def rows_sum(x2):
+    """vectorized_inner_sum of every row of x2 (H, n), rows contiguous, n < 8192 (a numpy
+    array of H sums)."""
+    H, n = x2.shape
+    plan = _rows_plan(H, n)
+    if plan.short is not None:
+        plan.b_tail[...] = x2[:, plan.short]
+        return _einsum("hia->h", plan.b, order="C")
+    body, at, end = plan.cut
+    k = plan.k
+    if not k:
+        plan.b_left[...] = x2[:, :end].reshape(H, plan.left, LANES)
+    else:
+        z = plan.z
+        if z is None:   # one run or a part of one: P is its chain
+            _einsum("hpc->hc", x2[:, :at].reshape(H, k, QUAD), out=plan.p)
+        else:
+            full = plan.full
+            if full:
+                _einsum("hgpc->hgc", x2[:, :body].reshape(H, full, plan.s, QUAD), out=z[:, :full])
+            if plan.r0:
+                _einsum("hpc->hc", x2[:, body:at].reshape(H, plan.r0, QUAD), out=z[:, full])
+            if plan.fold:
+                plan.z_left[...] = x2[:, at:end].reshape(H, plan.fold, LANES)
+            _einsum("hic->hc", z, out=plan.p)
+        if plan.b_left is not None:
+            plan.b_left[...] = x2[:, at:end]
+        if plan.b_p is not None:
+            plan.b_p[...] = plan.p.reshape(H, ILP, LANES)
+    if plan.m:
+        plan.b_tail[...] = x2[:, end:]
+    return _einsum("hia->h", plan.b, order="C")
+
+
+# row_sum's order of the elements of a row under LANES floats: the first of 4 partial sums,
+# the leftover elements added to it, then the other 3
+_SHORT = [np.array(list(range(n)) if n < ILP else [0] + list(range(ILP, n)) + [1, 2, 3], np.intp)
+          for n in range(LANES)]
+
+
+# -- a few long rows ------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=16)
+def _long_plan(H, n):
+    """rows_long's plan: the cascade of every row's quads at once (lanes (H, 32)), the left
+    vectors the top's last items; b (H, items, chains) for the lanes and tails."""
+    vecs, m = divmod(n, LANES)
+    k, left = divmod(vecs, ILP)
+    cascade = _Cascade(k, (H, QUAD), extra=left, keep_top=True)
+    if m:
+        b = np.zeros((H, max(m, ILP), 1 + LANES), _F32)
+        p = np.zeros((H, QUAD), _F32)
+    else:
+        b = np.zeros((H, ILP, LANES), _F32)
+        p = b.reshape(H, QUAD)
+    return k, left, m, cascade, p, b
+
+
+def rows_long(x2):
+    """vectorized_inner_sum of each of a few long contiguous rows (H, n >= 32), as rows_sum."""
+    H, n = x2.shape
+    k, left, m, cascade, p, b = _long_plan(H, n)
+    at, end = k * QUAD, k * QUAD + LANES * left
+    if left:
+        cascade.top[-left:, :, :LANES] = x2[:, at:end].reshape(H, left, LANES).transpose(1, 0, 2)
+    cascade.fill_rows(x2[:, :at].reshape(H, k, QUAD).transpose(1, 0, 2), H)
+    _einsum(cascade.sub1, cascade.top, out=p.reshape(H, QUAD))
+    if m:
+        b[:, :ILP, 1:] = p.reshape(H, ILP, LANES)
+        b[:, :m, 0] = x2[:, end:]
+    return _einsum("hia->h", b, order="C")
