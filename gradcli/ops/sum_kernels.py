@@ -266,16 +266,21 @@ def row_sum(x):
 
 # -- many contiguous rows -------------------------------------------------------------------
 #
-# Every row's lanes and tail end in one chain of chains: `hia->h` over b (H, items, chains)
-# adds, per row, the chains in order, each from 0 (items down axis 1). With no tail floats
-# the chains are the lanes and b is P itself, (H, 4, 8); with tail floats, b's column 0 is
-# the tail and columns 1..8 the lanes (P copied in). One left vector goes before P0 (its
-# first addition commutes); two or three are chained after the runs' sums.
+# A row's last stages: lane j is the chain of its items (P0_j.. P3_j, the left vectors after
+# P0_j; one left vector goes before P0_j instead: its first addition commutes), and the row's
+# sum the chain of the tail floats and the lanes. Under CC_ROWS rows one chain of chains does
+# both: `hia->h` over b (H, items, chains) adds, per row, the chains in order, each from 0
+# (b's column 0 is the tail, columns 1..8 the lanes; with no tail b is the lanes' items). From
+# CC_ROWS rows (that einsum's inner loops are short) the rows go across instead: the lanes'
+# items copied into (items, 8, H), the lanes one einsum into `fin` (tail + 8, H), the rows'
+# chains a second, each along whole rows of H floats.
+
+CC_ROWS = 48   # (16 when rows have tail floats: the chain of chains then needs copies too)
 
 
 class _RowsPlan:
-    __slots__ = ("k", "full", "r0", "left", "fold", "m", "s", "z", "z_left", "p", "b", "b_tail",
-                 "b_left", "b_p", "cut", "short")
+    __slots__ = ("k", "full", "r0", "left", "fold", "m", "s", "z", "z_left", "p", "items", "b",
+                 "b_tail", "b_left", "b_p", "fin", "fin_lanes", "cut", "short")
 
 
 @functools.lru_cache(maxsize=32)
@@ -290,30 +295,37 @@ def _rows_plan(H, n):
     plan.k, plan.full, plan.r0, plan.left, plan.m, plan.s = k, full, r0, left, m, s
     plan.cut = (full * s * QUAD, k * QUAD, k * QUAD + LANES * left)
     plan.short = _SHORT[n] if not vecs else None
-    plan.z = plan.z_left = plan.p = plan.b_p = plan.b_left = plan.b_tail = None
+    plan.z = plan.z_left = plan.p = plan.b_p = plan.b_left = plan.b_tail = plan.fin = None
     plan.fold = 0
     if not vecs:   # under 8 floats: row_sum's scalar order, one chain (strided: in order)
         plan.b = np.zeros((H, max(n, 2), 2), _F32)   # never a size-1 axis
         plan.b_tail = plan.b[:, :n, 0]
         return plan
     first = int(left == 1)   # the left vector's row
-    items = left if not k else ILP + first
-    if m:
-        plan.b = b = np.zeros((H, max(items, m, 2), 1 + LANES), _F32)
+    items = max(left if not k else ILP + first, 2)   # never a size-1 axis
+    across = H >= CC_ROWS or H >= 16 and m
+    if across:   # the lanes' items and `fin` across the rows
+        plan.items = np.zeros((items, LANES, H), _F32)
+        plan.fin = np.zeros((m + LANES, H), _F32)
+        plan.b_tail = plan.fin[:m].T
+        plan.fin_lanes = plan.fin[m:]
+        lanes = plan.items.transpose(2, 0, 1)   # (H, items, 8), for the views below
+    elif m:
+        plan.b = b = np.zeros((H, max(items, m), 1 + LANES), _F32)
         plan.b_tail = b[:, :m, 0]
         lanes = b[:, :, 1:]
     else:
-        plan.b = lanes = np.zeros((H, max(items, 2), LANES), _F32)
+        plan.b = lanes = np.zeros((H, items, LANES), _F32)
     if not k:   # the left vectors are the lanes' items
         plan.b_left = lanes[:, :left]
         return plan
     if left == 1:
         plan.b_left = lanes[:, 0]
-    if m:
+    if m or across:   # P made contiguous, then copied to its items
         plan.p = np.zeros((H, QUAD), _F32)
         plan.b_p = lanes[:, first:first + ILP]
     else:
-        plan.p = lanes[:, first:first + ILP].reshape(H, QUAD)   # a view: P's 4 vectors are b's rows
+        plan.p = lanes[:, first:first + ILP].reshape(H, QUAD)   # a view: P's 4 vectors are lane items
     plan.fold = left if left > 1 else 0
     if count + plan.fold > 1:   # the runs' sums (and the left vectors after them), chained
         plan.z = np.zeros((H, count + plan.fold, QUAD), _F32)
@@ -353,7 +365,10 @@ def rows_sum(x2):
             plan.b_p[...] = plan.p.reshape(H, ILP, LANES)
     if plan.m:
         plan.b_tail[...] = x2[:, end:]
-    return _einsum("hia->h", plan.b, order="C")
+    if plan.fin is None:
+        return _einsum("hia->h", plan.b, order="C")
+    _einsum("qjh->jh", plan.items, out=plan.fin_lanes)
+    return _einsum("ih->h", plan.fin)
 
 
 # row_sum's order of the elements of a row under LANES floats: the first of 4 partial sums,

@@ -538,12 +538,30 @@ def _all_axes(x, axes):
 def sum(x, axes=None, keepdim=False):
     """`torch.sum`: float32 and float16 added in PyTorch's order, other dtypes by numpy."""
     x = np.asarray(x)
-    if axes is None and x.dtype == _F32 and x.flags.c_contiguous and x.size:   # the common case, first
-        res = _whole(x if x.ndim == 1 else x.reshape(-1))
-        return res.reshape((1,) * x.ndim) if keepdim else res
+    if x.dtype == _F32 and x.size:   # the common cases, first
+        if axes is None and x.flags.c_contiguous:
+            res = _whole(x if x.ndim == 1 else x.reshape(-1))
+            return res.reshape((1,) * x.ndim) if keepdim else res
+        if x.ndim == 2 and axes is not None and len(axes) == 1:
+            axis = axes[0] % 2
+            res = _matrix(x, axis)
+            if res is not None:
+                return (res.reshape((1, -1)) if axis == 0 else res.reshape((-1, 1))) if keepdim else res
     if x.dtype not in _EMULATED:
         return np.sum(x, axis=axes, keepdims=keepdim)
     return reduce_sum(x, _all_axes(x, axes), keepdim)
+
+
+def _matrix(x, axis):
+    """A float32 matrix summed over one dim by its kernel, where it has one (else None)."""
+    if not x.flags.c_contiguous:
+        if not x.flags.f_contiguous:
+            return None
+        x, axis = x.T, 1 - axis
+    rows, cols = x.shape
+    if axis:
+        return sum_kernels.rows_sum(x) if 2 <= cols < ROWS_BELOW else None
+    return sum_kernels.cols_sum(x) if cols >= LANES and rows >= 2 else None
 
 
 def mean(x, axes=None, keepdim=False):

@@ -152,7 +152,7 @@ def test_rows_summed_together_are_each_rows_general_loop():
     a view apart too; rows_long (a few long rows: a whole sum's thread ranges) alike."""
     rng = np.random.default_rng(8)
     for n in list(range(1, 300, 7)) + list(range(1, 40)) + [511, 512, 543, 544, 1000, 4097, 8191]:
-        for rows in (1, 3, 40):
+        for rows in (1, 3, 17, 40, 70):
             x = _values(rng, (rows, n))
             general = [_general_row(r) for r in x]
             assert _same(sum_kernels.rows_sum(x), general), (n, rows)
