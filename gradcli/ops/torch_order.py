@@ -26,19 +26,16 @@ AVX512; 2 threads): PyTorch's own digits change with them, above 32,768 elements
 the threads. Sequential sums go through `_seq`, which uses only numpy operations that
 add in order (einsum's one-operand loop, mostly: one call per chain of the cascade).
 
-numpy's cost per call (thousands of instructions) is what a sum costs under ~10^4
-elements, so the common layouts take the fewest calls (section "whole rows"): a whole
-contiguous tensor (`_row1`: a copy into a cached plan's buffer, one einsum for the
-cascade, one gather and one chain-of-chains einsum for the lanes and the tail), a sum over
-a contiguous last dim (`_rows`, every row at once), over the first of two dims with
-contiguous columns (`_cascade_cols`, every column at once), and a strided row's scalar
-loads (`_row_sum_cols`). The chains rest on two einsum facts tested here: its one-operand
-loop adds `out[j] += in[j]` in order along any axis but its contiguous inner loop, and
-along a strided inner loop it adds the row from 0 and then adds that into the output (a
-chain of chains, in the order 'C' forces; at most 3 iteration dims, where numpy runs its
-own nested loops). tests/engine/test_torch_digits.py holds PyTorch's recorded results and
-each fast path against the general loops; benchmarks/sum_cost.py measures the cost
-beside the round's start, benchmarks/sum_order.py beside numpy's sum.
+numpy's cost per call (about a microsecond) is what a sum costs under ~10^4 elements, so
+the common layouts take the fewest calls: a whole contiguous row under SHORT_ROW floats
+(`_row1`: a copy into a cached plan's buffer, one einsum for the cascade, one gather and
+one chain-of-chains einsum for the lanes and the tail); a longer one, a contiguous last dim,
+dim 0 with contiguous columns and a strided row's scalar loads have kernels of their own in
+sum_kernels.py (`row_sum`, `rows_sum`, `cols_sum`, `row_sums`), each with a plan made once
+per shape. tests/engine/test_torch_digits.py holds PyTorch's recorded results, each fast
+path against the general loops here, and the einsum facts the fast paths rest on;
+benchmarks/sum_cost.py measures the cost beside the round's start, benchmarks/sum_order.py
+beside numpy's sum.
 """
 from __future__ import annotations
 
@@ -540,7 +537,8 @@ def sum(x, axes=None, keepdim=False):
     x = np.asarray(x)
     if x.dtype == _F32 and x.size:   # the common cases, first
         if axes is None and x.flags.c_contiguous:
-            res = _whole(x if x.ndim == 1 else x.reshape(-1))
+            row = x if x.ndim == 1 else x.reshape(-1)
+            res = _row1(row) if row.size < SHORT_ROW else _whole(row)
             return res.reshape((1,) * x.ndim) if keepdim else res
         if x.ndim == 2 and axes is not None and len(axes) == 1:
             axis = axes[0] % 2
