@@ -15,8 +15,9 @@ TensorIterator), so that gradcli prints PyTorch's digits. The facts it rests on:
   element at a time with 4 interleaved partial sums.
 * Every partial sum is a cascade (`_cascade`): runs of `2 ** p` elements added in
   order, runs of those sums added in order, 4 levels deep.
-* Float16 adds in float32 (a vector load adds neighbouring pairs first); where two
-  reduced dims cannot be merged, the whole sum is a float32 sum rounded once.
+* Float16 adds in float32 (a vector load of 16 halves adds its two 8-float halves first:
+  lane j is x[j] + x[j + 8]); where two reduced dims cannot be merged, the whole sum is a
+  float32 sum rounded once.
 * Above `GRAIN` elements the work is split between `THREADS` threads: a whole-tensor
   sum in two halves added at the end; a sum into several outputs by output columns.
 
@@ -136,8 +137,8 @@ def _inner(x, half):
     width = 2 * LANES if half else LANES
     vecs = n // width
     body = x[:, :vecs * width].reshape(b, vecs, width)
-    if half:   # a load of 2 * LANES halves adds neighbouring pairs into LANES floats
-        body = body[:, :, 0::2] + body[:, :, 1::2]
+    if half:   # a load of 2 * LANES halves converts them to two LANES-float vectors and adds
+        body = body[:, :, :LANES] + body[:, :, LANES:]   # them (InnerSumCastLoadPolicy)
     tail = n - vecs * width
     # final_acc = 0 + the tail + the lanes: the chain written where einsum adds it in order
     # (a strided axis, one accumulator per row)

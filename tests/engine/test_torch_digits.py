@@ -195,6 +195,17 @@ def test_strided_row_sums_are_the_general_loops():
             assert torch_order._loop2d(y, 3, size * 3, False)[0].tobytes() == general.tobytes(), (rows, size)
 
 
+def test_half_loads_add_the_two_halves_of_a_vector():
+    """A float16 row's vector load converts 16 halves to two 8-float vectors and adds them (lane
+    j is x[j] + x[j + 8], ATen's InnerSumCastLoadPolicy). The float32 sum then rounds to half,
+    which hides the pairing but at a tie: these two sums (compare_dtypes.py --exact's seeds)
+    land on one, and PyTorch 2.13 printed -244.125 and 0.045562744140625 (neighbouring pairs
+    give -244.25 and 0.0455932...)."""
+    x = (np.random.default_rng(1406064973).standard_normal((3819, 3)) * 3).astype(np.float16)
+    assert float(torch_order.sum(x.reshape(-1)[:8867].copy())) == -244.125
+    assert float(torch_order.sum(x)) == 0.045562744140625
+
+
 def test_the_einsum_facts_the_kernels_rest_on():
     """sum_kernels' three facts about numpy's einsum, each against a Python loop, so that a
     numpy that iterates otherwise fails here by name: in order along a summed outer axis; a
