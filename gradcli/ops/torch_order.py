@@ -573,9 +573,14 @@ def mean(x, axes=None, keepdim=False):
     n = 1
     for a in axes:
         n *= x.shape[a]
-    total = reduce_sum(x.astype(np.float32, copy=False), axes, keepdim)
+    if x.dtype == _F32:
+        total = sum(x, None if len(axes) == x.ndim and not keepdim else axes, keepdim)   # its fast paths
+    else:
+        total = reduce_sum(x.astype(np.float32), axes, keepdim)
+    if n:   # (an empty mean is 0 / 0: nan, without numpy's warning)
+        return (total / np.float32(n)).astype(x.dtype, copy=False)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (total / np.float32(n)).astype(x.dtype)
+        return (total / np.float32(n)).astype(x.dtype, copy=False)
 
 
 def nansum(x, axes=None, keepdim=False):
