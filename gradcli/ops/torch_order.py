@@ -539,7 +539,8 @@ def sum(x, axes=None, keepdim=False):
     if x.dtype == _F32 and x.size:   # the common cases, first
         if axes is None and x.flags.c_contiguous:
             row = x if x.ndim == 1 else x.reshape(-1)
-            res = _row1(row) if row.size < SHORT_ROW else _whole(row)
+            n = row.size
+            res = _row1(row) if n < SHORT_ROW else sum_kernels.row_sum(row) if n < GRAIN else _whole(row)
             return res.reshape((1,) * x.ndim) if keepdim else res
         if x.ndim == 2 and axes is not None and len(axes) == 1:
             axis = axes[0] % 2
