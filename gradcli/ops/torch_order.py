@@ -163,8 +163,10 @@ class _Plan:
     """What _row1 does for a row of n floats, made once: the buffer the row is copied into,
     the einsum that makes the quads' 32 partial sums P, and the gather of the last stages'
     items (`idx` into `buf`: the row's last n - 32k floats, P, a 0). The buffers are reused:
-    a sum reads them back before it returns (gradcli computes on one thread)."""
-    __slots__ = ("k", "mode", "buf", "dst", "quads", "mask", "p", "idx")
+    a sum reads them back before it returns (gradcli computes on one thread). With no tail
+    floats and no left vector, `lanes` is P itself, its 4 vectors the lanes' items, summed by
+    one einsum instead of a gather (sum_kernels' `qj->`)."""
+    __slots__ = ("k", "mode", "buf", "dst", "quads", "mask", "p", "idx", "lanes")
 
 
 SHORT_ROW = 5120   # _row1 below it, sum_kernels.row_sum from it (measured: they cross there)
@@ -206,6 +208,10 @@ def _plan_row(n):
     width = max(2, max(len(items) for items in rows))   # a strided inner loop
     idx = np.array([items + [zero] * (width - len(items)) for items in rows], np.intp)
     plan.idx = np.ascontiguousarray(idx.T)   # (items, rows): a row's items len(rows) apart
+    plan.lanes = None
+    if k and not m and not left:   # (with them, the gather costs what their copy would)
+        plan.lanes = np.zeros((_ILP, LANES), np.float32)
+        plan.p = plan.lanes.reshape(-1)
     return plan
 
 
@@ -219,7 +225,10 @@ def _row1(x):
         _einsum("kc->c", plan.quads, out=plan.p)
     elif mode == 2:   # order C: columns, runs, the run's rows innermost (strided): a chain of chains
         _einsum("cgp,gp->c", plan.quads, plan.mask, order="C", out=plan.p)
-    res = _einsum("ia->", plan.buf.take(plan.idx), order="C")
+    if plan.lanes is not None:
+        res = _einsum("qj->", plan.lanes, order="C")
+    else:
+        res = _einsum("ia->", plan.buf.take(plan.idx), order="C")
     if mode == 2 and res != res:   # a masked-out inf or nan (0 * inf): the other kernel instead
         return np.float32(sum_kernels.row_sum(x) + np.float32(0))
     return res
