@@ -5,13 +5,16 @@ dispatch; this module holds the fast ways for the layouts most sums have, each c
 the general loops in tests/engine/test_torch_digits.py:
 
 * `row_sum`: one contiguous row (a whole-tensor sum), vectorized_inner_sum;
-* `rows_sum`: a contiguous last dim, every row at once;
-* `cols_sum`: dim 0 of a 2-d tensor with contiguous columns, vectorized_outer_sum.
+* `rows_sum`: a contiguous last dim, every row at once; `rows_long`: a few long rows (the
+  threads' ranges of a whole sum);
+* `cols_sum`: dim 0 of a 2-d tensor with contiguous columns, vectorized_outer_sum;
+  `row_sums`: a strided reduced dim (row_sum's scalar loads), one output per column.
 
 A sum of under ~10^4 floats costs what its numpy calls cost (about a microsecond each, the
-data's share is small), so each layout has a plan, made once per shape, that holds its
-buffers and views, and the calls are as few as the order allows. Three facts about numpy
-carry the fast ways (the tests hold them to the general loops):
+data's share is small), so each layout has a plan, made once per shape and kept in a cache
+bounded by the bytes of its buffers (`_Plans`), that holds its buffers and views, and the
+calls are as few as the order allows. Three facts about numpy carry the fast ways (a test
+holds each to a Python loop, and every kernel to the general loops):
 
 * einsum's one-operand loop adds in order along a summed axis that is not a contiguous inner
   loop (`out[j] += in[i, j]`, row after row); this is the workhorse, a chain per lane.
@@ -20,11 +23,10 @@ carry the fast ways (the tests hold them to the general loops):
   after group, provided numpy cannot merge the group and item axes (their strides are not
   one run): the groups here are laid out backwards (a negative stride).
 * Over a 2-d array summed to a scalar, einsum's loop runs down axis 0 for each index of axis
-  1: `qj->` on lanes (4, 8) is the sum of lane 0's 4 items, then lane 1's, ...
+  1: `qj->` on lanes (4, 8) is the sum of lane 0's 4 items, then lane 1's, ...; and over
+  (H, items, chains), `hia->h` is that for each of the H rows.
 """
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 
@@ -49,6 +51,48 @@ def ceil_log2(n: int) -> int:
 def step(k: int) -> int:
     """multi_row_sum's run length for k rows."""
     return 1 << max(4, ceil_log2(k) // LEVELS)
+
+
+# -- plans, made once per shape --------------------------------------------------------------
+
+PLAN_BYTES = 32 << 20   # the buffers the cached plans hold, at most
+
+
+class _Plans:
+    """A cache of plans by shape, bounded by the bytes of the buffers they hold rather than by
+    their number (a plan for a large tensor holds buffers about its size): the oldest go first,
+    and a plan over a quarter of the bound is made for its call only."""
+
+    def __init__(self, build):
+        self.build, self.plans, self.bytes = build, {}, 0   # key -> (plan, bytes), oldest first
+
+    def __call__(self, *key):
+        hit = self.plans.get(key)
+        if hit is not None:
+            return hit[0]
+        plan = self.build(*key)
+        size = _buffer_bytes(plan, set())
+        if size <= PLAN_BYTES // 4:
+            while self.plans and self.bytes + size > PLAN_BYTES:
+                self.bytes -= self.plans.pop(next(iter(self.plans)))[1]
+            self.plans[key] = (plan, size)
+            self.bytes += size
+        return plan
+
+
+def _buffer_bytes(obj, seen):
+    """The bytes of the numpy buffers `obj` (a plan, a _Cascade, a tuple of them) holds."""
+    if isinstance(obj, np.ndarray):
+        while obj.base is not None:
+            obj = obj.base
+        if id(obj) in seen:
+            return 0
+        seen.add(id(obj))
+        return obj.nbytes
+    if isinstance(obj, (tuple, list)):
+        return sum(_buffer_bytes(item, seen) for item in obj)
+    slots = getattr(type(obj), "__slots__", ())
+    return sum(_buffer_bytes(getattr(obj, name, None), seen) for name in slots)
 
 
 # -- the cascade of many lanes at once --------------------------------------------------------
@@ -120,7 +164,7 @@ class _Cascade:
         return _einsum(self.sub1, self.top, out=out)
 
 
-@functools.lru_cache(maxsize=64)
+@_Plans
 def _cols_plan(k, cols, narrow):
     """cols_sum's plan: the 32-column blocks' cascade over k rows; for the last `narrow`
     columns, a buffer their quads of rows are copied into with the 4 rows of each quad in
@@ -190,7 +234,7 @@ class _RowPlan:
                  "lanes", "left_row", "fin", "copies", "cut")
 
 
-@functools.lru_cache(maxsize=64)
+@_Plans
 def _row_plan(n):
     """A plan for a row of n floats (n >= 32)."""
     plan = _RowPlan()
@@ -283,7 +327,7 @@ class _RowsPlan:
                  "b_tail", "b_left", "b_p", "fin", "fin_lanes", "cut", "short")
 
 
-@functools.lru_cache(maxsize=32)
+@_Plans
 def _rows_plan(H, n):
     """rows_sum's plan for H rows of n floats (n < 8192: at most one level of runs)."""
     plan = _RowsPlan()
@@ -380,7 +424,7 @@ _SHORT = [np.array(list(range(n)) if n < ILP else [0] + list(range(ILP, n)) + [1
 # -- a few long rows ------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=16)
+@_Plans
 def _long_plan(H, n):
     """rows_long's plan: the cascade of every row's quads at once (lanes (H, 32)), the left
     vectors the top's last items; b (H, items, chains) for the lanes and tails."""

@@ -206,6 +206,24 @@ def test_half_loads_add_the_two_halves_of_a_vector():
     assert float(torch_order.sum(x)) == 0.045562744140625
 
 
+def test_the_kernels_plans_are_kept_within_a_bound(monkeypatch):
+    """The plans' buffers are about their tensors' size: the cache keeps at most PLAN_BYTES of
+    them (the oldest go first), and a plan over a quarter of that is made for its call only;
+    sums are the same either way."""
+    monkeypatch.setattr(sum_kernels, "PLAN_BYTES", 1 << 16)
+    plans = sum_kernels._Plans(sum_kernels._rows_plan.build)
+    monkeypatch.setattr(sum_kernels, "_rows_plan", plans)
+    rng = np.random.default_rng(13)
+    for rows in range(2, 40):
+        x = _values(rng, (rows, 100))
+        assert _same(sum_kernels.rows_sum(x), [_general_row(r) for r in x]), rows
+        assert plans.bytes <= 1 << 16
+    assert 0 < len(plans.plans) < 38   # the first ones went
+    big = _values(rng, (300, 100))   # its plan: over a quarter of the bound
+    assert _same(sum_kernels.rows_sum(big), [_general_row(r) for r in big])
+    assert (300, 100) not in plans.plans
+
+
 def test_the_einsum_facts_the_kernels_rest_on():
     """sum_kernels' three facts about numpy's einsum, each against a Python loop, so that a
     numpy that iterates otherwise fails here by name: in order along a summed outer axis; a
