@@ -231,7 +231,7 @@ def row_sums(x2):
 
 class _RowPlan:
     __slots__ = ("k", "full", "r0", "left", "m", "two", "runs", "tail_dst", "cc", "cascade", "p",
-                 "lanes", "left_row", "fin", "copies", "cut")
+                 "lanes", "left_row", "fin", "fin_tail", "copies", "cut")
 
 
 @_Plans
@@ -278,7 +278,7 @@ def _row_plan(n):
     else:            # (the left vector,) P0..P3
         plan.copies = ((col[first:items], lanes[1:]),)
     plan.left_row = col[1:1 + left] if not folded else col[:1] if first else None
-    plan.lanes = fin[:m, 0]   # the tail floats' column
+    plan.fin_tail = fin[:m, 0]   # the tail floats' column
     return plan
 
 
@@ -304,7 +304,7 @@ def row_sum(x):
     for dst, src in plan.copies:
         dst[...] = src
     if plan.m:
-        plan.lanes[...] = x[end:]
+        plan.fin_tail[...] = x[end:]
     return _einsum("ia->", plan.fin, order="C")
 
 

@@ -48,6 +48,7 @@ from . import sum_kernels
 from .sum_kernels import GRAIN, LANES, THREADS, _SHORT, _einsum, ceil_log2 as _ceil_log2
 from .sum_kernels import ILP as _ILP, LEVELS as _LEVELS
 
+
 def _seq(a, axis):
     """The sum along `axis` added in order (what a C loop `acc += x[i]` gives).
 
