@@ -91,8 +91,9 @@ def _general_row(x):
 
 
 def _same(ours, want):
-    """Bit-identical float32 values (any nan matching any nan), after PyTorch's `0 + sum`."""
-    ours = np.asarray(ours, np.float32) + np.float32(0)
+    """Bit-identical float32 values (any nan matching any nan); `want` after PyTorch's
+    `0 + sum` (ours must never be -0: every chain starts from 0)."""
+    ours = np.asarray(ours, np.float32)
     want = np.asarray(want, np.float32) + np.float32(0)
     nan = np.isnan(ours)
     return np.array_equal(nan, np.isnan(want)) and ours[~nan].tobytes() == want[~nan].tobytes()
@@ -204,6 +205,26 @@ def test_half_loads_add_the_two_halves_of_a_vector():
     x = (np.random.default_rng(1406064973).standard_normal((3819, 3)) * 3).astype(np.float16)
     assert float(torch_order.sum(x.reshape(-1)[:8867].copy())) == -244.125
     assert float(torch_order.sum(x)) == 0.045562744140625
+
+
+def test_a_sum_of_negative_zeros_is_positive_zero():
+    """PyTorch's out starts at 0 and every chain from 0, so a sum of -0s is +0: in every kernel
+    and layout (a kernel that copied a lone value through would keep its sign)."""
+    zero = np.float32(0).tobytes()
+    for n in (1, 7, 8, 31, 32, 33, 40, 1000, 5120, 10000, 40000):
+        x = np.full(n, -0.0, np.float32)
+        assert torch_order.sum(x).tobytes() == zero, n
+        if n >= 32:
+            assert sum_kernels.row_sum(x).tobytes() == zero, n
+    for shape in ((1, 40), (3, 7), (3, 40), (20, 300), (70, 33), (2, 9000)):
+        x = np.full(shape, -0.0, np.float32)
+        for axis in (0, 1):
+            assert torch_order.sum(x, (axis,)).tobytes() == zero * x.shape[1 - axis], (shape, axis)
+        if shape[1] < 8192:
+            assert sum_kernels.rows_sum(x).tobytes() == zero * shape[0], shape
+        if shape[1] >= 8:
+            assert sum_kernels.cols_sum(x).tobytes() == zero * shape[1], shape
+        assert sum_kernels.row_sums(x).tobytes() == zero * shape[1], shape
 
 
 def test_the_kernels_plans_are_kept_within_a_bound(monkeypatch):
