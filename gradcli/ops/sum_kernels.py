@@ -167,21 +167,27 @@ class _Cascade:
 @_Plans
 def _cols_plan(k, cols, narrow):
     """cols_sum's plan: the 32-column blocks' cascade over k rows; for the last `narrow`
-    columns, a buffer their quads of rows are copied into with the 4 rows of each quad in
-    reverse order (then one row of 4 * narrow floats), the 4 interleaved cascades over k // 4
-    such rows, the leftover rows after the first one's items, and `cc`, which reads the 4
-    partial sums as groups in order (backwards in memory: numpy cannot merge them with the
-    items)."""
+    columns, a buffer their quads of rows are copied into (then one row of 4 * narrow floats)
+    and the 4 interleaved cascades over k // 4 such rows. Under 32 such columns the 4 rows of
+    each quad are copied in reverse order and the leftover rows become the first cascade's
+    last items, so that one chain of chains (`cc`) reads the 4 partial sums as groups in order
+    (backwards in memory: numpy cannot merge them with the items); from 32 (a strided reduced
+    dim's columns) the copy keeps its order (a reversed one costs 10% more there) and the
+    partial sums are chained by one more einsum."""
     wide = cols - narrow
     wide_plan = _Cascade(k, (wide,)) if wide and k > 1 else None
     quads, leftover = divmod(k, ILP)
-    narrow_plan = cc = copy = None
+    narrow_plan = cc = copy = parts = None
     if narrow and quads:
-        narrow_plan = _Cascade(quads, (ILP * narrow,), extra=leftover, keep_top=True)
         copy = np.zeros((quads, ILP, narrow), _F32)
-        top = narrow_plan.top.reshape(-1, ILP, narrow)   # (items, 4 lanes reversed, narrow)
-        cc = top[:, ::-1].transpose(1, 2, 0)   # (partial sum, column, item)
-    return wide_plan, narrow_plan, cc, copy, quads, leftover
+        if narrow < QUAD:
+            narrow_plan = _Cascade(quads, (ILP * narrow,), extra=leftover, keep_top=True)
+            top = narrow_plan.top.reshape(-1, ILP, narrow)   # (items, 4 lanes reversed, narrow)
+            cc = top[:, ::-1].transpose(1, 2, 0)   # (partial sum, column, item)
+        else:
+            narrow_plan = _Cascade(quads, (ILP * narrow,))
+            parts = np.zeros((ILP, narrow), _F32)
+    return wide_plan, narrow_plan, cc, copy, parts, quads, leftover
 
 
 def cols_sum(x2, narrow=None):
@@ -193,7 +199,7 @@ def cols_sum(x2, narrow=None):
     k, cols = x2.shape
     if narrow is None:
         narrow = cols % QUAD
-    wide_plan, narrow_plan, cc, copy, quads, leftover = _cols_plan(k, cols, narrow)
+    wide_plan, narrow_plan, cc, copy, parts, quads, leftover = _cols_plan(k, cols, narrow)
     out = np.empty(cols, _F32)
     wide = cols - narrow
     if wide:
@@ -205,12 +211,18 @@ def cols_sum(x2, narrow=None):
         rest = x2[:, wide:]
         if narrow_plan is None:   # row_sum of under 4 rows: the first, the rest added in order
             _einsum("pc->c", rest, out=out[wide:])
-        else:
+        elif cc is not None:
             copy[...] = rest[:quads * ILP].reshape(quads, ILP, narrow)[:, ::-1]
             narrow_plan.fill(copy.reshape(quads, ILP * narrow))
             if leftover:
                 narrow_plan.top[-leftover:, -narrow:] = rest[quads * ILP:]
             _einsum("Gcg->c", cc, order="C", out=out[wide:])
+        else:
+            copy[...] = rest[:quads * ILP].reshape(quads, ILP, narrow)
+            narrow_plan.run(copy.reshape(quads, ILP * narrow), parts.reshape(-1))
+            for i in range(quads * ILP, k):   # the leftover rows, to the first partial sum
+                np.add(parts[0], rest[i], out=parts[0])
+            _einsum("qc->c", parts, out=out[wide:])   # (in order: 32 or more columns per row)
     return out
 
 
