@@ -407,12 +407,10 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
         else:
             res = _loop2d(x.reshape(1, 1, -1), 1, 0, half)[0, 0].astype(x.dtype) + x.dtype.type(0)
         return res.reshape((1,) * x.ndim) if keepdim else res
-    if not half and not nan_as_zero and len(axes) == 1 and x.ndim > 1 and (
-            x.flags.c_contiguous or x.ndim == 2 and x.flags.f_contiguous):
-        res = _contiguous_dim(x, axes[0] % x.ndim)
+    if not half and not nan_as_zero and len(axes) == 1:
+        res = _one_dim(x, axes[0], keepdim)
         if res is not None:
-            return res.reshape(tuple(1 if a == axes[0] % x.ndim else n for a, n in enumerate(x.shape))) \
-                if keepdim else res
+            return res
     if x.size == 0:
         res = np.zeros(tuple(1 if a in axes else n for a, n in enumerate(x.shape)), x.dtype)
     else:
@@ -452,22 +450,37 @@ def reduce_sum(x, axes, keepdim=False, nan_as_zero=False):
     return res if keepdim else res.reshape([n for a, n in enumerate(x.shape) if a not in set(axes)])
 
 
-def _contiguous_dim(x, axis):
-    """The float32 sum of a C-contiguous x over one dim, straight to its kernel where the
-    layout has one (else None): the last dim (rows, each by vectorized_inner_sum, any thread
-    split being by whole rows) or the first of two with 4-vector columns (vectorized_outer_sum,
-    every column cascaded alike, a thread split at multiples of 32 columns)."""
+def _one_dim(x, axis, keepdim):
+    """The float32 sum of x over the one dim `axis`, straight to its kernel where the layout
+    has one (else None): the last dim of a C-contiguous tensor (rows, each by
+    vectorized_inner_sum, any thread split being by whole rows) or the first of a C-contiguous
+    matrix with 8 columns or more (vectorized_outer_sum, a thread split at multiples of 32
+    columns); a transposed matrix as its transpose."""
     shape = x.shape
-    n = shape[axis]
+    ndim = len(shape)
+    if ndim < 2:
+        return None
+    axis %= ndim
+    if x.flags.c_contiguous:
+        y, dim = x, axis
+    elif ndim == 2 and x.flags.f_contiguous:
+        y, dim = x.T, 1 - axis
+    else:
+        return None
+    n = y.shape[dim]
     if n < 2 or not x.size:
         return None
-    if not x.flags.c_contiguous:   # a transposed 2-d tensor: the other dim of its transpose
-        return _contiguous_dim(x.T, 1 - axis)
-    if axis == x.ndim - 1 and n < ROWS_BELOW and x.size > n:
-        return sum_kernels.rows_sum(x.reshape(-1, n)).reshape(shape[:-1])
-    if axis == 0 and x.ndim == 2 and shape[1] >= LANES:
-        return sum_kernels.cols_sum(x)
-    return None
+    if dim == ndim - 1 and n < ROWS_BELOW and x.size > n:
+        res = sum_kernels.rows_sum(y.reshape(-1, n))
+    elif dim == 0 and ndim == 2 and y.shape[1] >= LANES:
+        res = sum_kernels.cols_sum(y)
+    else:
+        return None
+    if ndim == 2:
+        return res.reshape((1, -1) if axis == 0 else (-1, 1)) if keepdim else res
+    if keepdim:
+        return res.reshape(tuple(1 if a == axis else m for a, m in enumerate(shape)))
+    return res.reshape(shape[:axis] + shape[axis + 1:])
 
 
 def _parallel(y, dims, half):
@@ -548,30 +561,15 @@ def sum(x, axes=None, keepdim=False):
     x = np.asarray(x)
     if x.dtype == _F32 and x.size:   # the common cases, first
         if axes is None and x.flags.c_contiguous:
-            row = x if x.ndim == 1 else x.reshape(-1)
-            n = row.size
-            res = _row1(row) if n < SHORT_ROW else sum_kernels.row_sum(row) if n < GRAIN else _whole(row)
+            res = _whole(x if x.ndim == 1 else x.reshape(-1))
             return res.reshape((1,) * x.ndim) if keepdim else res
-        if x.ndim == 2 and axes is not None and len(axes) == 1:
-            axis = axes[0] % 2
-            res = _matrix(x, axis)
+        if axes is not None and len(axes) == 1:
+            res = _one_dim(x, axes[0], keepdim)
             if res is not None:
-                return (res.reshape((1, -1)) if axis == 0 else res.reshape((-1, 1))) if keepdim else res
+                return res
     if x.dtype not in _EMULATED:
         return np.sum(x, axis=axes, keepdims=keepdim)
     return reduce_sum(x, _all_axes(x, axes), keepdim)
-
-
-def _matrix(x, axis):
-    """A float32 matrix summed over one dim by its kernel, where it has one (else None)."""
-    if not x.flags.c_contiguous:
-        if not x.flags.f_contiguous:
-            return None
-        x, axis = x.T, 1 - axis
-    rows, cols = x.shape
-    if axis:
-        return sum_kernels.rows_sum(x) if 2 <= cols < ROWS_BELOW else None
-    return sum_kernels.cols_sum(x) if cols >= LANES and rows >= 2 else None
 
 
 def mean(x, axes=None, keepdim=False):
