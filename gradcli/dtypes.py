@@ -7,6 +7,8 @@ an op, so that float32 math is computed in numpy float32, an int64 tensor times
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .errors import ProgramError, ProgramTypeError, ProgramValueError
@@ -354,13 +356,60 @@ def as_floating(x) -> np.ndarray:
     return np.asarray(x, dtype=np.float64)
 
 
+def cast(values, np_dtype) -> np.ndarray:
+    """`values` as an array of `np_dtype`, converted as PyTorch converts: a double becomes a half
+    through a float (c10::Half is made from a float), so a double just past a midpoint between
+    two halves can round the other way than numpy's direct conversion."""
+    values = np.asarray(values)
+    if np_dtype == np.float16 and values.dtype == np.float64:
+        with np.errstate(over="ignore"):   # 1e300 is inf, as in PyTorch
+            return values.astype(np.float32).astype(np_dtype)
+    return values.astype(np_dtype)
+
+
+# PyTorch's names of the C types in its messages
+_C_TYPES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "int8_t",
+            "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t"}
+
+
+def checked_value(value, np_dtype, numel: int = 2):
+    """A number as a tensor of `np_dtype` takes it when it is filled with it (full, fill_,
+    masked_fill, scatter's value, clamp's bounds): PyTorch's checked conversion refuses a
+    finite number past the dtype's range (70000.0 into half, 1e300 into float, 300 into int8),
+    except a negative int into uint8, which wraps, and a fill of a one-element half tensor
+    (`numel` 1), which PyTorch writes unchecked. A float comes back rounded to the dtype (a
+    double to a half through a float), so that numpy's later casts are exact."""
+    np_dtype = np.dtype(np_dtype)
+    kind = np_dtype.kind
+    if kind == "b" or not isinstance(value, (int, float, np.number)) or isinstance(value, (bool, np.bool_)):
+        return value
+    if kind == "f":
+        info = np.finfo(np_dtype)
+        if math.isfinite(value) and not (float(info.min) <= value <= float(info.max)) and (
+                numel != 1 or np_dtype != np.float16):
+            raise ProgramError(f"value cannot be converted to type {_C_TYPES[np_dtype.name]} without overflow")
+        return float(cast(float(value), np_dtype))
+    info = np.iinfo(np_dtype)
+    if np_dtype == np.uint8 and isinstance(value, (int, np.integer)) and value < 0 and value >= -255:
+        return int(value) % 256
+    if not (info.min <= value <= info.max):   # nan and inf too
+        raise ProgramError(f"value cannot be converted to type {_C_TYPES.get(np_dtype.name, np_dtype.name)} "
+                           "without overflow")
+    return value
+
+
+def to_half(value) -> np.float16:
+    """A number as PyTorch's half: through a float."""
+    return np.float16(np.float32(value))
+
+
 def half_opmath(value, np_dtype):
     """An input of a float16 op: rounded to half, then as float32 for the computation."""
     if value.__class__ is np.ndarray:
-        return value.astype(np.float32)
+        return (value if value.dtype == np.float16 else cast(value, np.float16)).astype(np.float32)
     if value is None:
         return None
-    return np.float32(np.float16(value))
+    return np.float32(to_half(value))
 
 
 # PyTorch's CPU mul and div read a second operand that is a CPU scalar (a number, a 0-d
@@ -371,8 +420,8 @@ _HALF_SCALAR_SECOND = frozenset({"mul", "div"})
 def half_rounded(value, np_dtype):
     """The first operand of a half mul/div: rounded to half, computed in float."""
     if value.__class__ is np.ndarray:
-        return value.astype(np.float16).astype(np.float32)
-    return np.float32(np.float16(value))
+        return cast(value, np.float16).astype(np.float32)
+    return np.float32(to_half(value))
 
 
 def half_unrounded(value, np_dtype):

@@ -24,7 +24,7 @@ from . import layers  # noqa: E402,F401  (conv_transpose, interpolate, pad, prel
 from . import criteria  # noqa: E402,F401  (margin, ranking, embedding and likelihood losses)
 from . import activations  # noqa: E402,F401  (selu, celu, mish, hardswish, glu, threshold, ...)
 from . import tensor_methods  # noqa: E402  (last: every Tensor method and operator, attached once)
-from . import sampling  # noqa: E402,F401  (random sampling, nonzero/unique, alpha= of add_: after the in-place methods)
+from . import sampling  # noqa: E402,F401  (random sampling, nonzero/unique, scatter, type_as)
 
 batching_guards.install_guards()   # (before the methods are attached: some are guarded)
 tensor_methods.attach()

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..dtypes import get_default_dtype, promotion as _promotion, raw_key as _key
+from ..dtypes import cast as _cast, get_default_dtype, promotion as _promotion, raw_key as _key
 from ..dtypes import _CACHE as _PROMOTIONS   # one cache: cleared when the default dtype changes
 from ..errors import ProgramTypeError
 from .._tensor import MODIFICATIONS as _MODIFICATIONS, NEVER_MODIFIED as _NEVER_MODIFIED
@@ -114,9 +114,9 @@ def apply(op, inputs: tuple, params: dict | None = None):
             compute, want, prep, note = hit
             if compute is not None:
                 if cx is ndarray and x.dtype is not compute and x.dtype != compute:
-                    x = x.astype(compute)
+                    x = _cast(x, compute)
                 if cy is ndarray and y.dtype is not compute and y.dtype != compute:
-                    y = y.astype(compute)
+                    y = _cast(y, compute)
                 if prep is not None:
                     if prep.__class__ is tuple:   # one preparation per operand (`dtypes.promotion`)
                         x, y = prep[0](x, compute), prep[1](y, compute)
@@ -156,7 +156,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
                 op.float_hit = hit + (forward_for(forward, x.dtype, hit[2]),)
             compute, want, prep, note = hit
             if compute is not None and cx is ndarray and x.dtype is not compute and x.dtype != compute:
-                x = x.astype(compute)
+                x = _cast(x, compute)
             if prep is not None:
                 x = prep(x, compute)
                 if numbers is not None:
@@ -180,7 +180,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
             compute, want, prep = _promotion(op.promote, tuple([_key(v) for v in arrays]))
             note = want is not None
             if compute is not None:
-                arrays = [v.astype(compute) if v.__class__ is ndarray and v.dtype != compute else v
+                arrays = [_cast(v, compute) if v.__class__ is ndarray and v.dtype != compute else v
                           for v in arrays]
                 if prep is not None:
                     arrays = [prep(v, compute) for v in arrays]
@@ -195,7 +195,7 @@ def apply(op, inputs: tuple, params: dict | None = None):
     elif out.size > _budget.max_elements:
         check_elements(out.size)
     if want is not None and out.dtype is not want and out.dtype != want:
-        out = out.astype(want)   # a forward that computed wider (float64 inside) or narrower
+        out = _cast(out, want)   # a forward that computed wider (float64 inside) or narrower
     if not mask or not _grad_enabled[0] or not op.differentiable:
         _budget.work += _OP_WORK   # no node to charge: the op's own time (checked at the next charge)
         result = _wrap(out)

@@ -6,13 +6,17 @@ A number on either side of a binary op is an input that needs no gradient
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .. import dtypes
 from .domains import binary, cases, unary
 from .._tensor import Tensor
-from ..errors import ProgramValueError
+from ..errors import ProgramError, ProgramValueError
 from .apply import apply
-from .registry import defop, export, POINTWISE
+from .registry import FUNCTIONS, METHODS, TENSORS, Op, defop, export, POINTWISE
+from .torch_ranges import GRAIN, THREADS, fma
 
 add = defop(
     "add", "AddBackward0", np.add, inputs=("self", "other"), broadcasts=True,
@@ -27,6 +31,138 @@ sub = defop(
     formulas=("grad", "-grad"),
     sympy=lambda sp, a, b: a - b, domain=binary(), tangent=POINTWISE,
 )
+
+
+# -- add and sub with alpha= ------------------------------------------------------------
+
+VECTOR_STEP = 32   # halves per step of cpu_kernel_vec's vector loop: two vectors of 16 (AVX2)
+
+
+def _vector_body(shape, operands) -> np.ndarray:
+    """Where PyTorch's elementwise loop (cpu_kernel_vec) writes with vectors: in each run of
+    the coalesced innermost dimension (a thread's share of it above GRAIN elements), the first
+    whole steps of VECTOR_STEP; nowhere when an input is strided or two are broadcast numbers,
+    which its scalar loop computes."""
+    n = math.prod(shape)
+    strides = [np.broadcast_to(o, shape).strides if o.ndim else (0,) * len(shape) for o in operands]
+    strides = [[s // o.itemsize for s in st] for st, o in zip(strides, operands)]
+    # the dims in memory order, outermost first, as TensorIterator orders them (a transposed
+    # input's result is laid out as the input is)
+    order = sorted(range(len(shape)), key=lambda d: next((st[d] for st in strides if st[d]), 0), reverse=True)
+    if order != sorted(order):
+        body = _vector_body_in_order([shape[d] for d in order], [[st[d] for d in order] for st in strides], n)
+        return body.transpose(np.argsort(order))
+    return _vector_body_in_order(shape, strides, n)
+
+
+def _vector_body_in_order(shape, strides, n) -> np.ndarray:
+    run, inner, prev = 1, None, None
+    for d in reversed(range(len(shape))):
+        if shape[d] == 1:
+            continue
+        if inner is None:
+            run, inner, prev = shape[d], [st[d] for st in strides], d
+        elif all(st[d] == st[prev] * shape[prev] for st in strides):
+            run, prev = run * shape[d], d
+        else:
+            break
+    if inner is None or any(s not in (0, 1) for s in inner) or inner.count(0) > 1:
+        return np.zeros(shape, dtype=bool)
+    i = np.arange(n)
+    chunk = n if n < GRAIN or THREADS == 1 else -(-n // min(THREADS, -(-n // GRAIN)))
+    start = np.maximum(i - i % run, i - i % chunk)
+    end = np.minimum(i - i % run + run, i - i % chunk + chunk)
+    return ((i - start) < (end - start) // VECTOR_STEP * VECTOR_STEP).reshape(shape)
+
+
+def _alpha_forward(sign: int):
+    """self + sign * alpha * other as PyTorch's add kernel computes it: one fused multiply-add
+    (`vec::fmadd`, and the compiler's contraction in its scalar loop) in float32 and float64;
+    in half, alpha is rounded to half, the vector loop's fma is in float, and its scalar loop
+    rounds the product to half before the sum (`_vector_body` says which loop wrote where)."""
+    def forward(self, other, alpha):
+        a = np.asarray(self)
+        b = np.asarray(other)
+        if b.dtype != a.dtype:   # a number: the tensor's dtype, as PyTorch wraps it
+            b = dtypes.cast(b, a.dtype)
+        alpha = sign * alpha
+        if a.dtype.kind not in "f":
+            with np.errstate(over="ignore"):
+                return a + (alpha * b if a.dtype.kind != "b" else alpha * b.astype(np.int64))
+        if a.dtype != np.float16:
+            return fma(b, a.dtype.type(alpha), a, a.dtype)
+        h = np.float32(dtypes.to_half(alpha))
+        a32, b32 = a.astype(np.float32), b.astype(np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):
+            fused = fma(b32, h, a32, np.float32).astype(np.float16)
+            product = (h * b32).astype(np.float16).astype(np.float32)
+            separate = (a32 + product).astype(np.float16)
+        return np.where(_vector_body(fused.shape, (a, b)), fused, separate)
+    forward.__name__ = "add_alpha" if sign > 0 else "sub_alpha"
+    return forward
+
+
+def _alpha_cases(rng):
+    shapes = (((3,), (3,)), ((2, 3), (3,)))
+    return [((rng.uniform(-2, 2, sa), rng.uniform(-2, 2, sb)), {"alpha": 0.7}) for sa, sb in shapes] \
+        + [((rng.uniform(-2, 2, (3,)), float(rng.uniform(-2, 2))), {"alpha": -1.5})]
+
+
+add_alpha = defop(
+    "add_alpha", "AddBackward0", _alpha_forward(1), inputs=("self", "other"), broadcasts=True, public=False,
+    rules=(lambda F, g: g, lambda F, g, alpha: g * alpha),
+    formulas=("grad", "grad * alpha"),
+    sympy=lambda sp, a, b, alpha: a + alpha * b, domain=_alpha_cases, tangent=POINTWISE,
+)
+sub_alpha = defop(
+    "sub_alpha", "SubBackward0", _alpha_forward(-1), inputs=("self", "other"), broadcasts=True, public=False,
+    rules=(lambda F, g: g, lambda F, g, alpha: -g * alpha),
+    formulas=("grad", "-grad * alpha"),
+    sympy=lambda sp, a, b, alpha: a - alpha * b, domain=_alpha_cases, tangent=POINTWISE,
+)
+
+
+def _alpha_refused(input, other, alpha):
+    """PyTorch's refusals of an alpha that the result's dtype cannot take."""
+    result = dtypes.result_type(input, other)
+    if isinstance(alpha, bool) and result is not dtypes.bool_:
+        raise ProgramError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not result.is_floating_point:
+        raise ProgramError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
+def _with_alpha(op: Op, alpha_op: Op):
+    """torch.add / torch.sub: `input + alpha * other` as one node (AddBackward0 saving alpha)."""
+    plain = op.fn
+
+    def fn(input, other, *, alpha=1, out=None):
+        if isinstance(alpha, Tensor):
+            alpha = alpha.item()
+        if alpha.__class__ is int and alpha == 1:
+            return plain(input, other)
+        _alpha_refused(input, other, alpha)
+        if not isinstance(input, Tensor):   # a number first: PyTorch's deprecated form
+            return plain(input, TENSORS.mul(other, alpha))
+        return apply(alpha_op, (input, other), {"alpha": alpha})
+    fn.__name__ = fn.__qualname__ = op.name
+    return fn
+
+
+def _inplace_with_alpha(op: Op, fn):
+    plain = op.fn
+
+    def method(self, other, *, alpha=1):
+        if alpha.__class__ is int and alpha == 1:   # `x += y`
+            return self._inplace(plain, other)
+        return self._inplace(lambda t, o: fn(t, o, alpha=alpha), other)
+    method.__name__ = op.name + "_"
+    return method
+
+
+# torch.add and Tensor.add take alpha=; `x + y` (and the rules' F.add) stays the op's own function
+for _op, _alpha_op in ((add, add_alpha), (sub, sub_alpha)):
+    FUNCTIONS[_op.name] = METHODS[_op.name] = _public = _with_alpha(_op, _alpha_op)
+    METHODS[_op.name + "_"] = _inplace_with_alpha(_op, _public)
 
 
 def _rsub(self, other):

@@ -19,7 +19,7 @@ from .registry import METHODS, defop, export, LINEAR
 
 
 def _to_copy(self, dtype, source):
-    return self.astype(dtype)
+    return dtypes.cast(self, dtype)
 
 
 to_copy = defop(

@@ -152,7 +152,7 @@ def new_tensor(data, dtype=None, requires_grad=False):
         values = np.array(flat)
     if values.dtype.kind not in "biuf" and values.size:
         raise ProgramTypeError(f"new(): invalid data type '{values.dtype}'")
-    out = values.astype(_np_dtype(dtype, values.dtype if values.size else None))
+    out = dtypes.cast(values, _np_dtype(dtype, values.dtype if values.size else None))
     return _leaf(out.reshape(shape), requires_grad)
 
 
@@ -183,12 +183,19 @@ ones = export("ones", _filled("ones", 1.0), method=False)
 empty = export("empty", _filled("empty", 0.0), method=False)
 
 
+def _filled_array(shape, value, np_dtype) -> np.ndarray:
+    """An array of `shape` filled with `value` as PyTorch converts it (`dtypes.checked_value`)."""
+    value = dtypes.checked_value(value, np_dtype, math.prod(shape))
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.full(shape, dtypes.cast(value, np_dtype), dtype=np_dtype)
+
+
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, out=None):
     """A new leaf of `size` filled with `fill_value` (a bool fill gives a bool tensor)."""
     shape = _size((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _leaf(np.full(shape, fill_value, dtype=_np_dtype(dtype, _value_type(fill_value))), requires_grad)
+    return _leaf(_filled_array(shape, fill_value, _np_dtype(dtype, _value_type(fill_value))), requires_grad)
 
 
 export("full", full, method=False)
@@ -274,11 +281,14 @@ def linspace(start, end, steps, out=None, dtype=None, layout=None, device=None, 
     end = _number(end, "end")
     steps = as_int(steps, "steps")
     _check_steps(steps)
-    if steps < 2:
-        return _leaf(np.array([start] * steps, dtype=_np_dtype(dtype)), requires_grad)
+    np_dtype = _np_dtype(dtype)
+    if steps < 2:   # PyTorch fills with start
+        return _leaf(_filled_array((steps,), start, np_dtype), requires_grad)
+    dtypes.checked_value(start, np_dtype)   # PyTorch's refusal of 70000 as a half
+    dtypes.checked_value(end, np_dtype)
     # PyTorch's formula, rounded as its kernel rounds: the first half counts up from
     # start, the second down from end, so both ends are exact
-    return _leaf(torch_ranges.linspace(start, end, steps, _np_dtype(dtype)), requires_grad)
+    return _leaf(torch_ranges.linspace(start, end, steps, np_dtype), requires_grad)
 
 
 export("linspace", linspace, method=False)
@@ -292,11 +302,13 @@ def logspace(start, end, steps, base=10.0, out=None, dtype=None, layout=None, de
     steps = as_int(steps, "steps")
     base = _number(base, "base")
     _check_steps(steps)
+    np_dtype = _np_dtype(dtype)
     if steps < 2:
         with np.errstate(over="ignore", invalid="ignore"):
-            return _leaf(np.array([base ** start if steps else 0.0] * steps, dtype=_np_dtype(dtype)),
-                         requires_grad)
-    return _leaf(torch_ranges.logspace(start, end, steps, base, _np_dtype(dtype)), requires_grad)
+            return _leaf(dtypes.cast(np.array([base ** start if steps else 0.0] * steps), np_dtype), requires_grad)
+    dtypes.checked_value(start, np_dtype)
+    dtypes.checked_value(end, np_dtype)
+    return _leaf(torch_ranges.logspace(start, end, steps, base, np_dtype), requires_grad)
 
 
 export("logspace", logspace, method=False)
@@ -425,7 +437,7 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
     shape = _size((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), "new_full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _leaf(np.full(shape, fill_value, dtype=_new_dtype(self, dtype)), requires_grad)
+    return _leaf(_filled_array(shape, fill_value, _new_dtype(self, dtype)), requires_grad)
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ProgramError, ShapeError
+from .. import dtypes
+from ..errors import ShapeError
 from .._tensor import Tensor, no_grad
 from .apply import _note_input_dtypes, apply
 from .domains import cases
@@ -22,12 +23,12 @@ from .registry import defop
 def _cast(values, dtype):
     """numpy's cast, silent about nan or inf into an integer (PyTorch gives the same bits)."""
     with np.errstate(invalid="ignore", over="ignore"):
-        return np.asarray(values).astype(dtype)
+        return dtypes.cast(values, dtype)
 
 
 def _fill(self, value):
-    return np.full(np.shape(self), value, dtype=np.asarray(self).dtype) if np.ndim(self) else \
-        _cast(value, np.asarray(self).dtype)
+    dtype = np.asarray(self).dtype
+    return np.full(np.shape(self), _cast(value, dtype), dtype=dtype) if np.ndim(self) else _cast(value, dtype)
 
 
 def _fill_tensor(self, value):
@@ -77,25 +78,6 @@ def _recorded(op, self: Tensor, other) -> Tensor:
     return result
 
 
-# PyTorch's names of the C types in its message
-_C_TYPES = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t"}
-
-
-def _integer_value(self: Tensor, value):
-    """`value` as an integer tensor takes it: PyTorch's refusal of a number past the dtype's
-    range (inf, nan, 1e30, 300 into int8), except a negative int into uint8, which wraps."""
-    dtype = self._data.dtype
-    if dtype.kind not in "iu" or not isinstance(value, (int, float)):
-        return value
-    info = np.iinfo(dtype)
-    if dtype == np.uint8 and isinstance(value, int) and value < 0:
-        return value % 256
-    if not (info.min <= value <= info.max):
-        raise ProgramError(f"value cannot be converted to type {_C_TYPES.get(dtype.name, dtype.name)} "
-                           "without overflow")
-    return value
-
-
 def fill(self: Tensor, value) -> Tensor:
     """`self` filled with `value` (a number or a 0-d tensor), out of place: what fill_ writes."""
     if isinstance(value, Tensor):
@@ -105,7 +87,7 @@ def fill(self: Tensor, value) -> Tensor:
         return _recorded(fill_tensor, self, value)
     if isinstance(value, bool):
         value = int(value)
-    value = _integer_value(self, value)
+    value = dtypes.checked_value(value, self._data.dtype, self._data.size)
     if self._data.dtype.kind not in "fc":
         with no_grad():
             return apply(fill_scalar, (self,), {"value": value})

@@ -1,7 +1,7 @@
 """The tail of torch's functions that scripts use: random sampling (normal, randint,
 randperm, multinomial, bernoulli and the in-place random_/normal_/uniform_), the
 integer-valued queries (nonzero, unique, isnan/isinf/isfinite, one-argument where),
-meshgrid, repeat_interleave, scatter, type_as, resize_, `alpha=` of add/sub.
+meshgrid, repeat_interleave, scatter, type_as, resize_.
 
 Random numbers come from gradcli's generator (`factories._rng`: the one
 `torch.manual_seed` resets), so they are reproducible but not PyTorch's numbers.
@@ -299,7 +299,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
             return TENSORS.where(keep, input, placed)
         values = src._data[window]
     else:
-        values = float(src) if data.dtype.kind == "f" else src
+        values = dtypes.checked_value(src, data.dtype) if index.size else src
     out = data.copy()
     out[positions] = values
     return _leaf(out, False)
@@ -324,26 +324,6 @@ def resize_(self, *sizes):
     data[:count] = flat[:count]
     self._data = data.reshape(shape)
     return self
-
-
-def _with_alpha(base, name):
-    def fn(input, other, *, alpha=1, out=None):
-        if alpha != 1:
-            other = TENSORS.mul(other, alpha)
-        return base(input, other)
-    fn.__name__ = name
-    return fn
-
-
-def _inplace_with_alpha(name):
-    base = getattr(TENSORS, name)
-
-    def method(self, other, *, alpha=1):
-        if alpha != 1:
-            other = TENSORS.mul(other, alpha)
-        return self._inplace(base, other)
-    method.__name__ = name + "_"
-    return method
 
 
 # --- bitwise ops on bool and integer tensors (`mask & other`, `~mask`) -------------------
@@ -392,10 +372,6 @@ FUNCTIONS["where"] = where
 for _fn in (random_, normal_, uniform_, bernoulli_, exponential_, scatter_, type_as, resize_):
     METHODS[_fn.__name__] = _fn
 METHODS["resize"] = lambda self, *sizes: TENSORS.reshape(self, _size(sizes, "resize"))
-for _name in ("add", "sub"):
-    FUNCTIONS[_name] = _with_alpha(FUNCTIONS[_name], _name)
-    METHODS[_name] = FUNCTIONS[_name]
-    METHODS[_name + "_"] = _inplace_with_alpha(_name)
 FUNCTIONS["arccos"], FUNCTIONS["arcsin"], FUNCTIONS["arctan"] = (
     FUNCTIONS["acos"], FUNCTIONS["asin"], FUNCTIONS["atan"])
-del _fn, _name, no_grad
+del _fn, no_grad

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim
 from .domains import PAIRS, _sample, binary, cases, elementwise_sympy
@@ -293,25 +294,31 @@ def clamp(input, min=None, max=None):
                 "tensors or both be numbers"
             )
         return apply(clamp_tensor_op, (input, min, max))
-    return apply(clamp_op, (input,), {"min": _number(min), "max": _number(max)})
+    return apply(clamp_op, (input,), {"min": _bound(input, min), "max": _bound(input, max)})
 
 
-def _number(value):
-    return None if value is None else float(value)
+def _bound(input, value):
+    """A number bound of clamp as a float, refused past a float input's dtype as PyTorch refuses
+    it (1e300 for a float32 tensor: `dtypes.checked_value`)."""
+    if value is None:
+        return None
+    if isinstance(input, Tensor) and input._data.dtype.kind == "f":
+        dtypes.checked_value(value, input._data.dtype)
+    return float(value)
 
 
 def clamp_min(input, min):
     """max(input, min) elementwise (ClampMinBackward0); the gradient passes where x >= min."""
     if isinstance(min, Tensor):
         return apply(clamp_tensor_op, (input, min, None))
-    return apply(clamp_min_op, (input,), {"min": float(min)})
+    return apply(clamp_min_op, (input,), {"min": _bound(input, min)})
 
 
 def clamp_max(input, max):
     """min(input, max) elementwise (ClampMaxBackward0); the gradient passes where x <= max."""
     if isinstance(max, Tensor):
         return apply(clamp_tensor_op, (input, None, max))
-    return apply(clamp_max_op, (input,), {"max": float(max)})
+    return apply(clamp_max_op, (input,), {"max": _bound(input, max)})
 
 
 export("clamp", clamp, array=_clamp)
@@ -391,6 +398,8 @@ def masked_fill(input, mask, value):
     if not isinstance(value, (int, float, bool, np.number)):
         raise ProgramTypeError(f"masked_fill(): argument 'value' (position 2) must be Number, "
                                f"not {type(value).__name__}")
+    if isinstance(input, Tensor):
+        dtypes.checked_value(value, input._data.dtype)
     return apply(masked_fill_op, (input,), {"mask": m, "value": float(value)})
 
 

@@ -104,7 +104,8 @@ def _clamp_(self, min=None, max=None):
 
 
 for _name in INPLACE:
-    METHODS[_name + "_"] = _inplace_method(_name)
+    if _name not in ("add", "sub"):   # arith.py's, with alpha=
+        METHODS[_name + "_"] = _inplace_method(_name)
 METHODS["clamp_"] = _clamp_
 METHODS["register_post_accumulate_grad_hook"] = register_post_accumulate_grad_hook
 

@@ -85,7 +85,7 @@ def linspace(start: float, end: float, steps: int, np_dtype) -> np.ndarray:
             values = np.where(first, s + step * i, e - step * back)
             return np.trunc(values).astype(dt)
     if dt == np.float16:   # c10::Half: every operation computed in float, rounded to half
-        s, e = np.float16(start), np.float16(end)
+        s, e = _half(start), _half(end)   # c10::Half is made from a float: double -> float -> half
         step = _half(np.float32(_half(np.float32(e) - np.float32(s))) / np.float32(np.float16(steps - 1)))
         f = np.float32
         up = _half(f(s) + _half(f(step) * _half(i).astype(f)).astype(f))
@@ -104,7 +104,7 @@ def logspace(start: float, end: float, steps: int, base: float, np_dtype) -> np.
         s, e = float(int(start)), float(int(end))
         diff = e - s
     else:
-        s, e = dt.type(start), dt.type(end)
+        s, e = (_half(start), _half(end)) if dt == np.float16 else (dt.type(start), dt.type(end))
         diff = float(e - s)   # the dtype's subtraction, then double
         s, e = float(s), float(e)
     step = diff / (steps - 1)

@@ -10,7 +10,7 @@ import pytest
 
 import gradcli as g
 from gradcli import dtypes
-from gradcli.errors import AutogradError, ProgramTypeError
+from gradcli.errors import AutogradError, ProgramError, ProgramTypeError
 
 
 @pytest.fixture
@@ -309,3 +309,59 @@ def test_the_gradient_of_a_float32_max_with_ties_stays_float32():
     grad, = g.autograd.grad(x.max(), x)
     assert grad._data.dtype == np.float32
     assert grad.tolist() == [0.0, 0.5, 0.5]
+
+
+# -- numbers into a dtype: PyTorch's checked conversion ------------------------------------------
+
+# (expression, PyTorch 2.13's values, or the C type its overflow error names)
+_FILLS = [
+    (lambda: g.full((2,), 70000.0, dtype=g.float16), "c10::Half"),
+    (lambda: g.full((0,), 70000.0, dtype=g.float16), "c10::Half"),
+    (lambda: g.full((1,), 70000.0, dtype=g.float16), [float("inf")]),   # one half: unchecked
+    (lambda: g.full((2,), 65504.1, dtype=g.float16), "c10::Half"),
+    (lambda: g.full((2,), 65504.0, dtype=g.float16), [65504.0, 65504.0]),
+    (lambda: g.full((1,), float("-inf"), dtype=g.float16), [float("-inf")]),
+    (lambda: g.full((1,), 1e300, dtype=g.float32), "float"),
+    (lambda: g.full((2,), 3.4e38, dtype=g.float32), [3.3999999521443642e38] * 2),
+    (lambda: g.full((2,), 127.5, dtype=g.int8), "int8_t"),
+    (lambda: g.full((1,), -1, dtype=g.uint8), [255]),
+    (lambda: g.full((1,), -255, dtype=g.uint8), [1]),
+    (lambda: g.full((1,), -256, dtype=g.uint8), "uint8_t"),
+    (lambda: g.full((1,), -1.0, dtype=g.uint8), "uint8_t"),
+    (lambda: g.full((2,), 1e20, dtype=g.int64), "int64_t"),
+    (lambda: g.zeros(2, dtype=g.float16).fill_(70000.0), "c10::Half"),
+    (lambda: g.zeros(1, dtype=g.float16).fill_(70000.0), [float("inf")]),
+    (lambda: g.zeros(2, dtype=g.float16).new_full((2,), 70000.0), "c10::Half"),
+    (lambda: g.full_like(g.zeros(2, dtype=g.float16), 70000.0), "c10::Half"),
+    (lambda: g.zeros(1, dtype=g.float16).masked_fill(g.tensor([True]), 70000.0), "c10::Half"),
+    (lambda: g.zeros(1, dtype=g.float16).clamp(min=-70000.0), "c10::Half"),
+    (lambda: g.zeros(1, dtype=g.float32).clamp(max=1e300), "float"),
+    (lambda: g.zeros(2, dtype=g.float16).scatter(0, g.tensor([1]), 70000.0), "c10::Half"),
+    (lambda: g.zeros(2, dtype=g.float16).scatter(0, g.zeros(0, dtype=g.int64), 70000.0), [0.0, 0.0]),
+    (lambda: g.where(g.tensor([True, False]), g.zeros(2, dtype=g.float16), 70000.0), [0.0, float("inf")]),
+    (lambda: g.zeros(2, dtype=g.float16) + 70000.0, [float("inf")] * 2),
+    (lambda: g.tensor([70000.0], dtype=g.float16), [float("inf")]),
+]
+
+
+@pytest.mark.parametrize("make, expected", _FILLS, ids=range(len(_FILLS)))
+def test_a_number_past_the_dtype_is_refused_where_pytorch_refuses_it(make, expected):
+    if isinstance(expected, str):
+        with pytest.raises(ProgramError, match=f"^value cannot be converted to type {expected} without overflow$"):
+            make()
+    else:
+        assert make().tolist() == expected
+
+
+def test_a_double_becomes_a_half_through_a_float():
+    # float(-4.580078176346397) is the midpoint between two halves (ties to even: -4.578125);
+    # the double itself is past it, so numpy's direct conversion gives -4.58203125
+    x = -4.580078176346397
+    assert np.float16(x) == np.float16(-4.58203125)
+    made = [g.tensor([x], dtype=g.float16), g.full((2,), x, dtype=g.float16), g.tensor([x]).double().half(),
+            g.zeros(2, dtype=g.float16).fill_(x), g.zeros(2, dtype=g.float16) + x,
+            g.zeros(2, dtype=g.float16) + g.tensor(x, dtype=g.float64),
+            g.zeros(2, dtype=g.float16).copy_(g.tensor([x, x], dtype=g.float64)),
+            g.zeros(3, dtype=g.float16).scatter(0, g.tensor([1]), x)[1:2]]
+    for t in made:
+        assert set(t.tolist()) == {-4.578125}
