@@ -211,7 +211,7 @@ _CACHE: dict = {}
 # Each op's promotion kind (see `promotion`); an op not named here runs on its inputs as they
 # are (shape ops, indexing, sum/prod/cumsum, max/min, argmax: numpy keeps or picks PyTorch's dtype).
 _KINDS = {
-    "same": "add sub rsub mul neg maximum minimum where clamp clamp_min clamp_max clamp_tensor abs sign "
+    "same": "add sub add_alpha sub_alpha rsub mul neg maximum minimum where clamp clamp_min clamp_max clamp_tensor abs sign "
             "round floor ceil trunc frac relu pow pow_tensor rpow square dot mm mv bmm addmm masked_fill "
             "masked_fill_tensor scatter_add hardtanh leaky_relu floor_divide floor_divide_scalar rfloor_divide "
             "remainder remainder_scalar rremainder fmod fmod_scalar div_floor div_trunc",
@@ -230,7 +230,7 @@ _NO_BOOL = {
     "ceil": "\"ceil_vml_cpu\" not implemented for 'Bool'", "trunc": "\"trunc_vml_cpu\" not implemented for 'Bool'",
     "argmax": "argmax(): does not support bool input", "relu": "Boolean inputs not supported for relu", "argmin": "argmin(): does not support bool input",
 }
-_NO_BOOL["rsub"] = _NO_BOOL["sub"]
+_NO_BOOL["rsub"] = _NO_BOOL["sub_alpha"] = _NO_BOOL["sub"]
 # ... and of a bool result (bool // 2 is int64, bool // bool an error): the kernel PyTorch names
 _NO_BOOL_RESULT = {"floor_divide": "div_floor", "floor_divide_scalar": "div_floor", "rfloor_divide": "div_floor",
                    "div_floor": "div_floor", "div_trunc": "div_trunc", "remainder": "remainder",
@@ -244,9 +244,15 @@ NUMBER_PARAMS = {"rsub": ("other",), "pow": ("exponent",), "rpow": ("base",), "c
                  "fmod_scalar": ("other",)}
 
 
-def bool_refused(name: str):
-    """Raise PyTorch's error for a bool input to op `name`."""
-    raise (ProgramTypeError if name in ("sub", "rsub") else ProgramValueError)(_NO_BOOL[name])
+_TWO_BOOLS = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead.")
+
+
+def bool_refused(name: str, all_bool: bool = False):
+    """Raise PyTorch's error for a bool input to op `name` (`all_bool`: every operand is bool)."""
+    if name in ("sub", "rsub", "sub_alpha"):
+        raise ProgramTypeError(_TWO_BOOLS if all_bool else _NO_BOOL[name])
+    raise ProgramValueError(_NO_BOOL[name])
 
 
 def promotion(name: str, keys: tuple):
@@ -262,7 +268,7 @@ def promotion(name: str, keys: tuple):
     kind = PROMOTION[name]
     present = [k for k in map(_full_key, keys) if k is not None]
     if name in _NO_BOOL and any(d is bool_ for d, _ in present):
-        bool_refused(name)
+        bool_refused(name, all(d is bool_ for d, _ in present))
     if kind == "as_is":
         return (None, None, None)
     common = result_type_of(present) if present else None
@@ -282,7 +288,7 @@ def promotion(name: str, keys: tuple):
     # kernels take a number or 0-d tensor second operand unrounded (`half_mul_div`).
     compute = common
     prep = wrap_int if common is not None and common.rank == 1 and common is not int64 else None
-    if common is float16:
+    if common is float16 and name not in _HALF_OWN:
         prep = half_opmath
         if name in _HALF_SCALAR_SECOND and len(keys) == 2:
             compute, prep = float32, (half_rounded, half_unrounded)
@@ -415,6 +421,10 @@ def half_opmath(value, np_dtype):
 # PyTorch's CPU mul and div read a second operand that is a CPU scalar (a number, a 0-d
 # tensor) at its own precision, in float: `x * 0.1` is not `x * half(0.1)` (first operand: half)
 _HALF_SCALAR_SECOND = frozenset({"mul", "div"})
+# ... and the ops whose forward computes half itself, given half arrays: add/sub with alpha
+# (PyTorch's vector and scalar loops round differently), mse_loss (its difference is rounded
+# to half before it is squared)
+_HALF_OWN = frozenset({"add_alpha", "sub_alpha", "mse_loss"})
 
 
 def half_rounded(value, np_dtype):

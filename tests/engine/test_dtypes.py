@@ -365,3 +365,12 @@ def test_a_double_becomes_a_half_through_a_float():
             g.zeros(3, dtype=g.float16).scatter(0, g.tensor([1]), x)[1:2]]
     for t in made:
         assert set(t.tolist()) == {-4.578125}
+
+
+def test_a_subtraction_of_bools_is_refused_with_pytorchs_words():
+    with pytest.raises(ProgramTypeError, match=r"with two bool tensors is not supported. Use the `\^`"):
+        g.tensor([True]) - g.tensor([True])
+    with pytest.raises(ProgramTypeError, match="with two bool tensors"):
+        g.sub(g.tensor([True]), g.tensor([False]), alpha=2)
+    with pytest.raises(ProgramTypeError, match="with a bool tensor is not supported. If you are trying to invert"):
+        g.tensor([True]) - 1

@@ -17,6 +17,11 @@ print(a.add(b, alpha=3.3e-3).sum().item())
 # in half the vector loop (32 halves at a time) fuses in float; its scalar tail does not
 print(torch.add(a.half(), b.half(), alpha=-0.7)[28:].tolist())
 print(torch.sub(a.half()[::2], b.half()[::2], alpha=0.3).tolist())
+# a half mse_loss rounds the difference to half before it squares it
+print(torch.nn.functional.mse_loss(torch.tensor([0.6772], dtype=torch.float16),
+                                   torch.tensor([-1.058], dtype=torch.float16)).item())
+h = ((torch.arange(52, dtype=torch.float64) * 0.37) % 6 - 3).half()
+print(torch.nn.functional.mse_loss(h, h.flip(0) * 0.3).item())
 w = torch.tensor([1.0, 2.0], requires_grad=True)
 y = torch.add(w, w * w, alpha=0.5)
 print(y.grad_fn.name(), [f[0].name() for f in y.grad_fn.next_functions[1][0].next_functions], y.grad_fn._saved_alpha)
