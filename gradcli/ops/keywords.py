@@ -35,33 +35,35 @@ square stack std sub sum tan tanh threshold topk tril triu true_divide trunc var
 """.split())
 
 
-def keepdims(fn):
-    """`fn` taking numpy's `keepdims=` as `keepdim=`, as PyTorch's argument parser does for
-    every function with a `keepdim` (`x.sum(1, keepdims=True)`); `fn` itself if it has none."""
+def _takes_keepdim(fn) -> bool:
     inner = fn
     while getattr(inner, "__wrapped__", None) is not None:   # a wrapper's parameters are its function's
         inner = inner.__wrapped__                            # (vmap's guards: ops/batching_rules.py)
     params = getattr(inner, "op_params", None)   # an op's function: its keywords (registry.py)
     if params is not None:
-        takes = "keepdim" in params
-    else:   # (co_varnames is made anew on each read: read only where needed, at start-up)
-        code = getattr(inner, "__code__", None)
-        takes = code is not None and "keepdim" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-    if not takes:
+        return "keepdim" in params
+    # (co_varnames is made anew on each read: read only where needed, at start-up)
+    code = getattr(inner, "__code__", None)
+    return code is not None and "keepdim" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+
+
+def _renamed_keepdims(fn, kwargs: dict) -> None:
+    if "keepdim" in kwargs:
+        raise TypeError(f"{fn.__name__}() got multiple values for argument 'keepdim'")
+    kwargs["keepdim"] = kwargs.pop("keepdims")
+
+
+def keepdims(fn):
+    """`fn` taking numpy's `keepdims=` as `keepdim=`, as PyTorch's argument parser does for
+    every function with a `keepdim` (`x.sum(1, keepdims=True)`); `fn` itself if it has none."""
+    if not _takes_keepdim(fn):
         return fn
 
     def taking_keepdims(*args, **kwargs):
         if "keepdims" in kwargs:
-            if "keepdim" in kwargs:
-                raise TypeError(f"{fn.__name__}() got multiple values for argument 'keepdim'")
-            kwargs["keepdim"] = kwargs.pop("keepdims")
+            _renamed_keepdims(fn, kwargs)
         return fn(*args, **kwargs)
-
-    taking_keepdims.__name__ = fn.__name__
-    taking_keepdims.__qualname__ = fn.__qualname__
-    taking_keepdims.__doc__ = fn.__doc__
-    taking_keepdims.__wrapped__ = fn
-    return taking_keepdims
+    return _named_after(taking_keepdims, fn, fn.__name__)
 
 
 _SAME = "Expected out tensor to have dtype {want}, but got {got} instead"
@@ -121,7 +123,14 @@ def _write(name: str, result, out: Tensor) -> Tensor:
 
 
 def with_out(name: str, fn):
-    """`fn` taking PyTorch's `out=` keyword (a Tensor, or a tuple of them for a tuple result)."""
+    """`fn` taking PyTorch's `out=` keyword (a Tensor, or a tuple of them for a tuple result),
+    and `keepdims=` where it takes `keepdim=` (one wrapper for both: a call costs one layer)."""
+    if _takes_keepdim(fn):
+        def taking_out_keepdims(*args, out=None, **kwargs):
+            if "keepdims" in kwargs:
+                _renamed_keepdims(fn, kwargs)
+            return fn(*args, **kwargs) if out is None else _into_out(name, fn, args, kwargs, out)
+        return _named_after(taking_out_keepdims, fn, name)
     code = getattr(fn, "__code__", None)
     simple = (getattr(fn, "op_params", None) == () and code is not None and not code.co_flags & 0x0C
               and code.co_kwonlyargcount == 0 and code.co_varnames[:code.co_argcount])
@@ -138,11 +147,15 @@ def with_out(name: str, fn):
         def taking_out(*args, out=None, **kwargs):
             return fn(*args, **kwargs) if out is None else _into_out(name, fn, args, kwargs, out)
 
-    taking_out.__name__ = getattr(fn, "__name__", name)
-    taking_out.__qualname__ = getattr(fn, "__qualname__", name)
-    taking_out.__doc__ = fn.__doc__
-    taking_out.__wrapped__ = fn
-    return taking_out
+    return _named_after(taking_out, fn, name)
+
+
+def _named_after(wrapper, fn, name: str):
+    wrapper.__name__ = getattr(fn, "__name__", name)
+    wrapper.__qualname__ = getattr(fn, "__qualname__", name)
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn
+    return wrapper
 
 
 def _into_out(name: str, fn, args: tuple, kwargs: dict, out):

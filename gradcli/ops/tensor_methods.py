@@ -127,7 +127,7 @@ def attach() -> None:
     for name, fn in list(METHODS.items()):
         METHODS[name] = keepdims(fn)
     for name, fn in list(FUNCTIONS.items()):
-        FUNCTIONS[name] = with_out(name, keepdims(fn)) if name in OUT_FUNCTIONS else keepdims(fn)
+        FUNCTIONS[name] = with_out(name, fn) if name in OUT_FUNCTIONS else keepdims(fn)
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     for name, getter in PROPERTIES.items():
