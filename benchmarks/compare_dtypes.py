@@ -9,8 +9,9 @@ Needs PyTorch (not part of CI):
 `--exact` (issue 29) runs programs whose float32/float16 results gradcli computes as
 PyTorch does: sum, mean, nansum, cumsum of 1 to 10^6 elements along any dims (keepdim,
 permuted and sliced inputs), linspace/arange/logspace in every float dtype, the mean
-losses, x ** 3 and x ** -2, and log; each result is compared to the last bit and counted
-as exact, within 1 ulp, or worse.
+losses, x ** 3 and x ** -2, log, add/sub with alpha= (broadcast too) and float64 into
+half; each result is compared to the last bit and counted as exact, within 1 ulp, or
+worse.
 
 Each program builds its operands from the same data on both sides, applies one
 op (a binary operator, a comparison, a unary function, a reduction, a conversion
@@ -205,7 +206,8 @@ def compare_one(torch, gradcli, kind, op, specs, grad: bool):
 
 EXACT_REDUCE = ["sum", "mean", "nansum", "cumsum"]
 EXACT_RANGES = ["linspace", "arange", "logspace"]
-EXACT_OPS = ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "cube", "inverse_square", "log"]
+EXACT_OPS = ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "cube", "inverse_square", "log",
+             "add_alpha", "sub_alpha", "half_of_double"]
 
 
 def exact_program(rng: random.Random):
@@ -277,8 +279,14 @@ def exact_run(lib, category, op, params):
         return x ** -2
     if op == "log":
         return lib.log(x.abs() + 0.5)
+    if op == "half_of_double":   # a double becomes a half through a float
+        data = np.random.default_rng(params["seed"]).standard_normal(params["shape"]) * 3
+        return lib.tensor(data).to(lib.float16)
     y = exact_input(lib, dict(params, seed=params["seed"] + 1))
     functional = getattr(getattr(lib, "nn", None), "functional", None)
+    if op in ("add_alpha", "sub_alpha"):   # one fused multiply-add (half: by its two loops)
+        fn = lib.add if op == "add_alpha" else lib.sub
+        return fn(x, y, alpha=0.37) if x.dim() < 2 else fn(x, y[..., :1], alpha=-1.3)
     loss = getattr(functional, op, None) or getattr(lib, op)
     return loss(x, y) if op != "huber_loss" else loss(x, y, delta=0.5)
 

@@ -6,8 +6,6 @@ A number on either side of a binary op is an input that needs no gradient
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import dtypes
@@ -16,7 +14,8 @@ from .._tensor import Tensor
 from ..errors import ProgramError, ProgramValueError
 from .apply import apply
 from .registry import FUNCTIONS, METHODS, TENSORS, Op, defop, export, POINTWISE
-from .torch_ranges import GRAIN, THREADS, fma
+from . import torch_loops
+from .torch_ranges import fma
 
 add = defop(
     "add", "AddBackward0", np.add, inputs=("self", "other"), broadcasts=True,
@@ -35,51 +34,13 @@ sub = defop(
 
 # -- add and sub with alpha= ------------------------------------------------------------
 
-VECTOR_STEP = 32   # halves per step of cpu_kernel_vec's vector loop: two vectors of 16 (AVX2)
-
-
-def _vector_body(shape, operands) -> np.ndarray:
-    """Where PyTorch's elementwise loop (cpu_kernel_vec) writes with vectors: in each run of
-    the coalesced innermost dimension (a thread's share of it above GRAIN elements), the first
-    whole steps of VECTOR_STEP; nowhere when an input is strided or two are broadcast numbers,
-    which its scalar loop computes."""
-    n = math.prod(shape)
-    strides = [np.broadcast_to(o, shape).strides if o.ndim else (0,) * len(shape) for o in operands]
-    strides = [[s // o.itemsize for s in st] for st, o in zip(strides, operands)]
-    # the dims in memory order, outermost first, as TensorIterator orders them (a transposed
-    # input's result is laid out as the input is)
-    order = sorted(range(len(shape)), key=lambda d: next((st[d] for st in strides if st[d]), 0), reverse=True)
-    if order != sorted(order):
-        body = _vector_body_in_order([shape[d] for d in order], [[st[d] for d in order] for st in strides], n)
-        return body.transpose(np.argsort(order))
-    return _vector_body_in_order(shape, strides, n)
-
-
-def _vector_body_in_order(shape, strides, n) -> np.ndarray:
-    run, inner, prev = 1, None, None
-    for d in reversed(range(len(shape))):
-        if shape[d] == 1:
-            continue
-        if inner is None:
-            run, inner, prev = shape[d], [st[d] for st in strides], d
-        elif all(st[d] == st[prev] * shape[prev] for st in strides):
-            run, prev = run * shape[d], d
-        else:
-            break
-    if inner is None or any(s not in (0, 1) for s in inner) or inner.count(0) > 1:
-        return np.zeros(shape, dtype=bool)
-    i = np.arange(n)
-    chunk = n if n < GRAIN or THREADS == 1 else -(-n // min(THREADS, -(-n // GRAIN)))
-    start = np.maximum(i - i % run, i - i % chunk)
-    end = np.minimum(i - i % run + run, i - i % chunk + chunk)
-    return ((i - start) < (end - start) // VECTOR_STEP * VECTOR_STEP).reshape(shape)
-
-
 def _alpha_forward(sign: int):
     """self + sign * alpha * other as PyTorch's add kernel computes it: one fused multiply-add
-    (`vec::fmadd`, and the compiler's contraction in its scalar loop) in float32 and float64;
-    in half, alpha is rounded to half, the vector loop's fma is in float, and its scalar loop
-    rounds the product to half before the sum (`_vector_body` says which loop wrote where)."""
+    (`vec::fmadd`, and the compiler's contraction in the scalar loop) in float32 and float64,
+    but for the scalar loop's tail where `other` is a broadcast number (its `alpha * other`
+    rounded once, outside the loop: `torch_loops.hoisted`); in half, alpha is rounded to half,
+    the vector loop's fma is in float, and the scalar loop rounds the product to half before
+    the sum (`torch_loops.vector_body`)."""
     def forward(self, other, alpha):
         a = np.asarray(self)
         b = np.asarray(other)
@@ -89,15 +50,19 @@ def _alpha_forward(sign: int):
         if a.dtype.kind not in "f":
             with np.errstate(over="ignore"):
                 return a + (alpha * b if a.dtype.kind != "b" else alpha * b.astype(np.int64))
-        if a.dtype != np.float16:
-            return fma(b, a.dtype.type(alpha), a, a.dtype)
-        h = np.float32(dtypes.to_half(alpha))
-        a32, b32 = a.astype(np.float32), b.astype(np.float32)
         with np.errstate(over="ignore", invalid="ignore"):
+            if a.dtype != np.float16:
+                t = a.dtype.type
+                fused = fma(b, t(alpha), a, a.dtype)
+                lanes, width = (8, 4) if a.dtype == np.float32 else (4, 2)
+                where = torch_loops.hoisted(fused.shape, (a, b), lanes, width)
+                return np.where(where, a + t(alpha) * b, fused) if where.any() else fused
+            h = np.float32(dtypes.to_half(alpha))
+            a32, b32 = a.astype(np.float32), b.astype(np.float32)
             fused = fma(b32, h, a32, np.float32).astype(np.float16)
             product = (h * b32).astype(np.float16).astype(np.float32)
             separate = (a32 + product).astype(np.float16)
-        return np.where(_vector_body(fused.shape, (a, b)), fused, separate)
+        return np.where(torch_loops.vector_body(fused.shape, (a, b), 16), fused, separate)
     forward.__name__ = "add_alpha" if sign > 0 else "sub_alpha"
     return forward
 

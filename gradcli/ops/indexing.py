@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 
-from ..errors import AutogradError, ProgramTypeError, ProgramValueError, ShapeError
+from .. import dtypes
+from ..errors import AutogradError, ProgramError, ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _grad_enabled, as_int, bump_version, check_elements, shape_str
 from .broadcast import _expand_shape
 from .domains import cases
@@ -291,6 +292,11 @@ def setitem(input, index, value):
     _, basic, advanced = _parse_index(input._data.shape, index)
     indices = (basic, advanced)
     target = _view(input._data, indices).shape
+    if isinstance(value, Tensor) and advanced is not None and value._data.dtype != input._data.dtype and not (
+            isinstance(index, Tensor) and index._data.dtype == np.bool_ and value._data.ndim == 0):
+        # index_put (a 0-d value under one bool mask is masked_fill's, which casts)
+        raise ProgramError(f"Index put requires the source and destination dtypes match, got "
+                           f"{input.dtype.legacy} for the destination and {value.dtype.legacy} for the source.")
     if isinstance(value, Tensor):
         shape = value._data.shape
         if len(shape) > len(target) and all(d == 1 for d in shape[:len(shape) - len(target)]):
@@ -313,6 +319,8 @@ def setitem(input, index, value):
                     "single memory location. Please clone() the tensor before performing the operation.")
             data = input._data = data.copy()
         v = value._data if isinstance(value, Tensor) else value
+        if data.dtype == np.float16:   # a double into half: through a float
+            v = dtypes.cast(v, np.float16)
         view = data[basic]
         if advanced is None:
             view[...] = v

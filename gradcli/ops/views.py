@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import cast
 from ..graph.nodes import op_name
 from ..errors import AutogradError, ProgramTypeError, ShapeError
 from .._tensor import Tensor, _grad_enabled, bump_version, no_grad, shape_str
@@ -53,6 +54,8 @@ def _index(self, indices):
 
 def _index_put(self, values, indices, accumulate=False):
     out = np.array(self, copy=True)
+    if out.dtype == np.float16 and not accumulate:   # a double into half: through a float
+        values = cast(values, np.float16)
     basic, advanced = indices
     target = out if basic is None else out[basic]
     if advanced is None:

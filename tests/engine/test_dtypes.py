@@ -374,3 +374,20 @@ def test_a_subtraction_of_bools_is_refused_with_pytorchs_words():
         g.sub(g.tensor([True]), g.tensor([False]), alpha=2)
     with pytest.raises(ProgramTypeError, match="with a bool tensor is not supported. If you are trying to invert"):
         g.tensor([True]) - 1
+
+
+def test_an_index_put_of_another_dtype_is_refused_as_pytorch_refuses_it():
+    h = g.zeros(3, dtype=g.float16)
+    with pytest.raises(ProgramError, match="^Index put requires the source and destination dtypes match, got "
+                                           "Half for the destination and Double for the source.$"):
+        h[g.tensor([1])] = g.tensor(2.0, dtype=g.float64)
+    with pytest.raises(ProgramError, match="got Float for the destination and Long for the source"):
+        g.zeros(3, dtype=g.float32)[[0, 1]] = g.tensor([2, 3])
+    f = g.zeros(3, dtype=g.float32)
+    f[g.tensor([True, False, True])] = g.tensor(2.0, dtype=g.float64)   # one mask, a 0-d value: masked_fill's
+    f[1:] = g.tensor([4, 5])                                            # a slice: copy_'s cast
+    assert f.tolist() == [2.0, 4.0, 5.0]
+    # the value is written as PyTorch casts it: a double into half through a float
+    h[0] = -4.580078176346397
+    h[g.tensor([True, False, True])] = g.tensor(-4.580078176346397, dtype=g.float64)
+    assert h.tolist() == [-4.578125, 0.0, -4.578125]

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 import gradcli as g
 from gradcli import dtypes
 from gradcli.cli.app import app
-from gradcli.ops import sum_kernels, torch_order, torch_ranges
+from gradcli.ops import sum_kernels, torch_loops, torch_order, torch_ranges
 
 HERE = Path(__file__).parent / "torch_digits"
 sys.path.insert(0, str(HERE))
@@ -308,6 +308,37 @@ ARANGE_HALF = [51200, 51174, 51149, 51123, 51098, 51072, 51046, 51021, 50995, 50
 def test_half_arange_is_pytorchs():
     ours = g.arange(-8.0, 0.351, 0.1, dtype=g.float16)._data
     assert ours.view(np.uint16).tolist() == ARANGE_HALF
+
+
+# -- elementwise loops ---------------------------------------------------------------------------
+
+# PyTorch 2.13's add(x, number, alpha=) on a 1-d run of 16 + L floats (8 + L doubles): its
+# tail's elements, F where the result is the fused multiply-add, S where alpha * number was
+# rounded first (measured element by element on 400 rows; the vector body is all F)
+TAILS32 = {1: "F", 3: "FFF", 4: "FFFF", 5: "FSSSS", 8: "FSSSSFFF", 9: "FSSSSSSSS", 13: "FSSSSSSSSSSSS",
+           15: "FSSSSSSSSSSSSFF"}
+TAILS64 = {2: "FF", 3: "FSS", 4: "FSSF", 6: "FSSSSF", 7: "FSSSSSS"}
+
+
+@pytest.mark.parametrize("dtype, step, tails", [(np.float32, 16, TAILS32), (np.float64, 8, TAILS64)])
+def test_the_scalar_loops_tail_rounds_a_numbers_product_apart(dtype, step, tails):
+    lanes, width = (8, 4) if dtype == np.float32 else (4, 2)
+    for length, pattern in tails.items():
+        n = step + length
+        x = np.zeros(n, dtype)
+        where = torch_loops.hoisted((n,), (x, dtype(1)), lanes, width)
+        assert "".join("S" if h else "F" for h in where[step:]) == pattern and not where[:step].any()
+        assert not torch_loops.hoisted((n,), (dtype(1), x), lanes, width).any()   # the number first
+        assert not torch_loops.hoisted((n,), (x, x), lanes, width).any()
+
+
+def test_the_vector_loop_runs_along_memory_per_row_and_thread():
+    x = np.zeros((3, 40), np.float16)
+    assert torch_loops.vector_body((3, 40), (x, x[:1]), 16).sum(1).tolist() == [32, 32, 32]
+    assert torch_loops.vector_body((40, 3), (x.T, x.T), 16).sum() == 96   # 120 in memory order
+    assert not torch_loops.vector_body((3, 20), (x[:, ::2], x[:, ::2]), 16).any()   # strided
+    big = np.zeros(70001, np.float16)   # two threads' halves: 35001 and 35000
+    assert torch_loops.vector_body((70001,), (big, big), 16).sum() == 34976 + 34976
 
 
 # -- whole programs through the CLI -------------------------------------------------------------

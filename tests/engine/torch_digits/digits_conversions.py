@@ -14,6 +14,12 @@ a = torch.tensor([0.1 * i - 3.3 for i in range(40)])
 b = torch.tensor([0.37 * i + 0.11 for i in range(40)])
 print(torch.add(a, b, alpha=1.1)[:8].tolist())
 print(a.add(b, alpha=3.3e-3).sum().item())
+# ... but in the scalar loop's tail, with a number (or a broadcast column) as `other`, the
+# compiler computes alpha * other once: rounded apart from the sum for all but its first and
+# last elements
+c = torch.tensor([[0.1 * i * j - 1.7 for j in range(7)] for i in range(6)])
+print(torch.sub(a[:37], 0.7, alpha=2.1)[32:].tolist(), torch.add(c, b[:6, None], alpha=-1.3)[:, 1:5].tolist())
+print(torch.add(a[:11].double(), 0.7, alpha=-1.3)[8:].tolist())
 # in half the vector loop (32 halves at a time) fuses in float; its scalar tail does not
 print(torch.add(a.half(), b.half(), alpha=-0.7)[28:].tolist())
 print(torch.sub(a.half()[::2], b.half()[::2], alpha=0.3).tolist())

@@ -1,0 +1,93 @@
+"""Which elements of an elementwise result PyTorch's CPU loop writes with vectors, and which
+with its scalar loop: where the two round differently (add's `alpha=`), the last bits of
+each element depend on it.
+
+The facts, from ATen's cpu_kernel_vec (native/cpu/Loops.h) as TensorIterator drives it, and
+measured on PyTorch 2.13 (AVX2 kernels):
+
+* TensorIterator orders the dims by the inputs' strides (the result of a transposed input is
+  laid out as that input is), merges dims that are contiguous with each other, and runs a
+  loop over the innermost (merged) dim for each outer index.
+* The vector loop runs when every input is contiguous along it, or all but one are and that
+  one is a broadcast number (stride 0): from the start of the run, in steps of two vectors
+  (`2 * lanes` elements); the elements after the last whole step (the tail) go through the
+  scalar loop. With a strided input, or two broadcast ones, the scalar loop writes the run.
+* From GRAIN elements the range is cut between THREADS threads (across rows too): each
+  thread's part of a run is a run of its own.
+* In the tail, with a broadcast number as the second input, the compiler's vectorized loop
+  (SSE: 4 floats, 2 doubles) computes what depends on that number alone once, outside the
+  loop: the tail's first element, and its last (length - 1) % width ones, compute it per element.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .torch_ranges import GRAIN, THREADS
+
+
+def _strides(shape, operands):
+    """Each operand's strides in elements over `shape` (0 where it is broadcast)."""
+    out = []
+    for o in operands:
+        st = np.broadcast_to(o, shape).strides if o.ndim else (0,) * len(shape)
+        out.append([s // o.itemsize for s in st])
+    return out
+
+
+def _runs(shape, strides):
+    """(vectorized, scalar, pos, length) over `shape` in memory order: whether the vector loop
+    runs, the operand that is a broadcast number in it (or None), and per element (flat) its
+    position in its run and the run's length."""
+    n = math.prod(shape)
+    run, inner, prev = 1, None, None
+    for d in reversed(range(len(shape))):
+        if shape[d] == 1:
+            continue
+        if inner is None:
+            run, inner, prev = shape[d], [st[d] for st in strides], d
+        elif all(st[d] == st[prev] * shape[prev] for st in strides):
+            run, prev = run * shape[d], d
+        else:
+            break
+    if inner is None:   # one element
+        inner = [1] * len(strides)
+    vectorized = all(s in (0, 1) for s in inner) and inner.count(0) <= 1
+    scalar = inner.index(0) if vectorized and 0 in inner else None
+    i = np.arange(n)
+    chunk = n if n < GRAIN or THREADS == 1 else -(-n // min(THREADS, -(-n // GRAIN)))
+    start = np.maximum(i - i % run, i - i % chunk)
+    end = np.minimum(i - i % run + run, i - i % chunk + chunk)
+    return vectorized, scalar, i - start, end - start
+
+
+def runs(shape, operands):
+    """`_runs` for an elementwise op of `operands` (arrays or numpy scalars) giving `shape`,
+    its positions and lengths shaped as the result."""
+    strides = _strides(shape, operands)
+    # the dims in memory order, outermost first, as TensorIterator orders them
+    order = sorted(range(len(shape)), key=lambda d: next((st[d] for st in strides if st[d]), 0), reverse=True)
+    ordered = [shape[d] for d in order]
+    vectorized, scalar, pos, length = _runs(ordered, [[st[d] for d in order] for st in strides])
+    back = np.argsort(order)
+    return vectorized, scalar, pos.reshape(ordered).transpose(back), length.reshape(ordered).transpose(back)
+
+
+def vector_body(shape, operands, lanes: int) -> np.ndarray:
+    """Where the vector loop writes (the rest: the scalar loop)."""
+    vectorized, _, pos, length = runs(shape, operands)
+    if not vectorized:
+        return np.zeros(shape, dtype=bool)
+    return pos < length // (2 * lanes) * (2 * lanes)
+
+
+def hoisted(shape, operands, lanes: int, width: int) -> np.ndarray:
+    """Where the scalar loop's tail computes what depends on the second operand alone once
+    (the second operand a broadcast number; `width`: the SSE loop's elements)."""
+    vectorized, scalar, pos, length = runs(shape, operands)
+    if not vectorized or scalar != 1:
+        return np.zeros(shape, dtype=bool)
+    body = length // (2 * lanes) * (2 * lanes)
+    tail, t = length - body, pos - body
+    return (t >= 1) & (t <= (tail - 1) // width * width)
