@@ -217,7 +217,8 @@ _KINDS = {
             "remainder remainder_scalar rremainder fmod fmod_scalar div_floor div_trunc",
     "float": "div reciprocal exp log log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh sigmoid "
              "softplus erf atan2 round_decimals norm logsumexp var std softmax log_softmax mse_loss "
-             "binary_cross_entropy nll_loss gelu silu elu logsigmoid det inverse linalg_solve",
+             "binary_cross_entropy nll_loss gelu silu elu logsigmoid det inverse linalg_solve "
+             "selu celu mish hardsigmoid hardswish threshold",
     "compare": "lt le gt ge eq ne",
     "float_only": "mean mean_dim",
     "as_is": "argmax argmin",
@@ -423,8 +424,8 @@ def half_opmath(value, np_dtype):
 _HALF_SCALAR_SECOND = frozenset({"mul", "div"})
 # ... and the ops whose forward computes half itself, given half arrays: add/sub with alpha
 # (PyTorch's vector and scalar loops round differently), mse_loss (its difference is rounded
-# to half before it is squared)
-_HALF_OWN = frozenset({"add_alpha", "sub_alpha", "mse_loss"})
+# to half before it is squared), threshold (compared with the threshold as a half)
+_HALF_OWN = frozenset({"add_alpha", "sub_alpha", "mse_loss", "threshold"})
 
 
 def half_rounded(value, np_dtype):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..errors import ProgramValueError, ShapeError
 from .._tensor import as_int
 from .domains import unary, vectorize
@@ -21,12 +22,23 @@ def _f64(x):
     return np.asarray(x, dtype=np.float64) if np.asarray(x).dtype != object else np.asarray(x)
 
 
+def _floating(x):
+    """x as the float array PyTorch computes in: float32 and float64 as they are (half arrives
+    as float32, `dtypes.half_opmath`), anything else as float64."""
+    x = np.asarray(x)
+    return x if x.dtype.kind == "f" else x.astype(np.float64)
+
+
 # -- selu, celu (EluBackward0, CeluBackward0) ------------------------------------------------
 
 
 def _selu(self):
-    x = _f64(self)
-    return SELU_SCALE * np.where(x > 0, x, SELU_ALPHA * np.expm1(np.minimum(x, 0.0)))
+    """PyTorch's elu kernel with selu's constants, in the input's float: x * scale where
+    positive, else expm1(x) (correctly rounded) * (alpha * scale)."""
+    x = _floating(self)
+    t = x.dtype.type
+    expm1 = np.expm1(np.minimum(x, 0).astype(np.float64)).astype(x.dtype)
+    return np.where(x > 0, x * t(SELU_SCALE), expm1 * (t(SELU_ALPHA) * t(SELU_SCALE)))
 
 
 selu_op = defop(
@@ -70,8 +82,16 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def _mish(self):
-    x = _f64(self)
-    return x * np.tanh(np.logaddexp(0.0, x))
+    """PyTorch's x * tanh(log1p(exp(x))), each step rounded to the input's float (each
+    function correctly rounded: 95% of float32 results are PyTorch's, 70% computed in double)."""
+    x = _floating(self)
+    with np.errstate(over="ignore"):
+        if x.dtype == np.float64:
+            return x * np.tanh(np.log1p(np.exp(x)))
+        wide = np.float64
+        e = np.exp(x.astype(wide)).astype(x.dtype)
+        soft = np.log1p(e.astype(wide)).astype(x.dtype)
+        return x * np.tanh(soft.astype(wide)).astype(x.dtype)
 
 
 def _mish_rule(F, g, self):
@@ -96,7 +116,9 @@ def mish(input, inplace=False):
 
 
 def _hardsigmoid(self):
-    return np.clip(_f64(self) / 6.0 + 0.5, 0.0, 1.0)
+    x = _floating(self)   # PyTorch's min(max(x + 3, 0), 6) / 6, in the input's float
+    t = x.dtype.type
+    return np.clip(x + t(3), t(0), t(6)) / t(6)
 
 
 def _kinks_away(lo, hi):
@@ -128,8 +150,9 @@ def hardsigmoid(input, inplace=False):
 
 
 def _hardswish(self):
-    x = _f64(self)
-    return x * np.clip(x + 3.0, 0.0, 6.0) / 6.0
+    x = _floating(self)   # PyTorch's x * min(max(x + 3, 0), 6) / 6, in the input's float
+    t = x.dtype.type
+    return x * np.clip(x + t(3), t(0), t(6)) / t(6)
 
 
 # PyTorch's hardswish_backward: 0 below -3, grad above 3, grad * (2x + 3) / 6 on [-3, 3]
@@ -187,8 +210,8 @@ def glu(input, dim=-1):
 
 
 def _threshold(self, threshold, value):
-    x = _f64(self)
-    return np.where(x > threshold, x, value)
+    x = _floating(self)   # compared with the threshold in the input's dtype, as PyTorch's kernel
+    return np.where(x > dtypes.cast(threshold, x.dtype), x, dtypes.cast(value, x.dtype))
 
 
 threshold_op = defop(

@@ -625,8 +625,10 @@ def silu(input, inplace=False):
 
 
 def _leaky_relu(self, negative_slope=0.01):
-    x = np.asarray(self, dtype=np.float64)
-    return np.where(x > 0, x, x * negative_slope)
+    x = np.asarray(self)   # x * slope in the input's float, as PyTorch (half: in float)
+    if x.dtype.kind != "f":
+        x = x.astype(np.float64)
+    return np.where(x > 0, x, x * x.dtype.type(negative_slope))
 
 
 # At 0 the gradient is negative_slope: PyTorch passes it unscaled only where self > 0.

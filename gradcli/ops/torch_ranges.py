@@ -85,11 +85,12 @@ def linspace(start: float, end: float, steps: int, np_dtype) -> np.ndarray:
             values = np.where(first, s + step * i, e - step * back)
             return np.trunc(values).astype(dt)
     if dt == np.float16:   # c10::Half: every operation computed in float, rounded to half
-        s, e = _half(start), _half(end)   # c10::Half is made from a float: double -> float -> half
-        step = _half(np.float32(_half(np.float32(e) - np.float32(s))) / np.float32(np.float16(steps - 1)))
-        f = np.float32
-        up = _half(f(s) + _half(f(step) * _half(i).astype(f)).astype(f))
-        down = _half(f(e) - _half(f(step) * _half(back).astype(f)).astype(f))
+        with np.errstate(over="ignore", invalid="ignore"):   # inf and nan, as in PyTorch
+            s, e = _half(start), _half(end)   # c10::Half is made from a float: double -> float -> half
+            step = _half(np.float32(_half(np.float32(e) - np.float32(s))) / np.float32(np.float16(steps - 1)))
+            f = np.float32
+            up = _half(f(s) + _half(f(step) * _half(i).astype(f)).astype(f))
+            down = _half(f(e) - _half(f(step) * _half(back).astype(f)).astype(f))
         return np.where(first, up, down)
     t = dt.type
     s, e = t(start), t(end)

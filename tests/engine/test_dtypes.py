@@ -391,3 +391,13 @@ def test_an_index_put_of_another_dtype_is_refused_as_pytorch_refuses_it():
     h[0] = -4.580078176346397
     h[g.tensor([True, False, True])] = g.tensor(-4.580078176346397, dtype=g.float64)
     assert h.tolist() == [-4.578125, 0.0, -4.578125]
+
+
+@pytest.mark.parametrize("name", ["hardswish", "hardsigmoid", "selu", "celu", "mish", "elu", "leaky_relu",
+                                  "relu6", "hardtanh", "softsign", "tanhshrink", "logsigmoid", "silu", "gelu",
+                                  "softplus", "sigmoid", "tanh"])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_an_activation_keeps_its_inputs_dtype(name, dtype):
+    x = g.tensor([-2.5, -0.5, 0.0, 0.5, 4.0], dtype=getattr(g, dtype))
+    assert getattr(g, name)(x).dtype is getattr(g, dtype)
+    assert g.threshold(x, 0.1, 20.0).dtype is getattr(g, dtype)
