@@ -215,7 +215,7 @@ _KINDS = {
             "round floor ceil trunc frac relu pow pow_tensor rpow square dot mm mv bmm addmm masked_fill "
             "masked_fill_tensor scatter_add hardtanh leaky_relu floor_divide floor_divide_scalar rfloor_divide "
             "remainder remainder_scalar rremainder fmod fmod_scalar div_floor div_trunc",
-    "float": "div reciprocal exp log log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh sigmoid "
+    "float": "div reciprocal exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh sigmoid "
              "softplus erf atan2 round_decimals norm logsumexp var std softmax log_softmax mse_loss "
              "binary_cross_entropy nll_loss gelu silu elu logsigmoid det inverse linalg_solve "
              "selu celu mish hardsigmoid hardswish threshold",

@@ -77,13 +77,13 @@ TENSOR_METHODS = frozenset({
     "neg", "pow", "reciprocal", "remainder", "rsqrt", "sign", "sqrt", "square", "sub",
     "true_divide",
     # elementwise functions
-    "acos", "arctan2", "asin", "atan", "atan2", "ceil", "cos", "cosh", "erf", "exp", "expm1",
-    "fix", "floor", "frac", "log", "log1p", "relu", "round", "sigmoid", "sin", "sinh",
+    "acos", "arctan2", "asin", "atan", "atan2", "ceil", "cos", "cosh", "erf", "exp", "exp2", "expm1",
+    "fix", "floor", "frac", "log", "log10", "log1p", "log2", "relu", "round", "sigmoid", "sin", "sinh",
     "softplus", "tan", "tanh", "trunc",
     # in-place versions
     "abs_", "acos_", "add_", "asin_", "atan2_", "atan_", "clamp_", "clamp_max_", "clamp_min_",
-    "clip_", "cos_", "cosh_", "cumprod_", "cumsum_", "div_", "erf_", "exp_", "expm1_",
-    "floor_divide_", "fmod_", "index_add_", "log1p_", "log_", "masked_fill_", "mul_", "neg_",
+    "clip_", "cos_", "cosh_", "cumprod_", "cumsum_", "div_", "erf_", "exp2_", "exp_", "expm1_",
+    "floor_divide_", "fmod_", "index_add_", "log10_", "log1p_", "log2_", "log_", "masked_fill_", "mul_", "neg_",
     "pow_", "reciprocal_", "relu_", "remainder_", "rsqrt_", "scatter_add_", "sigmoid_",
     "sign_", "sin_", "sinh_", "sqrt_", "square_", "sub_", "tan_", "tanh_", "tril_", "triu_",
     # reductions, sorting, softmax

@@ -61,6 +61,18 @@ log = defop("log", "LogBackward0", torch_math.log,
             rules=(lambda F, g, self: g / self,), formulas=("grad / self",),
             sympy=lambda sp, x: vectorize(sp.log)(x), domain=unary(0.2, 3.0), tangent=POINTWISE)
 
+# PyTorch's formulas multiply by ln 2 and ln 10 as doubles (M_LN2, M_LN10)
+LN2, LN10 = 0.6931471805599453, 2.302585092994046
+log2 = defop("log2", "Log2Backward0", torch_math.log2,
+             rules=(lambda F, g, self: g / (self * LN2),), formulas=("grad / (self * 0.6931471805599453)",),
+             sympy=lambda sp, x: vectorize(lambda e: sp.log(e, 2))(x), domain=unary(0.2, 3.0), tangent=POINTWISE)
+log10 = defop("log10", "Log10Backward0", torch_math.log10,
+              rules=(lambda F, g, self: g / (self * LN10),), formulas=("grad / (self * 2.302585092994046)",),
+              sympy=lambda sp, x: vectorize(lambda e: sp.log(e, 10))(x), domain=unary(0.2, 3.0), tangent=POINTWISE)
+exp2 = defop("exp2", "Exp2Backward0", torch_math.exp2,
+             rules=(lambda F, g, result: g * result * LN2,), formulas=("grad * result * 0.6931471805599453",),
+             sympy=lambda sp, x: vectorize(lambda e: 2 ** e)(x), domain=unary(), tangent=POINTWISE)
+
 log1p = defop("log1p", "Log1PBackward0", torch_math.log1p,
               rules=(lambda F, g, self: g / (self + 1.0),), formulas=("grad / (self + 1)",),
               sympy=lambda sp, x: vectorize(lambda e: sp.log(1 + e))(x), domain=unary(-0.8, 2.0), tangent=POINTWISE)

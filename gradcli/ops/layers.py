@@ -742,8 +742,8 @@ def _channel_dropout(name, input, p, training, spatial):
     if p == 1.0:
         return input * Tensor._make(np.zeros(shape, dtype=x.dtype))
     from .factories import _rng
-    keep = (_rng(None).random(shape) >= p).astype(x.dtype) / (1.0 - p)
-    return input * Tensor._make(keep)
+    from .nn import dropout_noise
+    return input * dropout_noise(input, _rng(None).random(shape) >= p, p)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):

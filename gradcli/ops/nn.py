@@ -18,9 +18,9 @@ import numpy as np
 
 import math
 
-from ..dtypes import as_floating
+from ..dtypes import as_floating, get_default_dtype
 from ..errors import ProgramTypeError, ProgramValueError, ShapeError
-from .._tensor import Tensor, _dim, as_int, check_elements
+from .._tensor import Tensor, _dim, as_int, check_elements, no_grad
 from .shapes import broadcast_shapes
 from .domains import cases, unary, vectorize
 from .elementwise import _erf, _sigmoid
@@ -785,8 +785,19 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     shape = _shape(input)
     keep = factories._rng(None).random(shape) >= p if p < 1.0 else np.zeros(shape, dtype=bool)
-    mask = keep / (1.0 - p) if p < 1.0 else keep.astype(np.float64)
-    return TENSORS.mul(input, Tensor._make(mask))
+    return TENSORS.mul(input, dropout_noise(input, keep, p))
+
+
+def dropout_noise(input, keep, p: float) -> Tensor:
+    """PyTorch's dropout noise: the kept elements' mask in the input's dtype, divided by 1 - p
+    as its div_ divides (in float32: 1 / float32(1 - p); in half: computed in float), or zeros."""
+    data = input._data if isinstance(input, Tensor) else np.asarray(input)
+    dtype = data.dtype if data.dtype.kind == "f" else get_default_dtype().np
+    mask = Tensor._make(keep.astype(dtype))
+    if p >= 1.0:
+        return mask
+    with no_grad():
+        return TENSORS.div(mask, 1.0 - p)
 
 
 for _name, _function in (("normalize", normalize), ("one_hot", one_hot), ("dropout", dropout)):

@@ -89,7 +89,8 @@ def _inplace_method(name):
 # PyTorch's in-place Tensor methods for the ops of the table (`x.exp_()`): each runs the op
 # and writes the result into x, recorded under the op's own node name, as in PyTorch.
 INPLACE = (
-    "add sub mul div floor_divide remainder fmod pow atan2 neg abs sign exp expm1 log log1p sqrt rsqrt square reciprocal "
+    "add sub mul div floor_divide remainder fmod pow atan2 neg abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt "
+    "square reciprocal "
     "sin cos tan asin acos atan sinh cosh tanh sigmoid relu erf clamp_min clamp_max clip "
     "masked_fill tril triu cumsum cumprod"
 ).split()

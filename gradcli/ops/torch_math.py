@@ -49,6 +49,7 @@ asin, acos, atan = _widened(np.arcsin), _widened(np.arccos), _widened(np.arctan)
 sinh, cosh, tanh = _widened(np.sinh), _widened(np.cosh), _widened(np.tanh)
 exp, expm1 = _widened(np.exp), _widened(np.expm1)
 log, log1p = _widened(np.log), _widened(np.log1p)
+log2, log10, exp2 = _widened(np.log2), _widened(np.log10), _widened(np.exp2)
 
 
 def sigmoid32(x):

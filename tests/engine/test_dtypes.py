@@ -401,3 +401,16 @@ def test_an_activation_keeps_its_inputs_dtype(name, dtype):
     x = g.tensor([-2.5, -0.5, 0.0, 0.5, 4.0], dtype=getattr(g, dtype))
     assert getattr(g, name)(x).dtype is getattr(g, dtype)
     assert g.threshold(x, 0.1, 20.0).dtype is getattr(g, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_dropout_keeps_its_inputs_dtype_and_scales_as_pytorch(dtype):
+    d = getattr(g, dtype)
+    g.manual_seed(0)
+    y = g.dropout(g.ones(200, dtype=d), 0.3)
+    assert y.dtype is d
+    kept = set(y.tolist()) - {0.0}
+    # PyTorch divides its float noise by 1 - p in float: 1.4285714626312256 (float32), 1.4287109375 (half)
+    assert kept == ({1.4285714626312256} if dtype == "float32" else {1.4287109375})
+    assert g.dropout1d(g.ones(2, 3, 4, dtype=d), 0.3).dtype is d
+    assert g.dropout2d(g.ones(2, 3, 4, 4, dtype=d), 0.3).dtype is d
