@@ -443,7 +443,7 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """A new leaf holding a copy of `data`, of this tensor's dtype (no grad, even from a tensor)."""
     values = tensor(data)._data
-    return _leaf(values.astype(_new_dtype(self, dtype)), requires_grad)
+    return _leaf(dtypes.cast(values, _new_dtype(self, dtype)), requires_grad)
 
 
 for _name, _method in (("new_zeros", _new_filled("new_zeros", 0.0)), ("new_ones", _new_filled("new_ones", 1.0)),
