@@ -214,11 +214,11 @@ _KINDS = {
     "same": "add sub add_alpha sub_alpha rsub mul neg maximum minimum where clamp clamp_min clamp_max clamp_tensor abs sign "
             "round floor ceil trunc frac relu pow pow_tensor rpow square dot mm mv bmm addmm masked_fill "
             "masked_fill_tensor scatter_add hardtanh leaky_relu floor_divide floor_divide_scalar rfloor_divide "
-            "remainder remainder_scalar rremainder fmod fmod_scalar div_floor div_trunc",
+            "remainder remainder_scalar rremainder fmod fmod_scalar div_floor div_trunc threshold",
     "float": "div reciprocal exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh sigmoid "
              "softplus erf atan2 round_decimals norm logsumexp var std softmax log_softmax mse_loss "
              "binary_cross_entropy nll_loss gelu silu elu logsigmoid det inverse linalg_solve "
-             "selu celu mish hardsigmoid hardswish threshold",
+             "selu celu mish hardsigmoid hardswish",
     "compare": "lt le gt ge eq ne",
     "float_only": "mean mean_dim",
     "as_is": "argmax argmin",
@@ -232,6 +232,14 @@ _NO_BOOL = {
     "argmax": "argmax(): does not support bool input", "relu": "Boolean inputs not supported for relu", "argmin": "argmin(): does not support bool input",
 }
 _NO_BOOL["rsub"] = _NO_BOOL["sub_alpha"] = _NO_BOOL["sub"]
+# ... and of an integer or bool input to the activations whose kernels are floating only
+_FLOAT_KERNELS = {"gelu": "GeluKernelImpl", "silu": "silu_cpu", "elu": "elu_cpu", "selu": "elu_cpu",
+                  "celu": "elu_cpu", "mish": "mish_cpu", "hardswish": "hardswish_cpu",
+                  "hardsigmoid": "hardsigmoid_cpu", "leaky_relu": "leaky_relu_cpu",
+                  "logsigmoid": "log_sigmoid_cpu", "softplus": "softplus_cpu"}
+_FLOAT_INPUT = {"var": "std and var only support floating point and complex dtypes",
+                "std": "std and var only support floating point and complex dtypes",
+                "norm": "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}"}
 # ... and of a bool result (bool // 2 is int64, bool // bool an error): the kernel PyTorch names
 _NO_BOOL_RESULT = {"floor_divide": "div_floor", "floor_divide_scalar": "div_floor", "rfloor_divide": "div_floor",
                    "div_floor": "div_floor", "div_trunc": "div_trunc", "remainder": "remainder",
@@ -273,6 +281,10 @@ def promotion(name: str, keys: tuple):
     if kind == "as_is":
         return (None, None, None)
     common = result_type_of(present) if present else None
+    if name in _FLOAT_KERNELS and common is not None and not common.is_floating_point:
+        raise ProgramError(f'"{_FLOAT_KERNELS[name]}" not implemented for \'{common.legacy}\'')
+    if name in _FLOAT_INPUT and common is not None and not common.is_floating_point:
+        raise ProgramError(_FLOAT_INPUT[name].format(common.legacy))
     if common is bool_ and name in _NO_BOOL_RESULT:
         raise ProgramError(f'"{_NO_BOOL_RESULT[name]}_cpu" not implemented for \'Bool\'')
     out = common

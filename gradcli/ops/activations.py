@@ -210,8 +210,10 @@ def glu(input, dim=-1):
 
 
 def _threshold(self, threshold, value):
-    x = _floating(self)   # compared with the threshold in the input's dtype, as PyTorch's kernel
-    return np.where(x > dtypes.cast(threshold, x.dtype), x, dtypes.cast(value, x.dtype))
+    x = np.asarray(self)   # compared with the threshold in the input's dtype, as PyTorch's kernel
+    if x.dtype.kind == "f":
+        threshold, value = dtypes.cast(threshold, x.dtype), dtypes.cast(value, x.dtype)
+    return np.where(x > threshold, x, value)
 
 
 threshold_op = defop(

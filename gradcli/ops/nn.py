@@ -19,7 +19,7 @@ import numpy as np
 import math
 
 from ..dtypes import as_floating, get_default_dtype
-from ..errors import ProgramTypeError, ProgramValueError, ShapeError
+from ..errors import ProgramError, ProgramTypeError, ProgramValueError, ShapeError
 from .._tensor import Tensor, _dim, as_int, check_elements, no_grad
 from .shapes import broadcast_shapes
 from .domains import cases, unary, vectorize
@@ -136,19 +136,30 @@ log_softmax_op = defop(
 )
 
 
+def _softmax_input(name, input, dim, dtype):
+    """softmax's input and dim: converted to `dtype` first, as PyTorch does; an integer or bool
+    input refused as its kernel refuses it (named by whether dim is the last)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    ndim = len(_shape(input))
+    d = _softmax_dim(dim, ndim)
+    if isinstance(input, Tensor) and input._data.dtype.kind != "f":
+        kernel = f"{name}_lastdim_kernel_impl" if d is None or d == ndim - 1 else f"{name}_kernel_impl"
+        raise ProgramError(f'"{kernel}" not implemented for \'{input.dtype.legacy}\'')
+    return input, d
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(input) / exp(input).sum(dim, keepdim=True), computed stably (SoftmaxBackward0); with
     `dtype`, the input is converted first (ToCopyBackward0), as PyTorch does."""
-    if dtype is not None:
-        input = input.to(dtype)
-    return apply(softmax_op, (input,), {"dim": _softmax_dim(dim, len(_shape(input)))})
+    input, d = _softmax_input("softmax", input, dim, dtype)
+    return apply(softmax_op, (input,), {"dim": d})
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """input - logsumexp(input, dim, keepdim=True) (LogSoftmaxBackward0); `dtype` converts first."""
-    if dtype is not None:
-        input = input.to(dtype)
-    return apply(log_softmax_op, (input,), {"dim": _softmax_dim(dim, len(_shape(input)))})
+    input, d = _softmax_input("log_softmax", input, dim, dtype)
+    return apply(log_softmax_op, (input,), {"dim": d})
 
 
 export("softmax", softmax, nn=True,

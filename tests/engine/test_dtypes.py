@@ -414,3 +414,31 @@ def test_dropout_keeps_its_inputs_dtype_and_scales_as_pytorch(dtype):
     assert kept == ({1.4285714626312256} if dtype == "float32" else {1.4287109375})
     assert g.dropout1d(g.ones(2, 3, 4, dtype=d), 0.3).dtype is d
     assert g.dropout2d(g.ones(2, 3, 4, 4, dtype=d), 0.3).dtype is d
+
+
+# PyTorch 2.13's refusals of an integer (or bool) input to a floating-only kernel
+_FLOAT_ONLY = [
+    (lambda x: g.gelu(x), '"GeluKernelImpl" not implemented for \'Long\''),
+    (lambda x: g.silu(x), '"silu_cpu" not implemented for \'Long\''),
+    (lambda x: g.selu(x), '"elu_cpu" not implemented for \'Long\''),
+    (lambda x: g.leaky_relu(x), '"leaky_relu_cpu" not implemented for \'Long\''),
+    (lambda x: g.hardswish(x), '"hardswish_cpu" not implemented for \'Long\''),
+    (lambda x: g.logsigmoid(x), '"log_sigmoid_cpu" not implemented for \'Long\''),
+    (lambda x: g.softplus(x), '"softplus_cpu" not implemented for \'Long\''),
+    (lambda x: g.softmax(x, 1), '"softmax_lastdim_kernel_impl" not implemented for \'Long\''),
+    (lambda x: g.log_softmax(x, 0), '"log_softmax_kernel_impl" not implemented for \'Long\''),
+    (lambda x: x.std(), "std and var only support floating point and complex dtypes"),
+    (lambda x: x.var(0), "std and var only support floating point and complex dtypes"),
+    (lambda x: x.norm(), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"),
+    (lambda x: g.gelu(x > 2), '"GeluKernelImpl" not implemented for \'Bool\''),
+]
+
+
+@pytest.mark.parametrize("call, message", _FLOAT_ONLY, ids=range(len(_FLOAT_ONLY)))
+def test_an_integer_input_to_a_floating_kernel_is_refused_with_pytorchs_words(call, message):
+    x = g.tensor([[1, 2], [3, 4]])
+    with pytest.raises(ProgramError) as caught:
+        call(x)
+    assert str(caught.value) == message
+    assert g.threshold(x, 2, 0).dtype is g.int64 and g.hardtanh(x).dtype is g.int64   # these keep ints
+    assert g.softmax(x, 1, dtype=g.float32).dtype is g.float32   # converted first
