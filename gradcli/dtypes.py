@@ -218,7 +218,7 @@ _KINDS = {
     "float": "div reciprocal exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh sigmoid "
              "softplus erf atan2 round_decimals norm logsumexp var std softmax log_softmax mse_loss "
              "binary_cross_entropy nll_loss gelu silu elu logsigmoid det inverse linalg_solve "
-             "selu celu mish hardsigmoid hardswish",
+             "selu celu mish hardsigmoid hardswish glu",
     "compare": "lt le gt ge eq ne",
     "float_only": "mean mean_dim",
     "as_is": "argmax argmin",
@@ -236,7 +236,7 @@ _NO_BOOL["rsub"] = _NO_BOOL["sub_alpha"] = _NO_BOOL["sub"]
 _FLOAT_KERNELS = {"gelu": "GeluKernelImpl", "silu": "silu_cpu", "elu": "elu_cpu", "selu": "elu_cpu",
                   "celu": "elu_cpu", "mish": "mish_cpu", "hardswish": "hardswish_cpu",
                   "hardsigmoid": "hardsigmoid_cpu", "leaky_relu": "leaky_relu_cpu",
-                  "logsigmoid": "log_sigmoid_cpu", "softplus": "softplus_cpu"}
+                  "logsigmoid": "log_sigmoid_cpu", "softplus": "softplus_cpu", "glu": "glu_cpu"}
 _FLOAT_INPUT = {"var": "std and var only support floating point and complex dtypes",
                 "std": "std and var only support floating point and complex dtypes",
                 "norm": "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}"}

@@ -16,7 +16,8 @@ import math
 
 import numpy as np
 
-from ..errors import ProgramValueError, ShapeError
+from ..errors import ProgramError, ProgramValueError, ShapeError
+from ..warn import warn
 from .._tensor import Tensor
 from .conv import _bias_grad, _conv_input_grad, _data, _objects, _spatial, _symbolic, _tuple
 from . import costs
@@ -731,19 +732,41 @@ def _channel_dropout(name, input, p, training, spatial):
     if not 0.0 <= p <= 1.0:
         raise ProgramValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     x = _data(input)
+    if spatial == 2:   # PyTorch's dropout2d: feature dropout over dims 0 and 1 of any input of 2+ dims
+        _dropout2d_warnings(x.ndim)
+        if x.ndim < 2:
+            raise ProgramError("Feature dropout requires at least 2 dimensions in the input")
+        shape = x.shape[:2] + (1,) * (x.ndim - 2)
+    else:
+        if x.ndim not in (spatial + 1, spatial + 2):
+            raise ShapeError(
+                f"{name}: Expected {spatial + 1}D or {spatial + 2}D input, but received a {x.ndim}D input. "
+                f"Note that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial "
+                f"dimension{'s' if spatial > 1 else ''}, a channel dimension, and an optional batch dimension "
+                f"(i.e. {spatial + 1}D or {spatial + 2}D inputs).")
+        shape = (x.shape[:2] if x.ndim == spatial + 2 else x.shape[:1]) + (1,) * spatial
     if not training or p == 0.0:
         return input
-    batched = x.ndim == spatial + 2
-    if x.ndim not in (spatial + 1, spatial + 2):
-        raise ShapeError(f"{name}: Expected {spatial + 1}D or {spatial + 2}D input, but received a "
-                         f"{x.ndim}D input")
-    lead = x.shape[:2] if batched else x.shape[:1]
-    shape = lead + (1,) * spatial
     if p == 1.0:
         return input * Tensor._make(np.zeros(shape, dtype=x.dtype))
     from .factories import _rng
     from .nn import dropout_noise
     return input * dropout_noise(input, _rng(None).random(shape) >= p, p)
+
+
+def _dropout2d_warnings(ndim: int) -> None:
+    """PyTorch's warnings for a dropout2d input that is not (N, C, H, W) or (C, H, W)."""
+    if ndim not in (3, 4):
+        warn(f"dropout2d: Received a {ndim}-D input to dropout2d, which is deprecated and will result in an "
+             "error in a future release. To retain the behavior and silence this warning, please use dropout "
+             "instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial "
+             "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).")
+    if ndim == 3:
+        warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
+             "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
+             "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
+             "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d "
+             "instead.")
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):

@@ -431,6 +431,7 @@ _FLOAT_ONLY = [
     (lambda x: x.var(0), "std and var only support floating point and complex dtypes"),
     (lambda x: x.norm(), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"),
     (lambda x: g.gelu(x > 2), '"GeluKernelImpl" not implemented for \'Bool\''),
+    (lambda x: g.glu(x), '"glu_cpu" not implemented for \'Long\''),
 ]
 
 
