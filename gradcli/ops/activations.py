@@ -115,10 +115,17 @@ def mish(input, inplace=False):
 # -- hardswish, hardsigmoid ------------------------------------------------------------------
 
 
-def _hardsigmoid(self):
-    x = _floating(self)   # PyTorch's min(max(x + 3, 0), 6) / 6, in the input's float
+def _relu6_shifted(self):
+    """(x, min(max(x + 3, 0), 6)) in the input's float, as PyTorch's hardsigmoid and hardswish
+    kernels compute them (each then divides by 6 in that float)."""
+    x = _floating(self)
     t = x.dtype.type
-    return np.clip(x + t(3), t(0), t(6)) / t(6)
+    return x, np.clip(x + t(3), t(0), t(6)), t(6)
+
+
+def _hardsigmoid(self):
+    x, clipped, six = _relu6_shifted(self)
+    return clipped / six
 
 
 def _kinks_away(lo, hi):
@@ -150,9 +157,8 @@ def hardsigmoid(input, inplace=False):
 
 
 def _hardswish(self):
-    x = _floating(self)   # PyTorch's x * min(max(x + 3, 0), 6) / 6, in the input's float
-    t = x.dtype.type
-    return x * np.clip(x + t(3), t(0), t(6)) / t(6)
+    x, clipped, six = _relu6_shifted(self)
+    return x * clipped / six
 
 
 # PyTorch's hardswish_backward: 0 below -3, grad above 3, grad * (2x + 3) / 6 on [-3, 3]
