@@ -23,6 +23,7 @@ from gradcli.lang.sequences import check_length, materialize
 from gradcli.lang.limits import MAX_INT_BITS
 from gradcli.lang.values import Builtin, Namespace, type_name
 from gradcli.warn import warn
+from gradcli.ops.shapes import broadcast
 
 Tensor = _tensor.Tensor
 ndarray = np.ndarray
@@ -337,7 +338,7 @@ def check_broadcast(*operands) -> int:
     """Refuse an elementwise result over the element limit before numpy makes it (and charge
     its elements); its size."""
     try:
-        shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
+        shape = broadcast(*(np.shape(o) for o in operands))
     except ValueError:
         return 0  # numpy raises its own error
     count = math.prod(shape)
@@ -396,7 +397,7 @@ def check_array_index(a: ndarray, index) -> None:
     if not shapes:
         return
     try:
-        count = math.prod(np.broadcast_shapes(*shapes))
+        count = math.prod(broadcast(*shapes))
     except ValueError:
         return  # numpy raises its own error
     smallest = math.prod(sorted(a.shape)[:taken]) or 1
@@ -486,7 +487,7 @@ def _linspace(start, stop, num=50, endpoint=True):
     refused (and charged) before it is built."""
     count = _tensor.as_int(num, "num")
     shapes = [np.shape(v) for v in (start, stop) if not isinstance(v, (int, float))]
-    check_elements(max(count, 0) * (math.prod(np.broadcast_shapes(*shapes)) if shapes else 1))
+    check_elements(max(count, 0) * (math.prod(broadcast(*shapes)) if shapes else 1))
     return np.linspace(start, stop, num, endpoint=endpoint)
 
 

@@ -32,7 +32,7 @@ from ..graph.saved_hooks import hooks_or_inference as _saving
 from .aliasing import link
 from .dual import ACTIVE as _dual_levels, propagate as _propagate_tangents
 from .batching import NOT_BATCHED as _NOT_BATCHED, ON as _batching, batched_apply as _batched_apply
-from .shapes import broadcast_shapes
+from .shapes import broadcast as _broadcast, broadcast_shapes
 from .torch_math import forward_for
 
 ndarray = np.ndarray
@@ -448,7 +448,7 @@ def _check_shapes(sa: tuple, sb: tuple) -> None:
     """Two shapes that differ, neither (): PyTorch's error if they do not broadcast, else
     the broadcast output's size checked against the element limit."""
     try:
-        shape = np.broadcast_shapes(sa, sb)
+        shape = _broadcast(sa, sb)
     except ValueError:
         broadcast_shapes(sa, sb)   # raises PyTorch's error
         raise

@@ -28,6 +28,7 @@ from .registry import TENSORS, defop, export, LINEAR
 from .shape import ProgramIndexError, alias, select_op, slice_op, unsqueeze
 from .views import (PUT_FORMULAS, _data, _index, _index_put, _index_rule, _put_self_rule, _put_sympy,
                     _put_values_rule, _view, copy_slices)
+from .shapes import broadcast
 
 
 # -- the index ops ---------------------------------------------------------------------------
@@ -247,7 +248,7 @@ def _parse_index(shape, index):
     advanced = None
     if adv:
         try:
-            np.broadcast_shapes(*[a.shape for _, a, _ in adv])
+            broadcast(*[a.shape for _, a, _ in adv])
         except ValueError:
             raise ProgramIndexError(
                 "shape mismatch: indexing tensors could not be broadcast together with shapes "
@@ -273,7 +274,7 @@ def getitem(input, index):
             out = apply(unsqueeze, (result,), {"dim": step[1]})
         result = out
     if advanced is not None:
-        picked = np.broadcast_shapes(*[a.shape for a in advanced if not isinstance(a, slice)])
+        picked = broadcast(*[a.shape for a in advanced if not isinstance(a, slice)])
         kept = [s for d, s in enumerate(result._data.shape)
                 if d >= len(advanced) or isinstance(advanced[d], slice)]
         check_elements(math.prod(picked) * math.prod(kept))

@@ -19,6 +19,7 @@ from .nn import (_bce_scale, _broadcast_tensors, _check_reduction, _numel, _nump
                  _size_str, loss_op)
 from .apply import apply
 from .registry import TENSORS, export
+from .shapes import broadcast
 
 
 def _shape(x):
@@ -209,7 +210,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     for p in (w, pw):
         if p is not None:
             try:
-                np.broadcast_shapes(p.shape, si)
+                broadcast(p.shape, si)
             except ValueError:
                 raise ProgramValueError(
                     f"The size of tensor a ({p.shape[-1] if p.ndim else 1}) must match the size of tensor b "

@@ -21,6 +21,7 @@ from .._tensor import Tensor, _dim, as_int, check_elements, no_grad
 from ..errors import ProgramError, ProgramTypeError, ProgramValueError, ShapeError
 from .factories import _leaf, _np_dtype, _rng, _size
 from .registry import FUNCTIONS, METHODS, TENSORS, export
+from .shapes import broadcast
 
 
 def _array(x):
@@ -41,7 +42,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     rng = _rng(None)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         m, s = _array(mean), _array(std)
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        shape = broadcast(np.shape(m), np.shape(s))
         check_elements(math.prod(shape))
         kind = (mean if isinstance(mean, Tensor) else std)._data.dtype
         data = (m + s * rng.standard_normal(shape)).astype(kind)

@@ -19,6 +19,7 @@ from .._tensor import Tensor, _dim
 from .domains import PAIRS, _sample, binary, cases, elementwise_sympy
 from .apply import _check_broadcast, apply
 from .registry import METHODS, defop, export, LINEAR, POINTWISE
+from .shapes import broadcast
 
 
 def _where(self, other, condition):
@@ -30,7 +31,7 @@ def _where_cases(rng):
     for sa, sb in PAIRS:
         a = _sample(rng, -2, 2, sa)
         b = _sample(rng, -2, 2, sb)
-        cond = rng.uniform(size=np.broadcast_shapes(np.shape(a), np.shape(b))) > 0.5
+        cond = rng.uniform(size=broadcast(np.shape(a), np.shape(b))) > 0.5
         out.append(((a, b), {"condition": cond}))
     return out
 
@@ -169,7 +170,7 @@ def _clamp_sympy(sp, x, min=None, max=None):
     lo = None if min is None else np.asarray(min, dtype=object)
     hi = None if max is None else np.asarray(max, dtype=object)
     shapes = [np.shape(a) for a in (x, lo, hi) if a is not None]
-    shape = np.broadcast_shapes(*shapes)
+    shape = broadcast(*shapes)
     x = np.broadcast_to(np.asarray(x, dtype=object), shape)
     lo = None if lo is None else np.broadcast_to(lo, shape)
     hi = None if hi is None else np.broadcast_to(hi, shape)

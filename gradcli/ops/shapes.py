@@ -8,10 +8,29 @@ from ..errors import ShapeError
 from . import torch_order
 
 
+def broadcast(*shapes) -> tuple:
+    """The shape `shapes` broadcast to (numpy's ValueError when they do not fit), for any
+    number of dims: numpy's own broadcast_shapes stops at 32, and a tensor may have 64."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return tuple(shapes[0])
+    n = max([len(s) for s in shapes], default=0)
+    out = [1] * n
+    for s in shapes:
+        at = n - len(s)
+        for i, d in enumerate(s):
+            o = out[at + i]
+            if d != o:
+                if o == 1:
+                    out[at + i] = d
+                elif d != 1:
+                    raise ValueError(f"shape mismatch: objects cannot be broadcast to a single shape: {shapes}")
+    return tuple(out)
+
+
 def broadcast_shapes(sa, sb) -> tuple:
     """The shape two shapes broadcast to, with PyTorch's error when they do not fit."""
     try:
-        return tuple(np.broadcast_shapes(sa, sb))
+        return broadcast(sa, sb)
     except ValueError:
         n = max(len(sa), len(sb))
         for i in range(1, min(len(sa), len(sb)) + 1):

@@ -10,7 +10,7 @@ import pytest
 
 import gradcli as g
 from gradcli import dtypes
-from gradcli.errors import AutogradError, ProgramError, ProgramTypeError
+from gradcli.errors import AutogradError, ProgramError, ProgramTypeError, ShapeError
 
 
 @pytest.fixture
@@ -443,3 +443,18 @@ def test_an_integer_input_to_a_floating_kernel_is_refused_with_pytorchs_words(ca
     assert str(caught.value) == message
     assert g.threshold(x, 2, 0).dtype is g.int64 and g.hardtanh(x).dtype is g.int64   # these keep ints
     assert g.softmax(x, 1, dtype=g.float32).dtype is g.float32   # converted first
+
+
+def test_a_tensor_of_more_than_32_dims_broadcasts_as_in_pytorch():
+    # numpy's broadcast_shapes stops at 32 dims (an internal error in gradcli, found by the fuzz);
+    # arrays, and PyTorch's tensors, go further
+    x = g.tensor([1.0, 2.0], requires_grad=True)
+    y = x
+    for _ in range(40):
+        y = y[None]
+    z = (y * 2 + g.ones(2)).sum()
+    z.backward()
+    assert y.dim() == 41 and z.item() == 8.0 and x.grad.tolist() == [2.0, 2.0]
+    assert (y + y.transpose(0, 39)).shape == (1,) * 40 + (2,)
+    with pytest.raises(ShapeError, match="must match the size of tensor b"):
+        y + g.ones(3)
