@@ -85,6 +85,8 @@ def _softmax(self, dim):
     x = as_floating(self)
     if dim is None:
         return np.ones_like(x)
+    if not x.size:   # an empty dim: an empty result, as PyTorch's (numpy's max refuses it)
+        return x.copy()
     if x.dtype == np.float32:
         return torch_math.softmax32(x, dim)
     e = np.exp(x - np.max(x, axis=dim, keepdims=True))
@@ -95,6 +97,10 @@ def _log_softmax(self, dim):
     x = as_floating(self)
     if dim is None:
         return np.zeros_like(x)
+    if not x.size:
+        return x.copy()
+    if x.dtype == np.float32:
+        return torch_math.log_softmax32(x, dim)
     shifted = x - np.max(x, axis=dim, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
 
@@ -395,6 +401,12 @@ def _nll_weights(shape, target, weight, ignore_index, reduction):
 def _nll_loss(self, target, weight=None, ignore_index=-100, reduction="mean"):
     # The target entries are picked, not multiplied by a one-hot mask, so that a -inf
     # elsewhere in the row (log of a zero probability) does not turn the loss into nan.
+    raw = np.asarray(self)
+    if raw.ndim == 2 and raw.shape[0] and weight is None and reduction != "none" and \
+            raw.dtype in (np.float32, np.float64) and (target != ignore_index).all():
+        # PyTorch's own cascade over the batch, in the input's dtype
+        total = torch_order.nll_sum(-np.take_along_axis(raw, np.expand_dims(target, 1), 1)[:, 0])
+        return total if reduction == "sum" else total / raw.dtype.type(raw.shape[0])
     x = np.asarray(self, dtype=np.float64)
     axis = 0 if x.ndim == 1 else 1
     w = np.ones(x.shape[axis]) if weight is None else np.asarray(weight, dtype=np.float64)

@@ -607,3 +607,36 @@ def cumsum(x, axis):
     x = np.asarray(x)
     acc = np.float32 if x.dtype == np.float16 else np.float64
     return np.cumsum(x.astype(acc), axis=axis).astype(x.dtype)
+
+
+# -- nll_loss's own cascade -------------------------------------------------------------------
+
+NLL_LEVELS = 8
+
+
+def _chain(v):
+    """0 + v[0] + v[1] + ... in order, in v's dtype."""
+    return np.cumsum(np.concatenate([np.zeros(1, v.dtype), v]))[-1]
+
+
+def nll_sum(losses):
+    """The sum of a batch's losses as PyTorch's nll_loss (2-d input, no weight, no ignored
+    target) adds them: a cascade of its own, 8 levels of runs of 2 ** max(4, ceil_log2(N) // 8)
+    batch entries; the first entry flushes through every level at once (its index is 0 mod
+    every run), so it is added last; the others form the runs from index 1. The levels' sums
+    are added from 0, lowest first."""
+    n = losses.size
+    step = 1 << max(4, _ceil_log2(n) // NLL_LEVELS)
+    items, levels = losses[1:], []
+    for _ in range(NLL_LEVELS - 1):
+        full = items.size // step
+        levels.append(_chain(items[full * step:]))
+        if not full:
+            break
+        runs = items[:full * step].reshape(full, step)
+        items = np.cumsum(np.concatenate([np.zeros((full, 1), runs.dtype), runs], 1), 1)[:, -1]
+    zero = losses.dtype.type(0)
+    total = zero
+    for level in levels:
+        total = total + level
+    return total + (zero + losses[0]) if n else total
