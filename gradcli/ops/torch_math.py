@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .torch_order import _seq   # a chain along any axis, in one numpy call
+
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 _ndarray = np.ndarray
@@ -108,11 +110,10 @@ def lane_sum(e, dim):
     under SOFTMAX_LANES elements, else each lane a chain over the row's whole vectors (from the
     first), the tail added to the first lanes, then the lanes in halves (0 + 8, then 0 + 4...)."""
     if dim != e.ndim - 1 or e.shape[-1] < SOFTMAX_LANES:
-        return np.cumsum(e, axis=dim, dtype=e.dtype).take([-1], axis=dim)
+        return np.expand_dims(_seq(e, dim), dim)
     n = e.shape[-1]
     k, tail = divmod(n, SOFTMAX_LANES)
-    body = e[..., :k * SOFTMAX_LANES].reshape(e.shape[:-1] + (k, SOFTMAX_LANES))
-    acc = np.cumsum(body, axis=-2, dtype=e.dtype)[..., -1, :]
+    acc = _seq(e[..., :k * SOFTMAX_LANES].reshape(e.shape[:-1] + (k, SOFTMAX_LANES)), e.ndim - 1)
     if tail:
         acc[..., :tail] += e[..., k * SOFTMAX_LANES:]
     while acc.shape[-1] > 1:
