@@ -391,22 +391,34 @@ _C_TYPES = {"float16": "c10::Half", "float32": "float", "float64": "double", "in
             "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t"}
 
 
+_FLOAT_LIMITS = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32, np.float64)}
+
+
+def check_value(value, np_dtype, numel: int = 2) -> None:
+    """Refuse a number that a tensor of `np_dtype` cannot take when it is filled with it (full,
+    fill_, masked_fill, scatter's value, clamp's bounds, linspace's ends), as PyTorch's checked
+    conversion refuses it: a finite number past a float dtype's range (70000.0 into half,
+    1e300 into float) but in a fill of a one-element half tensor (`numel` 1), which PyTorch
+    writes unchecked; for integers, see `checked_value`."""
+    limit = _FLOAT_LIMITS.get(np_dtype)
+    if limit is None:
+        checked_value(value, np_dtype, numel)
+    elif value.__class__ is not bool and isinstance(value, (int, float, np.number)) and abs(value) > limit \
+            and math.isfinite(value) and (numel != 1 or np_dtype != np.float16):
+        raise ProgramError(f"value cannot be converted to type {_C_TYPES[np_dtype.name]} without overflow")
+
+
 def checked_value(value, np_dtype, numel: int = 2):
-    """A number as a tensor of `np_dtype` takes it when it is filled with it (full, fill_,
-    masked_fill, scatter's value, clamp's bounds): PyTorch's checked conversion refuses a
-    finite number past the dtype's range (70000.0 into half, 1e300 into float, 300 into int8),
-    except a negative int into uint8, which wraps, and a fill of a one-element half tensor
-    (`numel` 1), which PyTorch writes unchecked. A float comes back rounded to the dtype (a
-    double to a half through a float), so that numpy's later casts are exact."""
+    """A number as a tensor of `np_dtype` takes it when it is filled with it: refused past the
+    dtype's range (`check_value`; 300 into int8), except a negative int into uint8, which wraps.
+    A float comes back rounded to the dtype (a double to a half through a float), so that
+    numpy's later casts are exact."""
     np_dtype = np.dtype(np_dtype)
     kind = np_dtype.kind
     if kind == "b" or not isinstance(value, (int, float, np.number)) or isinstance(value, (bool, np.bool_)):
         return value
     if kind == "f":
-        info = np.finfo(np_dtype)
-        if math.isfinite(value) and not (float(info.min) <= value <= float(info.max)) and (
-                numel != 1 or np_dtype != np.float16):
-            raise ProgramError(f"value cannot be converted to type {_C_TYPES[np_dtype.name]} without overflow")
+        check_value(value, np_dtype, numel)
         return float(cast(float(value), np_dtype))
     info = np.iinfo(np_dtype)
     if np_dtype == np.uint8 and isinstance(value, (int, np.integer)) and value < 0 and value >= -255:

@@ -56,7 +56,7 @@ def _alpha_forward(sign: int):
                 fused = fma(b, t(alpha), a, a.dtype)
                 lanes, width = (8, 4) if a.dtype == np.float32 else (4, 2)
                 where = torch_loops.hoisted(fused.shape, (a, b), lanes, width)
-                return np.where(where, a + t(alpha) * b, fused) if where.any() else fused
+                return fused if where is None else np.where(where, a + t(alpha) * b, fused)
             h = np.float32(dtypes.to_half(alpha))
             a32, b32 = a.astype(np.float32), b.astype(np.float32)
             fused = fma(b32, h, a32, np.float32).astype(np.float16)

@@ -284,8 +284,8 @@ def linspace(start, end, steps, out=None, dtype=None, layout=None, device=None, 
     np_dtype = _np_dtype(dtype)
     if steps < 2:   # PyTorch fills with start
         return _leaf(_filled_array((steps,), start, np_dtype), requires_grad)
-    dtypes.checked_value(start, np_dtype)   # PyTorch's refusal of 70000 as a half
-    dtypes.checked_value(end, np_dtype)
+    dtypes.check_value(start, np_dtype)   # PyTorch's refusal of 70000 as a half
+    dtypes.check_value(end, np_dtype)
     # PyTorch's formula, rounded as its kernel rounds: the first half counts up from
     # start, the second down from end, so both ends are exact
     return _leaf(torch_ranges.linspace(start, end, steps, np_dtype), requires_grad)
@@ -306,8 +306,8 @@ def logspace(start, end, steps, base=10.0, out=None, dtype=None, layout=None, de
     if steps < 2:
         with np.errstate(over="ignore", invalid="ignore"):
             return _leaf(dtypes.cast(np.array([base ** start if steps else 0.0] * steps), np_dtype), requires_grad)
-    dtypes.checked_value(start, np_dtype)
-    dtypes.checked_value(end, np_dtype)
+    dtypes.check_value(start, np_dtype)
+    dtypes.check_value(end, np_dtype)
     return _leaf(torch_ranges.logspace(start, end, steps, base, np_dtype), requires_grad)
 
 

@@ -300,11 +300,11 @@ def clamp(input, min=None, max=None):
 
 def _bound(input, value):
     """A number bound of clamp as a float, refused past a float input's dtype as PyTorch refuses
-    it (1e300 for a float32 tensor: `dtypes.checked_value`)."""
+    it (1e300 for a float32 tensor: `dtypes.check_value`)."""
     if value is None:
         return None
     if isinstance(input, Tensor) and input._data.dtype.kind == "f":
-        dtypes.checked_value(value, input._data.dtype)
+        dtypes.check_value(value, input._data.dtype)
     return float(value)
 
 
@@ -400,7 +400,7 @@ def masked_fill(input, mask, value):
         raise ProgramTypeError(f"masked_fill(): argument 'value' (position 2) must be Number, "
                                f"not {type(value).__name__}")
     if isinstance(input, Tensor):
-        dtypes.checked_value(value, input._data.dtype)
+        dtypes.check_value(value, input._data.dtype)
     return apply(masked_fill_op, (input,), {"mask": m, "value": float(value)})
 
 

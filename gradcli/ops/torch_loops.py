@@ -36,13 +36,15 @@ def _strides(shape, operands):
     return out
 
 
-def _runs(shape, strides):
-    """(vectorized, scalar, pos, length) over `shape` in memory order: whether the vector loop
-    runs, the operand that is a broadcast number in it (or None), and per element (flat) its
-    position in its run and the run's length."""
-    n = math.prod(shape)
+def _layout(shape, operands):
+    """(order, vectorized, scalar, run) of an elementwise op of `operands` giving `shape`: the
+    dims in memory order (outermost first, as TensorIterator orders them), whether the vector
+    loop runs, the operand that is a broadcast number in it (or None), and the length of the
+    coalesced innermost run."""
+    strides = _strides(shape, operands)
+    order = sorted(range(len(shape)), key=lambda d: next((st[d] for st in strides if st[d]), 0), reverse=True)
     run, inner, prev = 1, None, None
-    for d in reversed(range(len(shape))):
+    for d in reversed(order):
         if shape[d] == 1:
             continue
         if inner is None:
@@ -55,39 +57,38 @@ def _runs(shape, strides):
         inner = [1] * len(strides)
     vectorized = all(s in (0, 1) for s in inner) and inner.count(0) <= 1
     scalar = inner.index(0) if vectorized and 0 in inner else None
+    return order, vectorized, scalar, run
+
+
+def _positions(shape, order, run):
+    """Per element of the result, its position in its run (a thread's share of it from GRAIN
+    elements) and that run's length."""
+    n = math.prod(shape)
     i = np.arange(n)
     chunk = n if n < GRAIN or THREADS == 1 else -(-n // min(THREADS, -(-n // GRAIN)))
     start = np.maximum(i - i % run, i - i % chunk)
     end = np.minimum(i - i % run + run, i - i % chunk + chunk)
-    return vectorized, scalar, i - start, end - start
-
-
-def runs(shape, operands):
-    """`_runs` for an elementwise op of `operands` (arrays or numpy scalars) giving `shape`,
-    its positions and lengths shaped as the result."""
-    strides = _strides(shape, operands)
-    # the dims in memory order, outermost first, as TensorIterator orders them
-    order = sorted(range(len(shape)), key=lambda d: next((st[d] for st in strides if st[d]), 0), reverse=True)
-    ordered = [shape[d] for d in order]
-    vectorized, scalar, pos, length = _runs(ordered, [[st[d] for d in order] for st in strides])
-    back = np.argsort(order)
-    return vectorized, scalar, pos.reshape(ordered).transpose(back), length.reshape(ordered).transpose(back)
+    ordered, back = [shape[d] for d in order], np.argsort(order)
+    return (i - start).reshape(ordered).transpose(back), (end - start).reshape(ordered).transpose(back)
 
 
 def vector_body(shape, operands, lanes: int) -> np.ndarray:
     """Where the vector loop writes (the rest: the scalar loop)."""
-    vectorized, _, pos, length = runs(shape, operands)
+    order, vectorized, _, run = _layout(shape, operands)
     if not vectorized:
         return np.zeros(shape, dtype=bool)
+    pos, length = _positions(shape, order, run)
     return pos < length // (2 * lanes) * (2 * lanes)
 
 
-def hoisted(shape, operands, lanes: int, width: int) -> np.ndarray:
+def hoisted(shape, operands, lanes: int, width: int):
     """Where the scalar loop's tail computes what depends on the second operand alone once
-    (the second operand a broadcast number; `width`: the SSE loop's elements)."""
-    vectorized, scalar, pos, length = runs(shape, operands)
+    (the second operand a broadcast number; `width`: the SSE loop's elements); None when
+    nowhere (the common case, found without building per-element arrays)."""
+    order, vectorized, scalar, run = _layout(shape, operands)
     if not vectorized or scalar != 1:
-        return np.zeros(shape, dtype=bool)
+        return None
+    pos, length = _positions(shape, order, run)
     body = length // (2 * lanes) * (2 * lanes)
     tail, t = length - body, pos - body
     return (t >= 1) & (t <= (tail - 1) // width * width)

@@ -633,8 +633,8 @@ def nll_sum(losses):
         levels.append(_chain(items[full * step:]))
         if not full:
             break
-        runs = items[:full * step].reshape(full, step)
-        items = np.cumsum(np.concatenate([np.zeros((full, 1), runs.dtype), runs], 1), 1)[:, -1]
+        # each run's chain (a run sum of -0 becomes +0 in the next level's chain from 0)
+        items = _seq(items[:full * step].reshape(full, step), 1)
     zero = losses.dtype.type(0)
     total = zero
     for level in levels:

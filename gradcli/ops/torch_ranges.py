@@ -24,13 +24,15 @@ import math
 
 import numpy as np
 
+from ..dtypes import cast
+
 LANES = 8      # float32 lanes of the arange kernel's vectors (AVX2's, as PyTorch 2.13 runs it here)
 THREADS = 2
 GRAIN = 32768
 
 
 def _half(x):
-    return np.asarray(x, np.float32).astype(np.float16)
+    return cast(x, np.float16)   # through a float, as c10::Half is made
 
 
 # -- fused multiply-add: the compiler contracts ATen's `start + step * i` into one rounding --
@@ -86,7 +88,7 @@ def linspace(start: float, end: float, steps: int, np_dtype) -> np.ndarray:
             return np.trunc(values).astype(dt)
     if dt == np.float16:   # c10::Half: every operation computed in float, rounded to half
         with np.errstate(over="ignore", invalid="ignore"):   # inf and nan, as in PyTorch
-            s, e = _half(start), _half(end)   # c10::Half is made from a float: double -> float -> half
+            s, e = _half(start), _half(end)
             step = _half(np.float32(_half(np.float32(e) - np.float32(s))) / np.float32(np.float16(steps - 1)))
             f = np.float32
             up = _half(f(s) + _half(f(step) * _half(i).astype(f)).astype(f))

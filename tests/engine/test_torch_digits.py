@@ -328,8 +328,8 @@ def test_the_scalar_loops_tail_rounds_a_numbers_product_apart(dtype, step, tails
         x = np.zeros(n, dtype)
         where = torch_loops.hoisted((n,), (x, dtype(1)), lanes, width)
         assert "".join("S" if h else "F" for h in where[step:]) == pattern and not where[:step].any()
-        assert not torch_loops.hoisted((n,), (dtype(1), x), lanes, width).any()   # the number first
-        assert not torch_loops.hoisted((n,), (x, x), lanes, width).any()
+        assert torch_loops.hoisted((n,), (dtype(1), x), lanes, width) is None   # the number first
+        assert torch_loops.hoisted((n,), (x, x), lanes, width) is None
 
 
 def test_the_vector_loop_runs_along_memory_per_row_and_thread():
