@@ -110,6 +110,9 @@ def reduction(self, *others, dim=None, **params) -> int:
     shape = getattr(self, "shape", ())
     if dim is None or not shape:
         return size
+    if dim.__class__ is int and -len(shape) <= dim < len(shape) and shape[dim]:   # one dim
+        check_elements(size // shape[dim])
+        return size * 2
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
     try:
         axes = {int(d) % len(shape) for d in dims}

@@ -35,6 +35,8 @@ def _axes(dim, ndim):
 
     A dim is checked against the tensor (a 0-d tensor accepts 0 and -1, as in PyTorch).
     """
+    if dim.__class__ is int and -ndim <= dim < ndim:   # the common case, checked: one dim
+        return (dim % ndim,)
     if dim is None:
         return tuple(range(ndim))
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
@@ -42,6 +44,11 @@ def _axes(dim, ndim):
         return tuple(range(ndim))
     axes = _dims(dims, ndim)   # checked even for a 0-d tensor
     return tuple(sorted(axes)) if ndim else ()
+
+
+def _ndim(a):
+    """np.ndim without its Python-level call for an array (a sum's overhead)."""
+    return a.ndim if a.__class__ is np.ndarray else np.ndim(a)
 
 
 def _count(shape, dim):
@@ -108,7 +115,7 @@ def _sum_all(self):
 
 
 def _sum_dim(self, dim, keepdim=False):
-    return torch_order.sum(self, _axes(dim, np.ndim(self)), keepdim)
+    return torch_order.sum(self, _axes(dim, _ndim(self)), keepdim)
 
 
 sum_all = defop(
@@ -145,7 +152,7 @@ def _mean_all(self):
 
 
 def _mean_dim(self, dim, keepdim=False):
-    return torch_order.mean(self, _axes(dim, np.ndim(self)), keepdim)
+    return torch_order.mean(self, _axes(dim, _ndim(self)), keepdim)
 
 
 mean_all = defop(

@@ -164,30 +164,73 @@ class _Cascade:
         return _einsum(self.sub1, self.top, out=out)
 
 
+class _ColsPlan:
+    """cols_sum's work for one shape, made once: `loads` (an index into x2, the view's shape,
+    the einsum, where it writes) read the rows into the cascades' first level; `copies` put
+    rows in a buffer as they are; `chains` (buffer to buffer) finish the cascades into `stage`,
+    `last` (the narrow columns' chain of chains, in order 'C', which costs the others ~1 us)
+    too; the call returns a copy of `stage`. Every view but the loads' is made here, once."""
+    __slots__ = ("loads", "copies", "chains", "last", "stage", "narrow_parts")
+
+
+def _cascade_steps(plan, k, lanes, rows, index, dst, reverse=False, extra=0):
+    """The steps of multi_row_sum over k rows of `lanes` (`rows` of x2 each, at index[0]'s
+    rows, columns index[1]) into dst; `reverse`: the 4 partial sums of a quad stored last to
+    first (cols_sum's narrow columns); `extra`: rows the caller puts after the top's items.
+    Returns the top buffer (None when one chain of the rows is the result)."""
+    cascade = _Cascade(k, lanes, extra=extra, keep_top=extra > 0 or reverse)
+    rev = (slice(None, None, -1),) if reverse else ()   # on a quad's partial sums
+    cut = cascade.cut * rows
+    if cascade.top is None:   # one run or a part of one: its chain is the result
+        plan.loads.append(((slice(0, k * rows), index), (k,) + lanes, cascade.sub1, dst))
+        return None
+    if cascade.full:
+        plan.loads.append(((slice(0, cut), index), cascade.runs_shape, cascade.sub,
+                           cascade.runs_out[(slice(None),) + rev]))
+    if cascade.tail_out is not None:
+        plan.loads.append(((slice(cut, k * rows), index), (k - cascade.cut,) + lanes, cascade.sub1,
+                           cascade.tail_out[rev]))
+    for src, out in cascade.groups:
+        plan.chains.append((cascade.sub, src, out))
+    if not reverse:
+        plan.chains.append((cascade.sub1, cascade.top, dst))
+    return cascade.top
+
+
 @_Plans
 def _cols_plan(k, cols, narrow):
     """cols_sum's plan: the 32-column blocks' cascade over k rows; for the last `narrow`
-    columns, a buffer their quads of rows are copied into (then one row of 4 * narrow floats)
-    and the 4 interleaved cascades over k // 4 such rows. Under 32 such columns the 4 rows of
-    each quad are copied in reverse order and the leftover rows become the first cascade's
-    last items, so that one chain of chains (`cc`) reads the 4 partial sums as groups in order
-    (backwards in memory: numpy cannot merge them with the items); from 32 (a strided reduced
-    dim's columns) the copy keeps its order (a reversed one costs 10% more there) and the
-    partial sums are chained by one more einsum."""
+    columns, the 4 interleaved cascades over the k // 4 quads of rows (each quad read as one
+    row of 4 * narrow floats). Under 32 such columns the quads' partial sums are stored last
+    to first and the leftover rows become the first cascade's last items, so that one chain of
+    chains (`Gcg->c`) reads the 4 partial sums as groups in order (backwards in memory: numpy
+    cannot merge them with the items); from 32 (a strided reduced dim's columns) the quads are
+    copied in order into a buffer (a reversed copy costs 10% more there) and the partial sums
+    chained by one more einsum."""
+    plan = _ColsPlan()
+    plan.loads, plan.copies, plan.chains, plan.last, plan.narrow_parts = [], [], [], None, None
+    plan.stage = stage = np.zeros(cols, _F32)
     wide = cols - narrow
-    wide_plan = _Cascade(k, (wide,)) if wide and k > 1 else None
+    if wide:
+        _cascade_steps(plan, k, (wide,), 1, slice(0, wide), stage[:wide])
+    if not narrow:
+        return plan
     quads, leftover = divmod(k, ILP)
-    narrow_plan = cc = copy = parts = None
-    if narrow and quads:
+    if not quads:   # row_sum of under 4 rows: the first, the rest added in order
+        plan.loads.append(((slice(None), slice(wide, cols)), None, "pc->c", stage[wide:]))
+    elif narrow < QUAD:
+        top = _cascade_steps(plan, quads, (ILP, narrow), ILP, slice(wide, cols), None, reverse=True,
+                             extra=leftover)
+        if leftover:   # to the first partial sum (stored last)
+            plan.copies.append(((slice(quads * ILP, k), slice(wide, cols)), top[-leftover:, -1]))
+        # (items, 4 partial sums reversed, narrow) -> (partial sum, column, item)
+        plan.last = (top[:, ::-1].transpose(1, 2, 0), stage[wide:])
+    else:
+        narrow_plan = _Cascade(quads, (ILP * narrow,))
         copy = np.zeros((quads, ILP, narrow), _F32)
-        if narrow < QUAD:
-            narrow_plan = _Cascade(quads, (ILP * narrow,), extra=leftover, keep_top=True)
-            top = narrow_plan.top.reshape(-1, ILP, narrow)   # (items, 4 lanes reversed, narrow)
-            cc = top[:, ::-1].transpose(1, 2, 0)   # (partial sum, column, item)
-        else:
-            narrow_plan = _Cascade(quads, (ILP * narrow,))
-            parts = np.zeros((ILP, narrow), _F32)
-    return wide_plan, narrow_plan, cc, copy, parts, quads, leftover
+        parts = np.zeros((ILP, narrow), _F32)
+        plan.narrow_parts = (narrow_plan, copy, parts, quads)
+    return plan
 
 
 def cols_sum(x2, narrow=None):
@@ -199,31 +242,24 @@ def cols_sum(x2, narrow=None):
     k, cols = x2.shape
     if narrow is None:
         narrow = cols % QUAD
-    wide_plan, narrow_plan, cc, copy, parts, quads, leftover = _cols_plan(k, cols, narrow)
-    out = np.empty(cols, _F32)
-    wide = cols - narrow
-    if wide:
-        if wide_plan is None:   # one row: 0 + it (never -0)
-            np.add(x2[0, :wide], _F32(0), out=out[:wide])
-        else:
-            wide_plan.run(x2[:, :wide], out[:wide])
-    if narrow:
-        rest = x2[:, wide:]
-        if narrow_plan is None:   # row_sum of under 4 rows: the first, the rest added in order
-            _einsum("pc->c", rest, out=out[wide:])
-        elif cc is not None:
-            copy[...] = rest[:quads * ILP].reshape(quads, ILP, narrow)[:, ::-1]
-            narrow_plan.fill(copy.reshape(quads, ILP * narrow))
-            if leftover:
-                narrow_plan.top[-leftover:, -narrow:] = rest[quads * ILP:]
-            _einsum("Gcg->c", cc, order="C", out=out[wide:])
-        else:
-            copy[...] = rest[:quads * ILP].reshape(quads, ILP, narrow)
-            narrow_plan.run(copy.reshape(quads, ILP * narrow), parts.reshape(-1))
-            for i in range(quads * ILP, k):   # the leftover rows, to the first partial sum
-                np.add(parts[0], rest[i], out=parts[0])
-            _einsum("qc->c", parts, out=out[wide:])   # (in order: 32 or more columns per row)
-    return out
+    plan = _cols_plan(k, cols, narrow)
+    for index, shape, subscripts, dst in plan.loads:
+        _einsum(subscripts, x2[index] if shape is None else x2[index].reshape(shape), out=dst)
+    for index, dst in plan.copies:
+        dst[...] = x2[index]
+    for subscripts, src, dst in plan.chains:
+        _einsum(subscripts, src, out=dst)
+    if plan.last is not None:
+        _einsum("Gcg->c", plan.last[0], order="C", out=plan.last[1])
+    if plan.narrow_parts is not None:
+        narrow_plan, copy, parts, quads = plan.narrow_parts
+        rest = x2[:, cols - narrow:]
+        copy[...] = rest[:quads * ILP].reshape(quads, ILP, narrow)
+        narrow_plan.run(copy.reshape(quads, ILP * narrow), parts.reshape(-1))
+        for i in range(quads * ILP, k):   # the leftover rows, to the first partial sum
+            np.add(parts[0], rest[i], out=parts[0])
+        _einsum("qc->c", parts, out=plan.stage[cols - narrow:])   # (in order: 32 or more per row)
+    return plan.stage.copy()
 
 
 def row_sums(x2):
