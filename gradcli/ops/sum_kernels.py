@@ -278,22 +278,30 @@ def row_sums(x2):
 
 
 class _RowPlan:
-    __slots__ = ("k", "full", "r0", "left", "m", "two", "runs", "tail_dst", "cc", "cascade", "p",
-                 "lanes", "left_row", "fin", "fin_tail", "copies", "cut")
+    __slots__ = ("k", "full", "r0", "left", "two", "runs", "tail_dst", "cc", "cascade", "p",
+                 "lanes", "left_row", "gather", "idx", "rest", "cut")
 
 
 @_Plans
 def _row_plan(n):
-    """A plan for a row of n floats (n >= 32)."""
+    """A plan for a row of n floats (n >= 32). P, the cascade's 4 vectors, is the start of
+    a buffer the row's last floats (the left vectors unless the cascade took them, then the
+    tail) are copied after; one gather (`idx`: (items, chains)) lays out the last stages'
+    chains for one einsum, or with nothing after P, `qj->` reads P's 4 vectors as the lanes'
+    items directly."""
     plan = _RowPlan()
     vecs, m = divmod(n, LANES)
     k, left = divmod(vecs, ILP)
     s = step(k)
     full, r0 = divmod(k, s)
-    plan.k, plan.full, plan.r0, plan.left, plan.m = k, full, r0, left, m
+    plan.k, plan.full, plan.r0, plan.left = k, full, r0, left
     at = k * QUAD
     plan.cut = (slice(0, full * s * QUAD), slice(full * s * QUAD, at), at, at + LANES * left)
     plan.two = full + (r0 > 0) <= 2 * s
+    plan.cascade = plan.runs = plan.tail_dst = plan.cc = None
+    after = LANES * left if plan.two else 0   # the left vectors, unless the cascade took them
+    plan.gather = np.zeros(QUAD + after + m + 1, _F32)
+    plan.p = plan.gather[:QUAD]
     if plan.two:
         # at most one full group of runs (A) before the unfinished one (B) and the unfinished
         # run (T): the cascade is ((T + B) + A), a chain of chains of the groups T, B, A,
@@ -302,58 +310,46 @@ def _row_plan(n):
         plan.runs = groups[:2].reshape(-1, QUAD)[:full]
         plan.tail_dst = groups[2, :r0]
         plan.cc = groups[::-1].transpose(0, 2, 1)     # (group, lane, item)
-        plan.cascade = None
-        first = int(left == 1)   # one left vector goes before P0 (its first addition commutes)
-        folded = left == 1
     else:   # the left vectors are the top chain's last items (lanes 0..7)
         plan.cascade = _Cascade(k, (QUAD,), extra=left)
-        first, folded = 0, True
-    plan.lanes = lanes = np.zeros((1 + ILP, LANES), _F32)
-    plan.left_row = lanes[:1]
-    plan.fin = None
-    if not m and (folded or not left):   # the lanes' items are P's rows (after the left vector)
-        plan.p = lanes[1:].reshape(-1)
-        plan.lanes = lanes[1 - first:]
+    plan.rest = (slice(at if plan.two else at + LANES * left, n), plan.gather[QUAD:QUAD + after + m])
+    plan.lanes = plan.idx = None
+    if not after and not m:
+        plan.lanes = plan.p.reshape(ILP, LANES)
         return plan
-    # else 0 + the tail floats + the lanes: column 0, then columns 1..8, each down its rows
-    plan.p = lanes[1:].reshape(-1)
-    items = ILP + (left if not folded else first)
-    fin = np.zeros((max(m, items), 1 + LANES), _F32)
-    plan.fin = fin
-    col = fin[:, 1:]
-    if not folded:   # P0, the left vectors, P1..P3
-        plan.copies = ((col[:1], lanes[1:2]), (col[1 + left:items], lanes[2:]))
-    else:            # (the left vector,) P0..P3
-        plan.copies = ((col[first:items], lanes[1:]),)
-    plan.left_row = col[1:1 + left] if not folded else col[:1] if first else None
-    plan.fin_tail = fin[:m, 0]   # the tail floats' column
+    # 0 + the tail floats + lane 0 .. lane 7; lane j: P0_j, the left vectors' j, P1_j .. P3_j
+    zero = QUAD + after + m
+    chains = [[QUAD + after + i for i in range(m)]]
+    for j in range(LANES):
+        chains.append([j] + [QUAD + LANES * i + j for i in range(after // LANES)] +
+                      [LANES * q + j for q in range(1, ILP)])
+    width = max(len(items) for items in chains)
+    idx = np.array([items + [zero] * (width - len(items)) for items in chains], np.intp)
+    plan.idx = np.ascontiguousarray(idx.T)   # (items, chains): a chain's items len(chains) apart
     return plan
 
 
 def row_sum(x):
     """vectorized_inner_sum of one contiguous float32 row of n >= 32 floats (a numpy float32)."""
     plan = _row_plan(x.size)
-    body, tail, at, end = plan.cut
     if plan.two:
+        body, tail = plan.cut[:2]
         if plan.full:
             _einsum("gpc->gc", x[body].reshape(plan.full, -1, QUAD), out=plan.runs)
         if plan.r0:
             plan.tail_dst[...] = x[tail].reshape(plan.r0, QUAD)
         _einsum("Gcg->c", plan.cc, order="C", out=plan.p)
-        if plan.left:
-            plan.left_row[...] = x[at:end].reshape(-1, LANES)
     else:
         cascade = plan.cascade
+        at, end = plan.cut[2:]
         if plan.left:
             cascade.top[-plan.left:, :LANES] = x[at:end].reshape(plan.left, LANES)
         cascade.run(x[:at].reshape(plan.k, QUAD), plan.p)
-    if plan.fin is None:
+    if plan.idx is None:
         return _einsum("qj->", plan.lanes, order="C")
-    for dst, src in plan.copies:
-        dst[...] = src
-    if plan.m:
-        plan.fin_tail[...] = x[end:]
-    return _einsum("ia->", plan.fin, order="C")
+    rest, dst = plan.rest
+    dst[...] = x[rest]
+    return _einsum("ia->", plan.gather.take(plan.idx), order="C")
 
 
 # -- many contiguous rows -------------------------------------------------------------------
