@@ -50,6 +50,11 @@ cases = {
                                                         x.reshape(-1)[:3 * 3 * 3 * 8].reshape(8, 3, 3, 3)),
             (4 * 3 * 16 * 16,)),
  'sum then div (mean)': (lambda T, x: T.mean(x, 0), (300, 200)),
+ 'layer_norm(300)': (lambda T, x: (TF if T is torch else g).layer_norm(x, (300,)), (50, 300)),
+ 'layer_norm(300) affine': (lambda T, x: (TF if T is torch else g).layer_norm(
+     x, (300,), x[0] * 0.5 + 1, x[1] * 0.1), (50, 300)),
+ 'batch_norm train': (lambda T, x: (TF if T is torch else g).batch_norm(
+     x, None, None, training=True), (50, 300)),
 }
 print(f"{'op':22} {'elements':>8} {'exact':>8} {'<=1ulp':>8} {'max ulp':>8}")
 for name, (fn, shape) in cases.items():

@@ -16,8 +16,7 @@ import numpy as np
 
 from ..errors import ProgramValueError, ShapeError
 from .._tensor import Tensor, bump_version
-from .domains import cases
-from . import costs
+from . import costs, torch_norms
 from .apply import apply
 from .registry import TENSORS, defop, export, LINEAR, BILINEAR
 
@@ -691,6 +690,13 @@ def _layer_axes(ndim, normalized):
 
 
 def _layer_norm(self, weight, bias, normalized, eps):
+    if self.dtype == np.float32 and self.size and all(
+            p is None or p.dtype == np.float32 for p in (weight, bias)):
+        # PyTorch's kernel, step for step: its digits (ops/torch_norms.py)
+        size = math.prod(self.shape[self.ndim - normalized:])
+        rows = self.reshape(-1, size)
+        flat = [None if p is None else p.reshape(-1) for p in (weight, bias)]
+        return torch_norms.layer_norm(rows, *flat, eps).reshape(self.shape)
     axes = _layer_axes(self.ndim, normalized)
     y, _ = _normalize(self, axes, eps)
     return _affine(y, weight, bias, self.shape[self.ndim - normalized:])
@@ -721,7 +727,7 @@ def _layer_cases(rng):
 
 layer_norm_op = defop(
     "layer_norm", "NativeLayerNormBackward0", _layer_norm, inputs=("self", "weight", "bias"), public=False,
-    cost=costs.normalization,
+    cost=costs.layer_norm,
     rules=_layer_rules(),
     formulas=("rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), gw = grad * weight",
               "(grad * xhat).sum(batch dims)", "grad.sum(batch dims)"),

@@ -231,6 +231,26 @@ def normalization(self, *others, **params) -> int:
     return _size(self) * NORM_PASSES + sum(_size(x) for x in others)
 
 
+# A float32 layer_norm's numpy calls (ops/torch_norms.py: its kernel's sequential steps,
+# each over all the rows at once), each ~1-1.5 us: ELEMENTS_PER_WORK elements a unit, ~10
+# units a call. Measured with benchmarks/cost_calibration.py's small layer_norm case.
+NORM_CALL_ELEMENTS = 640
+
+
+def layer_norm(self, *others, normalized=1, **params) -> int:
+    """normalization, and for float32 the kernel's steps along a row of N values: up to 15
+    Welford steps, a merge per chunk of 128, 8 lane merges and one step per value after
+    the last vector of 8."""
+    cost = normalization(self, *others)
+    shape = getattr(self, "shape", ())
+    if getattr(self, "dtype", None) != np.float32 or not shape:
+        return cost
+    size = math.prod(shape[len(shape) - normalized:])
+    vectors = size // 8
+    calls = 19 * max(min(16, vectors) - 1, 0) + 12 * -(-vectors // 16) + 160 + 5 * (size % 8) + 15
+    return cost + calls * NORM_CALL_ELEMENTS
+
+
 def softmax(self, *others, **params) -> int:
     return _size(self) * SOFTMAX_PASSES
 

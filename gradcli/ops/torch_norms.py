@@ -1,0 +1,162 @@
+"""PyTorch's CPU layer_norm, computed as its kernel computes it (float32 and float64).
+
+ATen's LayerNormKernel normalizes each row of N values with its mean and rstd from
+RowwiseMoments (moments_utils.h), then writes y = (x - mean) * rstd; a weight multiplies y
+(fused with a bias: fma(y, weight, bias)), a bias alone is fused into the first product
+(fma(x - mean, rstd, bias)). The facts the emulation rests on, each measured against
+PyTorch 2.13 (tests/engine/test_torch_norms.py holds its recorded results):
+
+* The row is read as vectors of LANES values (AVX2's: 8 floats, 4 doubles), in chunks of
+  16 vectors. Each chunk runs Welford's update per lane from 0: delta = x - m1,
+  m1 = fma(1 / (j + 1), delta, m1), m2 = fma(delta, x - m1, m2), 1 / (j + 1) rounded.
+* The chunks' moments merge through a binary counter of `depth` = ceil(log2(chunks))
+  levels (a merge of b into a: n = na + nb, c = nb / n, d = mb1 - ma1,
+  m2 = fma(d * na, c * d, ma2 + mb2), m1 = ma1 + c * d), the levels left at the end
+  merged into level 0, the highest last.
+* The values after the last whole vector run Welford's update with a division
+  (m1 += delta / k); then each lane merges into that in lane order, by the scalar formula
+  (m1 = fma(c, d, m1), m2 = m2 + fma(d * d * c, m0, mb2)).
+* var = m2 / N, rstd = 1 / sqrt(var + eps), all in the input's dtype.
+
+Every step is sequential along a row (16 Welford steps, the merges, 8 lanes), so a call
+costs a few hundred numpy calls over all the rows at once: ~0.4 ms for a small input,
+about 8x numpy's two-pass formula on a large one (benchmarks/README.md).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .torch_ranges import fma as _exact_fma
+
+LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+CHUNK = 16
+_F64 = np.float64
+_TIE = np.int64(-1 << 63)   # a float64's low 29 bits after a shift by 35: a float32 midpoint
+
+
+def _ceil_log2(n: int) -> int:
+    return 0 if n <= 1 else (n - 1).bit_length()
+
+
+def _fma32(a, b, c):
+    """fma(a, b, c) in float32 of float32 values (arrays or numbers; float64 arrays of float32
+    values are taken as they are): the product is exact in float64 and the sum rounded once
+    there; rounding that to float32 is the fma's rounding unless the float64 sum is a float32
+    midpoint it was rounded to (an exact one is common: c + d / 2). Values under 2^-126 never
+    reach here (`_fits`)."""
+    a, b, c = _wide(a), _wide(b), _wide(c)
+    p = a * b
+    s = p + c
+    tie = (s.view(np.int64) << 35) == _TIE
+    if tie.any():
+        bb = s - p   # Knuth's TwoSum: the float64 sum's rounding error
+        if (tie & ((p - (s - bb)) + (c - bb) != 0)).any():
+            return _exact_fma(a, b, c, np.float32)
+    return s.astype(np.float32)
+
+
+def _wide(v):
+    """v in float64 (numpy's mixed float32-float64 loops cost twice a cast and a loop)."""
+    if v.__class__ is np.ndarray:
+        return v if v.dtype == _F64 else v.astype(_F64)
+    return float(v)
+
+
+def _fma64(a, b, c):
+    return _exact_fma(a, b, c, np.float64)
+
+
+def _fits(x):
+    """Whether x's nonzero values are all far above float32's subnormals, so that no step of
+    the moments rounds into them (their squared differences stay over ~1e-24 * x^2)."""
+    a = np.abs(x)
+    return not ((a < 1e-12) & (a != 0)).any()
+
+
+def _merge(a, b, t, fma):
+    """AddMomentsVec: the moments (n, m1, m2) of b merged into a's."""
+    na, a1, a2 = a
+    nb, b1, b2 = b
+    n = na + nb
+    c = t(nb) / t(n) if n else t(0)
+    d = b1 - a1
+    cd = c * d
+    if na and nb:
+        return n, a1 + cd, fma(d * t(na), cd, a2 + b2)
+    return n, a1 + cd, d * t(na) * cd + (a2 + b2)   # a product with 0: exact, no fma needed
+
+
+def rowwise_moments(x):
+    """RowwiseMoments of each row of x (M, N), float32 or float64 -> (mean, biased var), (M,)."""
+    t = x.dtype.type
+    fma = _fma32 if t is np.float32 and _fits(x) else _fma64 if t is np.float64 else (
+        lambda a, b, c: _exact_fma(a, b, c, np.float32))
+    lanes = LANES[x.dtype]
+    rows, size = x.shape
+    n = size // lanes
+    chunks = -(-n // CHUNK)
+    depth = _ceil_log2(chunks)
+    mean = np.zeros(rows, t)
+    m2 = np.zeros(rows, t)
+    count = 0
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        if n:
+            vectors = x[:, :n * lanes].reshape(rows, n, lanes)   # every chunk's Welford at once
+            v = vectors[:, ::CHUNK]   # the first step from 0: m1 = x, m2 = x * (x - m1), exactly
+            c1 = v + t(0)
+            c2 = v * (v - c1) + t(0)
+            for j in range(1, min(CHUNK, n)):
+                v = vectors[:, j::CHUNK]               # the j-th vector of each chunk that has one
+                k = v.shape[1]
+                a1, a2 = (c1, c2) if k == chunks else (c1[:, :k], c2[:, :k])
+                delta = v - a1
+                if fma is _fma32:
+                    delta = delta.astype(_F64)   # (cast once for both)
+                a1 = fma(t(1) / t(j + 1), delta, a1)
+                a2 = fma(delta, v - a1, a2)
+                if k == chunks:
+                    c1, c2 = a1, a2
+                else:
+                    c1[:, :k], c2[:, :k] = a1, a2
+            counts = [min(CHUNK, n - i * CHUNK) for i in range(chunks)]
+            empty = (0, np.zeros((rows, lanes), t), np.zeros((rows, lanes), t))
+            stack = [empty] * max(depth, 1)
+            for i in range(chunks):
+                stack[0] = _merge(stack[0], (counts[i], c1[:, i], c2[:, i]), t, fma)
+                mask, j = i + 1, 1
+                while j < depth and mask & 1 == 0:
+                    stack[j] = _merge(stack[j], stack[j - 1], t, fma)
+                    stack[j - 1] = empty
+                    mask >>= 1
+                    j += 1
+            for j in range(1, depth):
+                stack[0] = _merge(stack[0], stack[j], t, fma)
+            _, lane1, lane2 = stack[0]
+        for i in range(n * lanes, size):   # the values after the last vector, one by one
+            v = x[:, i]
+            count += 1
+            delta = v - mean
+            mean = mean + delta / t(count)
+            m2 = m2 + delta * (v - mean)
+        for j in range(lanes if n else 0):   # each lane's n values merged in, lane by lane
+            total = count + n
+            c = t(n) / t(total)
+            d = lane1[:, j] - mean
+            mean = fma(c, d, mean)
+            m2 = m2 + (fma(d * d * c, t(count), lane2[:, j]) if count else d * d * c * t(0) + lane2[:, j])
+            count = total
+        return mean, m2 / t(size)
+
+
+def layer_norm(x, weight, bias, eps):
+    """F.layer_norm of x (M, N) float32 or float64 over its rows, as ATen's kernel computes it."""
+    t = x.dtype.type
+    mean, var = rowwise_moments(x)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        rstd = (t(1) / np.sqrt(var + t(eps)))[:, None]
+        d = x - mean[:, None]
+        fma = _fma32 if t is np.float32 else _fma64
+        if weight is None:   # (x - mean) * rstd, or fused with the bias
+            return d * rstd if bias is None else fma(d, rstd, bias)
+        y = d * rstd
+        return y * weight if bias is None else fma(y, weight, bias)
