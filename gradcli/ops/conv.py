@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import ProgramValueError, ShapeError
 from .._tensor import Tensor, bump_version
+from ..limits import budget
 from . import costs, torch_norms
 from .apply import apply
 from .registry import TENSORS, defop, export, LINEAR, BILINEAR
@@ -759,9 +760,18 @@ def _bn_axes(ndim):
     return (0,) + tuple(range(2, ndim))
 
 
+def _kernel_layout(x, *params):
+    """Whether ATen's float32 batch_norm kernel for a contiguous input is what PyTorch would
+    run (ops/torch_norms.py emulates it): float32 throughout, C-contiguous, not empty."""
+    return x.dtype == np.float32 and x.size and x.flags.c_contiguous and all(
+        p is None or p.dtype == np.float32 for p in params)
+
+
 def _batch_norm(self, weight, bias, mean, var, eps):
     """Training (mean None): batch statistics; eval: the given running statistics, as constants."""
     shape = _channel_shape(self.ndim, self.shape[1])
+    if _kernel_layout(self, weight, bias, mean, var):   # PyTorch's kernel, step for step
+        return torch_norms.batch_norm(self, weight, bias, mean, var, eps)
     if mean is None:
         y, _ = _normalize(self, _bn_axes(self.ndim), eps)
     else:
@@ -808,7 +818,7 @@ def _bn_cases(rng):
 
 batch_norm_op = defop(
     "batch_norm", "NativeBatchNormBackward0", _batch_norm, inputs=("self", "weight", "bias"), public=False,
-    cost=costs.normalization,
+    cost=costs.batch_norm,
     rules=(_bn_input_rule, _bn_weight_rule,
            lambda F, g, self_shape: F.sum(g, _bn_axes(len(self_shape)), False)),
     formulas=("training: rstd * (gw - mean(gw) - xhat * mean(gw * xhat)); eval: grad * weight * rstd",
@@ -838,13 +848,20 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ProgramValueError(f"Expected more than 1 value per channel when training, got input size "
                                     f"torch.Size([{', '.join(map(str, x.shape))}])")
         out = apply(batch_norm_op, (input, weight, bias), {"mean": None, "var": None, "eps": float(eps)})
-        axes = _bn_axes(x.ndim)
-        mean = x.mean(axis=axes)
-        var = ((x - mean.reshape(_channel_shape(x.ndim, c))) ** 2).sum(axis=axes) / (n - 1)
         m = float(momentum) if momentum is not None else 0.1
-        for stat, batch in ((running_mean, mean), (running_var, var)):
-            if isinstance(stat, Tensor):
-                stat._data[...] = (1.0 - m) * stat._data + m * batch
+        stats = [s if isinstance(s, Tensor) else None for s in (running_mean, running_var)]
+        if _kernel_layout(x, *[None if s is None else s._data for s in stats]):
+            budget.charge_elements(costs.batch_norm(x))   # (the batch's statistics once more)
+            torch_norms.update_running(x, *[None if s is None else s._data for s in stats], m)
+        else:
+            axes = _bn_axes(x.ndim)
+            mean = x.mean(axis=axes)
+            var = ((x - mean.reshape(_channel_shape(x.ndim, c))) ** 2).sum(axis=axes) / (n - 1)
+            for stat, batch in zip(stats, (mean, var)):
+                if stat is not None:
+                    stat._data[...] = (1.0 - m) * stat._data + m * batch
+        for stat in stats:
+            if stat is not None:
                 bump_version(stat)
         return out
     if running_mean is None or running_var is None:

@@ -251,6 +251,17 @@ def layer_norm(self, *others, normalized=1, **params) -> int:
     return cost + calls * NORM_CALL_ELEMENTS
 
 
+def batch_norm(self, *others, **params) -> int:
+    """normalization, and for float32 its kernel's steps (ops/torch_norms.py): ~25 numpy calls,
+    and for a 2-d input three per row of a thread's share (the variance's fma chains)."""
+    cost = normalization(self, *others)
+    shape = getattr(self, "shape", ())
+    if getattr(self, "dtype", None) != np.float32 or len(shape) < 2:
+        return cost
+    calls = 25 + (3 * -(-shape[0] // 2) if len(shape) == 2 else 0)
+    return cost + calls * NORM_CALL_ELEMENTS
+
+
 def softmax(self, *others, **params) -> int:
     return _size(self) * SOFTMAX_PASSES
 

@@ -1,4 +1,8 @@
-"""PyTorch's CPU layer_norm, computed as its kernel computes it (float32 and float64).
+"""PyTorch's CPU layer_norm and batch_norm, computed as their kernels compute them.
+
+conv.py routes float32 inputs here (the issue of PyTorch's float32 digits); the layer_norm
+emulation takes float64 too (4-double vectors, all its results PyTorch's), but a double fma
+costs ~20 numpy calls, 30-60x numpy's formula, so float64 keeps that formula.
 
 ATen's LayerNormKernel normalizes each row of N values with its mean and rstd from
 RowwiseMoments (moments_utils.h), then writes y = (x - mean) * rstd; a weight multiplies y
@@ -160,3 +164,111 @@ def layer_norm(x, weight, bias, eps):
             return d * rstd if bias is None else fma(d, rstd, bias)
         y = d * rstd
         return y * weight if bias is None else fma(y, weight, bias)
+
+
+# -- batch_norm ---------------------------------------------------------------------------
+#
+# ATen's batch_norm on a contiguous float32 input (batch_norm_kernel.cpp), measured against
+# PyTorch 2.13 like layer_norm's facts above:
+#
+# * (N, C) (an image of one value: "channels last"): each of THREADS threads sums its share
+#   of the rows (ceil(N / THREADS) each) in float32 in order, the shares added in double;
+#   mean = float32(sum / N). The variance pass alike, each thread's rows accumulated by
+#   fma(x - mean, x - mean, acc), the shares added in double.
+# * (N, C, *): per channel, a double sum in order (batch, then the image), mean as above;
+#   var_sum the double sum of the float32 squares (x - mean)^2.
+# * var = float32(var_sum) / n in float32, invstd = 1 / sqrt(var + eps) in double; in eval
+#   invstd = 1 / sqrt(running_var + eps) in float32.
+# * alpha = invstd * weight, beta = fma(-mean, alpha, bias), y = fma(x, alpha, beta).
+# * The running statistics, in float32: momentum * mean + (1 - momentum) * running, and
+#   fma(momentum, var_sum / (n - 1), (1 - momentum) * running) for the variance.
+
+THREADS = 2
+
+
+def batch_stats(x):
+    """(mean, var_sum) per channel of x (N, C, *) float32, contiguous, as ATen collects them."""
+    rows, channels = x.shape[0], x.shape[1]
+    count = x.size // channels
+    with np.errstate(invalid="ignore", over="ignore"):
+        if x.ndim == 2 or count == rows:
+            flat = x.reshape(rows, channels)
+            # (two rows of up to 16 channels run on one thread: measured, the cause not found)
+            threads = 1 if rows == 2 and channels <= 16 else THREADS
+            chunk = -(-rows // min(threads, rows))
+            shares = [flat[b:b + chunk] for b in range(0, rows, chunk)]
+            total = np.zeros(channels)
+            for share in shares:
+                total = total + np.add.reduce(share, 0).astype(_F64)
+            mean = (total / count).astype(np.float32)
+            # the threads' chains acc = fma(d, d, acc) side by side, one step per row of the
+            # longest share (a shorter one adds 0), acc kept in float64: d * d is exact there
+            d = np.zeros((chunk, len(shares), channels), np.float32)
+            for t, share in enumerate(shares):
+                d[:len(share), t] = share - mean
+            d = d.astype(_F64)
+            squares = d * d
+            sums = np.empty_like(squares)   # each step's float64 sum, before float32 rounds it
+            acc = np.zeros((len(shares), channels))
+            for i in range(chunk):
+                np.add(squares[i], acc, out=sums[i])
+                acc = sums[i].astype(np.float32).astype(_F64)
+            if _double_rounded(squares, sums):   # (never seen: then the exact chains)
+                acc = np.zeros((len(shares), channels), np.float32)
+                for i in range(chunk):
+                    acc = _exact_fma(d[i], d[i], acc, np.float32)
+            var_sum = np.add.reduce(acc.astype(_F64), 0, initial=0.0).astype(np.float32)
+            return mean, var_sum
+        # per channel: the batch, then the image, in order, in double
+        seq = x.reshape(rows, channels, -1).transpose(0, 2, 1).reshape(-1, channels)
+        mean = (np.add.reduce(seq.astype(_F64), 0) / count).astype(np.float32)
+        d = seq - mean
+        var_sum = np.add.reduce((d * d).astype(_F64), 0).astype(np.float32)
+        return mean, var_sum
+
+
+def _double_rounded(products, sums):
+    """Whether a chain acc = round32(products[i] + acc) computed as float64 sums `sums` then
+    rounded to float32 met a float32 midpoint that float64 had rounded to (or a value near
+    float32's subnormals), where rounding twice differs from the fma's one rounding."""
+    previous = np.zeros_like(sums)
+    previous[1:] = sums[:-1].astype(np.float32)
+    tie = (sums.view(np.int64) << 35) == _TIE
+    bb = sums - products
+    inexact = (products - (sums - bb)) + (previous - bb) != 0
+    tiny = (np.abs(sums) < 2.0 ** -100) & (sums != 0)
+    return bool((tie & inexact).any() or tiny.any())
+
+
+def update_running(x, running_mean, running_var, momentum):
+    """The running statistics (float32 arrays or None) after a training batch_norm of x (N, C,
+    *) float32, contiguous, updated in place as ATen updates them."""
+    f32 = np.float32
+    mean, var_sum = batch_stats(x)
+    m = f32(momentum)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if running_mean is not None:
+            running_mean[...] = m * mean + (f32(1) - m) * running_mean
+        if running_var is not None:
+            unbiased = var_sum / f32(x.size // x.shape[1] - 1)
+            running_var[...] = _exact_fma(m, unbiased, (f32(1) - m) * running_var, f32)
+
+
+def batch_norm(x, weight, bias, running_mean, running_var, eps):
+    """F.batch_norm's output for x (N, C, *) float32, contiguous: normalized by the batch's
+    statistics when running_mean is None (training), else by the running ones."""
+    channels = x.shape[1]
+    f32 = np.float32
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if running_mean is None:
+            mean, var_sum = batch_stats(x)
+            var = var_sum / f32(x.size // channels)
+            invstd = (1.0 / np.sqrt(var.astype(_F64) + eps)).astype(f32)
+        else:
+            mean = running_mean
+            invstd = f32(1) / np.sqrt(running_var + f32(eps))
+        alpha = invstd if weight is None else invstd * weight
+        beta = _exact_fma(-mean, alpha, f32(0) if bias is None else bias, f32)
+        shape = (1, channels) + (1,) * (x.ndim - 2)
+        return _fma32(x, alpha.reshape(shape), beta.reshape(shape)) if _fits(x) else \
+            _exact_fma(x, alpha.reshape(shape), beta.reshape(shape), f32)

@@ -84,3 +84,45 @@ def test_a_float32_layer_norm_is_charged_its_steps():
     plain = costs.normalization(x32)
     assert costs.layer_norm(x32, normalized=1) > plain + 400 * costs.NORM_CALL_ELEMENTS
     assert costs.layer_norm(x32.astype(np.float64), normalized=1) == plain
+
+
+# -- batch_norm ---------------------------------------------------------------------------------
+
+
+def test_a_double_rounded_chain_step_is_noticed():
+    """batch_stats' variance chains add in float64 and round each sum to float32; a sum that
+    float64 rounded onto a float32 midpoint would round twice, and must be noticed (the
+    product of test_the_quick_fma_is_the_exact_fma's trap, added to 1)."""
+    p = np.array([[[(2.0 ** -24 * (1 + 2.0 ** -12)) * (1 - 4095 * 2.0 ** -24)]]])
+    acc = np.array([[[1.0]]])
+    sums = np.concatenate([acc, acc + p])   # 1, then 1 + p: rounded onto 1 + 2^-24
+    products = np.concatenate([acc, p])
+    assert torch_norms._double_rounded(products, sums)
+    assert not torch_norms._double_rounded(products, np.concatenate([acc, acc + 0.5]))
+
+
+@pytest.mark.parametrize("shape", [(2, 7), (2, 17), (3, 5), (64, 20), (4, 3, 5, 6), (2, 4, 9)])
+def test_batch_statistics_are_the_batchs_mean_and_variance(shape):
+    x = (np.random.default_rng(sum(shape)).standard_normal(shape) * 2 + 1).astype(np.float32)
+    mean, var_sum = torch_norms.batch_stats(x)
+    axes = (0,) + tuple(range(2, len(shape)))
+    wide = x.astype(np.float64)
+    np.testing.assert_allclose(mean, wide.mean(axes), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var_sum, ((wide - wide.mean(axes, keepdims=True)) ** 2).sum(axes), rtol=1e-5)
+
+
+def test_batch_norm_of_other_layouts_keeps_numpys_formula():
+    """A non-contiguous view and float64 take numpy's (x - mean) / sqrt(var + eps): PyTorch runs
+    other kernels for them."""
+    base = np.random.default_rng(3).standard_normal((6, 8)).astype(np.float32)
+    for x in (g.tensor(base).T, g.tensor(base.astype(np.float64))):
+        y = g.batch_norm(x, None, None, training=True).numpy()
+        data = x.numpy().astype(np.float64)
+        want = (data - data.mean(0)) / np.sqrt(data.var(0) + 1e-5)
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_float32_batch_norm_is_charged_its_steps():
+    x2 = np.zeros((64, 8), np.float32)
+    assert costs.batch_norm(x2) >= costs.normalization(x2) + (25 + 3 * 32) * costs.NORM_CALL_ELEMENTS
+    assert costs.batch_norm(x2.astype(np.float64)) == costs.normalization(x2)
