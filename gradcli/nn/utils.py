@@ -12,6 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor, bump_version
 from ..errors import ProgramError, ProgramTypeError
+from ..ops import torch_norms
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "get_total_norm",
            "parameters_to_vector", "vector_to_parameters"]
@@ -24,6 +25,8 @@ def _params(parameters) -> list:
 
 
 def _norm(array: np.ndarray, norm_type: float) -> float:
+    if norm_type == 2 and array.dtype == np.float32 and array.size:   # linalg.vector_norm's kernel
+        return torch_norms.norm2_rows(np.ascontiguousarray(array).reshape(1, -1))[0]
     flat = np.abs(array.reshape(-1))
     if math.isinf(norm_type):
         return float(flat.max()) if flat.size else 0.0
@@ -37,6 +40,8 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     if not tensors:
         return Tensor._make(np.array(0.0))
     norms = np.array([_norm(t._data, norm_type) for t in tensors])
+    if all(t._data.dtype == np.float32 for t in tensors):   # stacked in their dtype, as PyTorch
+        norms = norms.astype(np.float32)
     total = _norm(norms, norm_type)
     if error_if_nonfinite and not math.isfinite(total):
         raise ProgramError(f"The total norm of order {norm_type} for gradients from `parameters` is "
@@ -51,7 +56,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     total = get_total_norm(grads, norm_type, error_if_nonfinite)
     if not grads:
         return total
-    coef = min(float(max_norm) / (float(total._data) + 1e-6), 1.0)
+    # PyTorch's tensor arithmetic in the norm's dtype: max_norm / (total + 1e-6) is
+    # reciprocal(total + 1e-6) * max_norm, clamped to 1, and every gradient multiplied by it
+    t = total._data.dtype.type
+    coef = min(t(1) / (total._data + t(1e-6)) * t(max_norm), t(1))
     for g in grads:
         g._data = (g._data * coef).astype(g._data.dtype)
         bump_version(g)

@@ -24,7 +24,7 @@ from .._tensor import Tensor, _dim, _dims, as_int
 from .domains import SHAPES, _sample, cases
 from . import costs
 from .costs import reduction
-from . import torch_order
+from . import torch_norms, torch_order
 from .apply import apply
 from .registry import ARRAYS, defop, export, LINEAR
 
@@ -285,6 +285,13 @@ export("prod", prod, array=lambda input, dim=None, keepdim=False: (
 # -- norm --------------------------------------------------------------------------
 
 def _norm(self, p=2.0, dim=None, keepdim=False):
+    if p == 2 and self.dtype == np.float32 and self.ndim and self.size and self.flags.c_contiguous:
+        axes = _axes(dim, self.ndim)
+        if axes == tuple(range(self.ndim - len(axes), self.ndim)):   # trailing dims: one row each
+            rows = self.reshape(-1, math.prod(self.shape[a] for a in axes))
+            out = torch_norms.norm2_rows(rows)   # PyTorch's vectorized kernel, its order
+            kept = [1 if a in axes else n for a, n in enumerate(self.shape)]
+            return out.reshape(kept if keepdim else [n for a, n in enumerate(self.shape) if a not in axes])
     x = np.abs(as_floating(self))
     axes = _axes(dim, x.ndim)
     if p == 2:

@@ -126,3 +126,43 @@ def test_a_float32_batch_norm_is_charged_its_steps():
     x2 = np.zeros((64, 8), np.float32)
     assert costs.batch_norm(x2) >= costs.normalization(x2) + (25 + 3 * 32) * costs.NORM_CALL_ELEMENTS
     assert costs.batch_norm(x2.astype(np.float64)) == costs.normalization(x2)
+
+
+# -- the 2-norm ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 7, 8, 12, 15, 16, 100, 4099])
+def test_the_rows_2_norm_is_the_norm(n):
+    x = (np.random.default_rng(n).standard_normal((3, n)) * 3).astype(np.float32)
+    out = torch_norms.norm2_rows(x)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, np.sqrt((x.astype(np.float64) ** 2).sum(1)), rtol=2e-6)
+
+
+def test_the_kernels_tail_rounds_its_first_four_squares():
+    """After the last vector of 8, the compiled loop squares 4 values at a time with a
+    rounded vector multiply while 4 remain, then fuses: for 12 values the 4 tail squares are
+    rounded before they are added; for 11 the 3 are fused (the values are chosen so that
+    the two ways differ)."""
+    rng = np.random.default_rng(11)
+    for n, rounded in ((12, 4), (11, 0), (15, 4)):
+        for _ in range(200):
+            x = (rng.standard_normal((1, n)) * 3).astype(np.float32)
+            lanes = (x[0, :8] * x[0, :8])
+            total = np.float32(0)
+            for v in lanes:
+                total = np.float32(total + v) if total else v
+            plain = total
+            for i, v in enumerate(x[0, 8:]):
+                plain = np.float32(plain + v * v) if i < rounded else exact_fma(v, v, plain, np.float32)
+            assert torch_norms.norm2_rows(x)[0] == np.sqrt(plain)
+
+
+def test_norms_pytorch_does_not_vectorize_keep_numpys_formula():
+    """dim=0, a strided view, p=1 and float64 go to numpy's formula, as PyTorch runs other
+    kernels for them."""
+    base = (np.random.default_rng(4).standard_normal((6, 10)) * 2).astype(np.float32)
+    t = g.tensor(base)
+    np.testing.assert_allclose(t.norm(dim=0).numpy(), np.sqrt((base * base).sum(0)), rtol=1e-6)
+    np.testing.assert_allclose(t.T.norm(dim=1).numpy(), np.sqrt((base * base).sum(0)), rtol=1e-6)
+    assert t.norm(dim=1).numpy().tobytes() == torch_norms.norm2_rows(base).tobytes()
