@@ -266,6 +266,21 @@ def softmax(self, *others, **params) -> int:
     return _size(self) * SOFTMAX_PASSES
 
 
+# A float32 softmax along the last dim computes SLEEF's exp step by step (ops/torch_math.py:
+# ~45 numpy calls over float64 blocks): ~60 ns an element on a large input, ~100 us a call.
+SLEEF_EXP_PASSES = 30
+
+
+def softmax_lastdim(self, *others, dim=None, **params) -> int:
+    """softmax: and for float32 along the last dim, SLEEF's exp (torch_math.sleef_exp32)."""
+    cost = softmax(self)
+    shape = getattr(self, "shape", ())
+    if getattr(self, "dtype", None) == np.float32 and shape and isinstance(dim, int) and \
+            dim % len(shape) == len(shape) - 1:
+        cost += _size(self) * SLEEF_EXP_PASSES + 45 * NORM_CALL_ELEMENTS
+    return cost
+
+
 # A separable resampling's (ops/layers.py: interpolate and the reflect/replicate pads) work
 # per element of each tensordot's output (its axis moves and the contraction over small
 # matrices), and a scaled_dot_product_attention's per (batch x query) row: numpy's matmul

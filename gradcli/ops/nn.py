@@ -126,7 +126,7 @@ def _log_softmax_tangent(F, t, result, dim):
 
 
 softmax_op = defop(
-    "softmax", "SoftmaxBackward0", _softmax, public=False, cost=costs.softmax,
+    "softmax", "SoftmaxBackward0", _softmax, public=False, cost=costs.softmax_lastdim,
     rules=(lambda F, g, result, dim: result * (g - F.sum(g * result, dim, keepdim=True)),),
     formulas=("result * (grad - (grad * result).sum(dim, keepdim=True))",),
     sympy=lambda sp, x, dim: _sympy_softmax(sp, x, dim),
