@@ -136,6 +136,8 @@ def cases(quick: bool) -> list:
     bcast_a, bcast_b = u(1, 64, 64), u(500 // s, 64, 64)
     big = u(10**6 // s)
     big2 = u(1000 // s, 1000)
+    big2_32, rows_32, bn_32 = big2.float(), u(8, 64).float(), u(256, 64).float()
+    img_32, logits_32 = u(32 // s, 16, 16, 16).float(), u(32, 10).float()
     img = u(8, 16, 64 // s, 64)
     wide = u(1, 3000 // s, 8, 8)
     wide_w = u(64, 3000 // s, 3, 3)
@@ -185,6 +187,13 @@ def cases(quick: bool) -> list:
         ("norm", "batch_norm 10^6 features", lambda: F.batch_norm(
             u(2, 10**6 // s), None, None, training=True)),
         ("norm", "layer_norm", lambda: F.layer_norm(big2, (1000,))),
+        # float32: the kernels' steps (ops/torch_norms.py, torch_math.sleef_exp32)
+        ("norm", "layer_norm float32", lambda: F.layer_norm(big2_32, (1000,))),
+        ("norm", "layer_norm float32 8x64", lambda: F.layer_norm(rows_32, (64,))),
+        ("norm", "batch_norm float32 256x64", lambda: F.batch_norm(bn_32, None, None, training=True)),
+        ("norm", "batch_norm float32 images", lambda: F.batch_norm(img_32, None, None, training=True)),
+        ("norm", "softmax float32", lambda: gradcli.softmax(big2_32, 1)),
+        ("norm", "softmax float32 32x10", lambda: gradcli.softmax(logits_32, -1)),
         ("norm", "softmax", lambda: gradcli.softmax(big2, 1)),
         # sorts and scans
         ("sort", "sort 10^6", lambda: gradcli.sort(big)),
