@@ -576,6 +576,9 @@ def _no_inplace(name, inplace):
 
 
 def _gelu(self, approximate="none"):
+    if approximate == "none" and self.__class__ is np.ndarray and self.dtype == np.float32 and \
+            self.flags.c_contiguous:
+        return torch_math.gelu32(self)   # oneDNN's, which PyTorch calls here
     x = np.asarray(self, dtype=np.float64)
     if approximate == "tanh":
         return 0.5 * x * (1.0 + np.tanh(_GELU_K * (x + _GELU_C * x * x * x)))

@@ -65,3 +65,35 @@ def test_softmax_rows_sum_to_one(shape):
     assert y.dtype == np.float32
     np.testing.assert_allclose(y.sum(-1), 1, rtol=1e-5)
     np.testing.assert_allclose(y, np.exp(x - x.max(-1, keepdims=True)) / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True), rtol=1e-4, atol=1e-9)
+
+
+def test_onednn_gelu_is_close_to_gelu_and_odd_in_its_erf():
+    """oneDNN's piecewise erf approximates erf(x / sqrt(2)) to float32's 1e-7; gelu's negative
+    tail, x * (1 + erf) / 2 with 1 + erf ~1e-4 near -4, shows it as up to 1e-6 (as PyTorch's
+    own results do), and erf is odd."""
+    import math
+    x = np.linspace(-8, 8, 40001).astype(np.float32)
+    y = torch_math.gelu32(x)
+    want = np.array([v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in x.astype(np.float64)])
+    np.testing.assert_allclose(y, want, rtol=2e-6, atol=1.2e-6)
+    erf = y / (x * np.float32(0.5)) - 1
+    keep = np.abs(x) > 1e-3
+    np.testing.assert_allclose(erf[keep], -erf[keep][::-1], atol=1e-6)
+
+
+def test_onednn_gelu_takes_the_exact_fma_for_tiny_values(monkeypatch):
+    x = np.array([1e-30, -2e-25, 3e-13, 0.5], np.float32)
+    quick = torch_math.gelu32(x)
+    from gradcli.ops import torch_norms
+    monkeypatch.setattr(torch_norms, "_fits", lambda v: False)
+    assert (torch_math.gelu32(x) == quick).all()
+
+
+def test_a_strided_gelu_keeps_its_formula():
+    """PyTorch runs its own kernel (not oneDNN) for a non-contiguous input: numpy's formula."""
+    import gradcli as g
+    base = (np.random.default_rng(6).standard_normal((8, 5)) * 3).astype(np.float32)
+    view = g.tensor(base).T
+    from gradcli.ops.elementwise import _erf
+    wide = base.T.astype(np.float64)
+    assert (g.gelu(view).numpy() == (0.5 * wide * (1 + _erf(wide * np.sqrt(0.5)))).astype(np.float32)).all()
