@@ -271,6 +271,16 @@ def softmax(self, *others, **params) -> int:
 SLEEF_EXP_PASSES = 30
 
 
+def kernel_exp(self, *others, **params) -> int:
+    """sigmoid, silu: their elementwise weight, and for a float32 input of a whole vector
+    step or more SLEEF's exp step by step (torch_math._kernel_exp), ~100 us a call."""
+    size = _size(self)
+    cost = size * ELEMENTWISE_WEIGHTS["sigmoid"]
+    if getattr(self, "dtype", None) == np.float32 and size >= 32:
+        cost += size * SLEEF_EXP_PASSES + 45 * NORM_CALL_ELEMENTS
+    return cost
+
+
 def softmax_lastdim(self, *others, dim=None, **params) -> int:
     """softmax: and for float32 along the last dim, SLEEF's exp (torch_math.sleef_exp32)."""
     cost = softmax(self)

@@ -15,7 +15,7 @@ from .._tensor import as_int
 from .domains import unary, vectorize
 from .apply import apply
 from .registry import TENSORS, defop, export, POINTWISE
-from . import torch_math
+from . import costs, torch_math
 
 _SQRT_PI = math.sqrt(math.pi)
 
@@ -131,7 +131,7 @@ tanh = defop("tanh", "TanhBackward0", torch_math.tanh,
              formulas=("grad * (1 - result ** 2)",),
              sympy=lambda sp, x: vectorize(sp.tanh)(x), domain=unary(), tangent=POINTWISE)
 
-sigmoid = defop("sigmoid", "SigmoidBackward0", _sigmoid,
+sigmoid = defop("sigmoid", "SigmoidBackward0", _sigmoid, cost=costs.kernel_exp,
                 rules=(lambda F, g, result: g * result * (1.0 - result),),
                 formulas=("grad * result * (1 - result)",),
                 sympy=lambda sp, x: vectorize(lambda e: 1 / (1 + sp.exp(-e)))(x), domain=unary(-3, 3), tangent=POINTWISE)

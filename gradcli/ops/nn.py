@@ -636,7 +636,7 @@ def _silu_grad(F, g, self):
 
 
 silu_op = defop(
-    "silu", "SiluBackward0", _silu, public=False,
+    "silu", "SiluBackward0", _silu, public=False, cost=costs.kernel_exp,
     rules=(_silu_grad,),
     formulas=("grad * sigmoid(self) * (1 + self * (1 - sigmoid(self)))",),
     sympy=lambda sp, x: vectorize(lambda e: e / (1 + sp.exp(-e)))(x),

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import torch_loops
+from .torch_norms import _fits, _fma32
 from .torch_order import _seq   # a chain along any axis, in one numpy call
+from .torch_ranges import fma
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -55,11 +58,24 @@ log2, log10, exp2 = _widened(np.log2), _widened(np.log10), _widened(np.exp2)
 
 
 def sigmoid32(x):
-    """PyTorch's float32 sigmoid: 1 / (1 + exp(-x)) in float32, around a correctly rounded exp
-    (4% of last bits differ from PyTorch's, against 28% for the stable float64-style form)."""
+    """PyTorch's float32 sigmoid: 1 / (1 + exp(-x)) in float32, its vector loop's exp SLEEF's
+    (`sleef_exp32`), its scalar loop's (the tail, `torch_loops`) glibc's, correctly rounded:
+    every result PyTorch's."""
     with np.errstate(over="ignore"):
-        e = np.exp(-x.astype(np.float64)).astype(np.float32)
-    return np.float32(1) / (np.float32(1) + e)
+        return np.float32(1) / (np.float32(1) + _kernel_exp(-x, x))
+
+
+def _kernel_exp(v, x):
+    """exp(v) as an elementwise kernel over x computes it: SLEEF's where its vector loop
+    writes (VEC_LANES floats a vector, two at a time), correctly rounded in its scalar tail."""
+    e = _cr(np.exp, v)
+    if x.size < 2 * VEC_LANES:   # no whole step of two vectors: the scalar loop alone
+        return e
+    body = torch_loops.vector_body(x.shape, (x,), VEC_LANES)
+    return np.where(body, sleef_exp32(v), e) if body.any() else e
+
+
+VEC_LANES = 16   # float32 lanes of PyTorch's elementwise and softmax kernels here (AVX512)
 
 
 def _cr(ufunc, x):
@@ -69,9 +85,9 @@ def _cr(ufunc, x):
 
 
 def silu32(x):
-    """PyTorch's float32 silu: x / (1 + exp(-x)) in float32."""
+    """PyTorch's float32 silu: x / (1 + exp(-x)) in float32, the exp as `sigmoid32`'s."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return x / (np.float32(1) + _cr(np.exp, -x))
+        return x / (np.float32(1) + _kernel_exp(-x, x))
 
 
 def softplus32(x, beta, threshold):
@@ -131,7 +147,6 @@ BLOCK = 16384
 
 
 def _sleef_exp32_exact(d, q):
-    from .torch_ranges import fma
     f32 = np.float32
     qf = q.astype(f32)
     s = fma(qf, -_L2L, d - qf * f32(_L2U), f32)
@@ -192,8 +207,6 @@ _GELU_ERF_BOUND = np.array([0x40b15cee], np.uint32).view(np.float32)[0]   # erf 
 
 def gelu32(x):
     """F.gelu of a contiguous float32 array as oneDNN computes it (every result PyTorch's)."""
-    from .torch_norms import _fits, _fma32
-    from .torch_ranges import fma
     with np.errstate(invalid="ignore", over="ignore"):
         a = np.abs(x)
         piece = (a.view(np.int32) + np.int32(-0x3de00001)) >> 21   # + 0xc21fffff, wrapping
@@ -207,7 +220,7 @@ def gelu32(x):
         return (x * (erf + np.float32(1))) * np.float32(0.5)
 
 
-SOFTMAX_LANES = 16   # float32 lanes of PyTorch's softmax kernels here (AVX512: get_cpu_capability())
+SOFTMAX_LANES = VEC_LANES
 
 
 def log_softmax32(x, dim):
