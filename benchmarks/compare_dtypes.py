@@ -207,7 +207,12 @@ def compare_one(torch, gradcli, kind, op, specs, grad: bool):
 EXACT_REDUCE = ["sum", "mean", "nansum", "cumsum"]
 EXACT_RANGES = ["linspace", "arange", "logspace"]
 EXACT_OPS = ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "cube", "inverse_square", "log",
-             "add_alpha", "sub_alpha", "half_of_double"]
+             "add_alpha", "sub_alpha", "half_of_double", "layer_norm", "batch_norm", "softmax", "norm",
+             "gelu", "sigmoid", "silu"]
+# float32 kernels emulated step by step (ops/torch_norms.py, torch_math.py); batch_norm, norm
+# and gelu only on a contiguous input, where PyTorch runs the kernel emulated
+FLOAT32_ONLY = {"layer_norm", "batch_norm", "softmax", "norm", "gelu", "sigmoid", "silu"}
+CONTIGUOUS_ONLY = {"batch_norm", "norm", "gelu"}
 
 
 def exact_program(rng: random.Random):
@@ -243,7 +248,15 @@ def exact_program(rng: random.Random):
             dims = dims[:1]
         params.update(dims=dims, keepdim=rng.random() < 0.3, all=rng.random() < 0.2 and op != "cumsum")
         return category, op, params
-    return category, rng.choice(EXACT_OPS), params
+    op = rng.choice(EXACT_OPS)
+    if op in FLOAT32_ONLY:
+        params["dtype"] = "float32"
+        params["all"] = rng.random() < 0.3
+    if op in CONTIGUOUS_ONLY:
+        params["permute"] = params["slice"] = False
+    if op == "batch_norm" and (ndim < 2 or shape[0] < 2):
+        params["shape"] = [2] + shape
+    return category, op, params
 
 
 def exact_input(lib, params):
@@ -282,8 +295,21 @@ def exact_run(lib, category, op, params):
     if op == "half_of_double":   # a double becomes a half through a float
         data = np.random.default_rng(params["seed"]).standard_normal(params["shape"]) * 3
         return lib.tensor(data).to(lib.float16)
-    y = exact_input(lib, dict(params, seed=params["seed"] + 1))
     functional = getattr(getattr(lib, "nn", None), "functional", None)
+    nn_fn = lambda name: getattr(functional, name, None) or getattr(lib, name)  # noqa: E731
+    if op == "layer_norm":
+        return nn_fn("layer_norm")(x, tuple(x.shape[-1:]))
+    if op == "batch_norm":
+        return nn_fn("batch_norm")(x, None, None, training=True)
+    if op == "softmax":
+        return lib.softmax(x, -1)
+    if op == "norm":
+        return x.norm() if params["all"] else x.norm(dim=-1)
+    if op in ("gelu", "silu"):
+        return nn_fn(op)(x)
+    if op == "sigmoid":
+        return lib.sigmoid(x)
+    y = exact_input(lib, dict(params, seed=params["seed"] + 1))
     if op in ("add_alpha", "sub_alpha"):   # one fused multiply-add (half: by its two loops)
         fn = lib.add if op == "add_alpha" else lib.sub
         return fn(x, y, alpha=0.37) if x.dim() < 2 else fn(x, y[..., :1], alpha=-1.3)

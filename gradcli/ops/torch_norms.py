@@ -194,8 +194,9 @@ def batch_stats(x):
     with np.errstate(invalid="ignore", over="ignore"):
         if x.ndim == 2 or count == rows:
             flat = x.reshape(rows, channels)
-            # (two rows of up to 16 channels run on one thread: measured, the cause not found)
-            threads = 1 if rows == 2 and channels <= 16 else THREADS
+            # (two rows of up to 16 or over 2048 channels run as on one thread: measured, the
+            # cause not found; three rows and more always split)
+            threads = 1 if rows == 2 and not 16 < channels <= 2048 else THREADS
             chunk = -(-rows // min(threads, rows))
             shares = [flat[b:b + chunk] for b in range(0, rows, chunk)]
             total = np.zeros(channels)

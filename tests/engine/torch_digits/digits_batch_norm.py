@@ -27,3 +27,10 @@ bn2.eval()
 print(bn1(data(5, 20, k=9))[::2, ::3].tolist())
 print(bn2(data(2, 3, 4, 4, k=9))[:, :, 1, ::2].tolist())
 print(nn.functional.batch_norm(data(2, 7), None, None, training=True).tolist())
+# two rows: split between the threads for 17 to 2048 channels, as on one thread otherwise
+# (the channels printed are those where the two ways differ for these values)
+for c, channels in ((7, [3]), (16, [13]), (40, [16, 24, 25]), (2048, [8, 51, 54, 68]),
+                    (2049, [61, 188, 411, 449]), (3000, [99, 224, 377, 530])):
+    x = ((((torch.arange(2 * c, dtype=torch.float32) * 7919 + c % 5) % 10007) / 10007 * 6 - 2) * 1.37
+         + 0.11).reshape(2, c)
+    print(c, nn.functional.batch_norm(x, None, None, training=True)[:, channels].tolist())
