@@ -68,11 +68,21 @@ def sigmoid32(x):
 def _kernel_exp(v, x):
     """exp(v) as an elementwise kernel over x computes it: SLEEF's where its vector loop
     writes (VEC_LANES floats a vector, two at a time), correctly rounded in its scalar tail."""
-    e = _cr(np.exp, v)
-    if x.size < 2 * VEC_LANES:   # no whole step of two vectors: the scalar loop alone
+    step = 2 * VEC_LANES
+    if x.size < step:   # no whole step of two vectors: the scalar loop alone
+        return _cr(np.exp, v)
+    if x.flags.c_contiguous:   # one run (a run a thread from GRAIN): the tails by slices
+        e = sleef_exp32(v)
+        flat, values = e.reshape(-1), v.reshape(-1)
+        n = flat.size
+        chunk = n if n < torch_loops.GRAIN else -(-n // min(torch_loops.THREADS, -(-n // torch_loops.GRAIN)))
+        for begin in range(0, n, chunk):
+            end = min(n, begin + chunk)
+            tail = end - (end - begin) % step
+            flat[tail:end] = _cr(np.exp, values[tail:end])
         return e
     body = torch_loops.vector_body(x.shape, (x,), VEC_LANES)
-    return np.where(body, sleef_exp32(v), e) if body.any() else e
+    return np.where(body, sleef_exp32(v), _cr(np.exp, v)) if body.any() else _cr(np.exp, v)
 
 
 VEC_LANES = 16   # float32 lanes of PyTorch's elementwise and softmax kernels here (AVX512)
@@ -123,22 +133,22 @@ def sleef_exp32(d):
         q = np.rint(d * _R_LN2)
         q = np.where(np.isfinite(q), q, 0).astype(np.int32)
         qf = q.astype(np.float32)
+        # s - q * L2L is exact in float64 too (|q| < 2^8, L2L's 24 bits, |s| < 0.35): rounded once
         s = (d - qf * np.float32(_L2U)).astype(np.float64)
-        tie = False
+        s -= qf.astype(np.float64) * _L2L
+        s = s.astype(np.float32).astype(np.float64)
+        sums = np.empty((6,) + d.shape)   # the polynomial's float64 sums, checked together
 
-        def fused(a, b, c):
-            nonlocal tie
-            t = a * b
-            t += c
-            tie = tie or ((t.view(np.int64) << 35) == _TIE).any()
-            return t.astype(np.float32).astype(np.float64)
+        def fused(k, a, b, c):
+            np.multiply(a, b, out=sums[k])
+            sums[k] += c
+            return sums[k].astype(np.float32).astype(np.float64)
 
-        s = fused(qf.astype(np.float64), -_L2L, s)
         u = _EXP_POLY[0]
-        for c in _EXP_POLY[1:]:
-            u = fused(s, u, c)
-        u = fused((s * s).astype(np.float32), u, s)
-        if tie:
+        for k, c in enumerate(_EXP_POLY[1:]):
+            u = fused(k, s, u, c)
+        u = fused(5, (s * s).astype(np.float32), u, s)
+        if ((sums.view(np.int64) << 35) == _TIE).any():
             return _sleef_exp32_exact(d, q)
         return _sleef_scale(np.float32(1) + u.astype(np.float32), q, d)
 
@@ -157,13 +167,13 @@ def _sleef_exp32_exact(d, q):
 
 
 def _sleef_scale(u, q, d):
-    """u * 2^q in two halves (vldexp2), 0 under -104 and inf over 1e38, in float32."""
+    """u * 2^q in two halves (vldexp2), 0 under -104 and inf over 100, in float32."""
     with np.errstate(invalid="ignore", over="ignore", under="ignore"):
         half = q >> 1
         u = u * np.ldexp(np.float32(1), half).astype(np.float32)
         u = u * np.ldexp(np.float32(1), q - half).astype(np.float32)
         u = np.where(d < np.float32(-104), np.float32(0), u)
-        return np.where(d > np.float32(1e38), np.float32(np.inf), u).astype(np.float32)
+        return np.where(d > np.float32(100), np.float32(np.inf), u).astype(np.float32)
 
 
 def softmax32(x, dim):

@@ -11,3 +11,5 @@ for n in (5, 31, 32, 50, 300):
 x = ((torch.arange(600, dtype=torch.float32) * 31) % 97).reshape(20, 30) / 97 * 12 - 6
 print(nn.Sigmoid()(x)[3, ::4].tolist(), nn.SiLU()(x.t())[5, ::4].tolist())
 print(torch.sigmoid(x).sum().item(), F.silu(x).mean().item())
+big = torch.tensor([-1e30, -1e20, -100.0, -88.7, -87.0, 1e30, 0.0] * 6)   # where the vectors' exp saturates
+print(torch.sigmoid(big)[:7].tolist(), F.silu(big)[:7].tolist())
