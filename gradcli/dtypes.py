@@ -448,8 +448,10 @@ def half_opmath(value, np_dtype):
 _HALF_SCALAR_SECOND = frozenset({"mul", "div"})
 # ... and the ops whose forward computes half itself, given half arrays: add/sub with alpha
 # (PyTorch's vector and scalar loops round differently), mse_loss (its difference is rounded
-# to half before it is squared), threshold (compared with the threshold as a half)
-_HALF_OWN = frozenset({"add_alpha", "sub_alpha", "mse_loss", "threshold"})
+# to half before it is squared), threshold (compared with the threshold as a half),
+# smooth_l1_loss (every operation rounded to half) and huber_loss (each element computed in
+# float and rounded once, before the reduction)
+_HALF_OWN = frozenset({"add_alpha", "sub_alpha", "mse_loss", "threshold", "smooth_l1_loss", "huber_loss"})
 
 
 def half_rounded(value, np_dtype):

@@ -86,9 +86,13 @@ smooth_l1_loss_op = loss_op(
 
 
 def _huber(self, target, delta=1.0, reduction="mean"):
+    half = getattr(self, "dtype", None) == np.float16   # (dtypes._HALF_OWN: the inputs as they are)
+    if half:   # PyTorch computes each element in float and rounds it once, then reduces those
+        self, target = np.asarray(self, np.float32), np.asarray(target, np.float32)
     d = np.subtract(self, target)
     a = np.abs(d)
-    return _reduce(np.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta)), reduction)
+    loss = np.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
+    return _reduce(loss.astype(np.float16) if half else loss, reduction)
 
 
 def _huber_grad(F, g, self, target, delta, reduction):
