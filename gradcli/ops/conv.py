@@ -650,7 +650,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 def _normalize(x, axes, eps):
     """(x - mean) * rstd over `axes`, and rstd, PyTorch's way: biased variance, rstd = 1 / sqrt(var + eps)."""
-    n = math.prod(x.shape[a] for a in axes)
+    n = max(math.prod(x.shape[a] for a in axes), 1)   # (nothing to normalize: empty arrays)
     mean = x.sum(axis=axes, keepdims=True) / n
     d = x - mean
     var = (d * d).sum(axis=axes, keepdims=True) / n
@@ -668,7 +668,7 @@ def _affine(y, weight, bias, shape):
 
 def _norm_input_grad(F, g, self, weight, axes, eps, param_shape):
     """d(normalised self) / d self applied to g * weight: rstd (gw - mean(gw) - xhat mean(gw xhat))."""
-    n = math.prod(_data(self).shape[a] for a in axes)
+    n = max(math.prod(_data(self).shape[a] for a in axes), 1)   # (an empty batch: empty arrays)
     d = self - F.sum(self, axes, True) / n
     rstd = F.rsqrt(F.sum(d * d, axes, True) / n + eps)
     xhat = d * rstd
@@ -677,7 +677,7 @@ def _norm_input_grad(F, g, self, weight, axes, eps, param_shape):
 
 
 def _xhat(F, self, axes, eps):
-    n = math.prod(_data(self).shape[a] for a in axes)
+    n = max(math.prod(_data(self).shape[a] for a in axes), 1)
     d = self - F.sum(self, axes, True) / n
     return d * F.rsqrt(F.sum(d * d, axes, True) / n + eps)
 
@@ -769,6 +769,8 @@ def _kernel_layout(x, *params):
 
 def _batch_norm(self, weight, bias, mean, var, eps):
     """Training (mean None): batch statistics; eval: the given running statistics, as constants."""
+    if not self.size:   # an empty batch (or no channel): an empty result
+        return self.copy()
     shape = _channel_shape(self.ndim, self.shape[1])
     if _kernel_layout(self, weight, bias, mean, var):   # PyTorch's kernel, step for step
         return torch_norms.batch_norm(self, weight, bias, mean, var, eps)
@@ -843,13 +845,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if p is not None and _data(p).size != c:
             raise ShapeError(f"{name} should contain {c} elements not {_data(p).size}")
     if training:
-        n = x.size // c
-        if n <= 1:
+        n = x.shape[0] * math.prod(x.shape[2:])   # values per channel (also with no channel)
+        if n == 1:   # (none at all is an empty result, as in PyTorch)
             raise ProgramValueError(f"Expected more than 1 value per channel when training, got input size "
                                     f"torch.Size([{', '.join(map(str, x.shape))}])")
         out = apply(batch_norm_op, (input, weight, bias), {"mean": None, "var": None, "eps": float(eps)})
         m = float(momentum) if momentum is not None else 0.1
-        stats = [s if isinstance(s, Tensor) else None for s in (running_mean, running_var)]
+        stats = [s if isinstance(s, Tensor) and x.size else None for s in (running_mean, running_var)]
+        if not any(stats):   # no running statistics, or an empty batch: nothing to update
+            return out
         if _kernel_layout(x, *[None if s is None else s._data for s in stats]):
             budget.charge_elements(costs.batch_norm(x))   # (the batch's statistics once more)
             torch_norms.update_running(x, *[None if s is None else s._data for s in stats], m)

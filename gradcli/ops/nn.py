@@ -578,7 +578,12 @@ def _no_inplace(name, inplace):
 def _gelu(self, approximate="none"):
     if approximate == "none" and self.__class__ is np.ndarray and self.dtype == np.float32 and \
             self.flags.c_contiguous:
-        return torch_math.gelu32(self)   # oneDNN's, which PyTorch calls here
+        if self.size > 1:
+            return torch_math.gelu32(self)   # oneDNN's, which PyTorch calls here
+        # one element: PyTorch's own scalar loop, x * 0.5 * (1 + erf(x / sqrt 2)) in float32
+        with np.errstate(over="ignore", invalid="ignore"):
+            erf = _erf((self * np.float32(_SQRT_HALF)).astype(np.float64)).astype(np.float32)
+            return self * np.float32(0.5) * (np.float32(1) + erf)
     x = np.asarray(self, dtype=np.float64)
     if approximate == "tanh":
         return 0.5 * x * (1.0 + np.tanh(_GELU_K * (x + _GELU_C * x * x * x)))

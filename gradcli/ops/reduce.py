@@ -285,6 +285,10 @@ export("prod", prod, array=lambda input, dim=None, keepdim=False: (
 # -- norm --------------------------------------------------------------------------
 
 def _norm(self, p=2.0, dim=None, keepdim=False):
+    if p == 2 and self.size and _count(np.shape(self), dim) == 1:   # |x|: PyTorch squares nothing
+        out = np.abs(as_floating(self))
+        axes = _axes(dim, np.ndim(out))
+        return out if keepdim else out.reshape([n for a, n in enumerate(out.shape) if a not in axes])
     if p == 2 and self.dtype == np.float32 and self.ndim and self.size and self.flags.c_contiguous:
         axes = _axes(dim, self.ndim)
         if axes == tuple(range(self.ndim - len(axes), self.ndim)):   # trailing dims: one row each

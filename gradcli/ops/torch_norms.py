@@ -143,9 +143,11 @@ def rowwise_moments(x):
             delta = v - mean
             mean = mean + delta / t(count)
             m2 = m2 + delta * (v - mean)
-        for j in range(lanes if n else 0):   # each lane's n values merged in, lane by lane
+        if not n:   # no whole vector: ATen still merges its 8 empty lanes (0 * inf is nan there)
+            lane1 = lane2 = np.zeros((rows, lanes), t)
+        for j in range(lanes):   # each lane's n values merged in, lane by lane
             total = count + n
-            c = t(n) / t(total)
+            c = t(n) / t(total) if total else t(0)
             d = lane1[:, j] - mean
             mean = fma(c, d, mean)
             m2 = m2 + (fma(d * d * c, t(count), lane2[:, j]) if count else d * d * c * t(0) + lane2[:, j])

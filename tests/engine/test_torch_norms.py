@@ -166,3 +166,50 @@ def test_norms_pytorch_does_not_vectorize_keep_numpys_formula():
     np.testing.assert_allclose(t.norm(dim=0).numpy(), np.sqrt((base * base).sum(0)), rtol=1e-6)
     np.testing.assert_allclose(t.T.norm(dim=1).numpy(), np.sqrt((base * base).sum(0)), rtol=1e-6)
     assert t.norm(dim=1).numpy().tobytes() == torch_norms.norm2_rows(base).tobytes()
+
+
+# -- edges, as PyTorch 2.13 gives them ------------------------------------------------------------
+
+
+def test_a_row_shorter_than_a_vector_still_merges_the_empty_lanes():
+    """ATen merges its 8 empty lanes into a row of under 8 values too: with a value whose
+    square overflows, 0 * inf makes the variance nan (PyTorch: nan); an ordinary row is
+    unchanged by it."""
+    assert np.isnan(g.layer_norm(g.tensor([[3e38]], dtype=g.float32), (1,)).numpy()).all()
+    assert np.isnan(g.layer_norm(g.tensor([[1.0, 3e38, 2.0]], dtype=g.float32), (3,)).numpy()).all()
+    y = g.layer_norm(g.tensor([[1.0, 2.0, 4.0]], dtype=g.float32), (3,)).numpy()
+    np.testing.assert_allclose(y, [[-1.069045, -0.267261, 1.336306]], rtol=1e-5)
+
+
+def test_the_norm_of_one_value_is_its_absolute_value():
+    """PyTorch squares nothing when one value makes each output: 3e38 and 1e-31 come back (their
+    squares would overflow and underflow); two values square."""
+    t = g.tensor([[3e38], [-1e-31]], dtype=g.float32)
+    assert t.norm(dim=1).tolist() == [np.float32(3e38), np.float32(1e-31)]
+    assert g.tensor(3e38, dtype=g.float32).norm().item() == np.float32(3e38)
+    assert g.tensor([3e38, 1.0], dtype=g.float32).norm().item() == np.inf
+
+
+def test_gelu_of_one_value_takes_pytorchs_own_loop():
+    """oneDNN runs from two values (where gelu(inf) is nan: 0 * inf in its polynomial); one value
+    takes PyTorch's scalar loop, where it is inf."""
+    assert g.gelu(g.tensor([np.inf], dtype=g.float32)).item() == np.inf
+    assert np.isnan(g.gelu(g.tensor([np.inf, np.inf], dtype=g.float32)).numpy()).all()
+    assert g.gelu(g.tensor([3e38], dtype=g.float32)).item() == np.float32(3e38)
+
+
+def test_an_empty_batch_norms_to_nothing_quietly():
+    """An empty batch (or no channel) gives an empty result and leaves the running statistics
+    as they are, as in PyTorch: no division by its 0 values, no warning."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mean, var = g.zeros(5), g.ones(5)
+        x = g.zeros(0, 5, requires_grad=True)
+        y = g.batch_norm(x, mean, var, training=True)
+        y.sum().backward()
+        assert y.shape == (0, 5) and x.grad.shape == (0, 5)
+        assert mean.tolist() == [0.0] * 5 and var.tolist() == [1.0] * 5
+        assert g.batch_norm(g.zeros(3, 0), None, None, training=True).shape == (3, 0)
+    with pytest.raises(Exception, match="Expected more than 1 value per channel"):
+        g.batch_norm(g.zeros(1, 4), None, None, training=True)
