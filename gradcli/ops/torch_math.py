@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import torch_loops
-from .torch_norms import _fits, _fma32
+from .torch_norms import _TIE, _fits, _fma32
 from .torch_order import _seq   # a chain along any axis, in one numpy call
 from .torch_ranges import fma
 
@@ -115,7 +115,6 @@ _L2U, _L2L = float(np.float32(0.693145751953125)), float(np.float32(1.4286067653
 _EXP_POLY = [float(np.float32(c)) for c in (
     0.000198527617612853646278381, 0.00139304355252534151077271, 0.00833336077630519866943359,
     0.0416664853692054748535156, 0.166666671633720397949219, 0.5)]
-_TIE = np.int64(-1 << 63)   # a float64's low 29 bits after a shift by 35: a float32 midpoint
 
 
 def sleef_exp32(d):

@@ -1,6 +1,7 @@
-"""PyTorch's CPU layer_norm and batch_norm, computed as their kernels compute them.
+"""PyTorch's CPU layer_norm, batch_norm and 2-norm, computed as their kernels compute them.
 
-conv.py routes float32 inputs here (the issue of PyTorch's float32 digits); the layer_norm
+conv.py and reduce.py route float32 inputs here (the issue of PyTorch's float32 digits),
+and `_fma32`, a float32 fma in a few numpy calls, serves torch_math too. The layer_norm
 emulation takes float64 too (4-double vectors, all its results PyTorch's), but a double fma
 costs ~20 numpy calls, 30-60x numpy's formula, so float64 keeps that formula.
 
