@@ -852,7 +852,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out = apply(batch_norm_op, (input, weight, bias), {"mean": None, "var": None, "eps": float(eps)})
         m = float(momentum) if momentum is not None else 0.1
         stats = [s if isinstance(s, Tensor) and x.size else None for s in (running_mean, running_var)]
-        if not any(stats):   # no running statistics, or an empty batch: nothing to update
+        if all(stat is None for stat in stats):   # none, or an empty batch: nothing to update
             return out
         if _kernel_layout(x, *[None if s is None else s._data for s in stats]):
             budget.charge_elements(costs.batch_norm(x))   # (the batch's statistics once more)
