@@ -59,8 +59,9 @@ log2, log10, exp2 = _widened(np.log2), _widened(np.log10), _widened(np.exp2)
 
 def sigmoid32(x):
     """PyTorch's float32 sigmoid: 1 / (1 + exp(-x)) in float32, its vector loop's exp SLEEF's
-    (`sleef_exp32`), its scalar loop's (the tail, `torch_loops`) glibc's, correctly rounded:
-    every result PyTorch's."""
+    (`sleef_exp32`), its scalar loop's (the tail, `torch_loops`; a strided layout's every
+    element) glibc's expf, here correctly rounded, which glibc's is but for ~0.01% of inputs:
+    every contiguous input's results PyTorch's."""
     with np.errstate(over="ignore"):
         return np.float32(1) / (np.float32(1) + _kernel_exp(-x, x))
 

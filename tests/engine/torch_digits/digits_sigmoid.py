@@ -1,6 +1,6 @@
 # sigmoid and silu in float32 as PyTorch's kernels compute them: 1 / (1 + exp(-x)) and
 # x / (1 + exp(-x)), the exp SLEEF's where the vector loop writes (two 16-float vectors a
-# step) and glibc's (correctly rounded) in the scalar tail.
+# step) and glibc's expf (correctly rounded for these values) in the scalar tail.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
