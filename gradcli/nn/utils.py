@@ -26,6 +26,8 @@ def _params(parameters) -> list:
 
 def _norm(array: np.ndarray, norm_type: float) -> float:
     if norm_type == 2 and array.dtype == np.float32 and array.size:   # linalg.vector_norm's kernel
+        if array.size == 1:   # one value: its absolute value (PyTorch squares nothing)
+            return np.abs(array.reshape(-1))[0]
         return torch_norms.norm2_rows(np.ascontiguousarray(array).reshape(1, -1))[0]
     flat = np.abs(array.reshape(-1))
     if math.isinf(norm_type):
