@@ -213,3 +213,18 @@ def test_an_empty_batch_norms_to_nothing_quietly():
         assert g.batch_norm(g.zeros(3, 0), None, None, training=True).shape == (3, 0)
     with pytest.raises(Exception, match="Expected more than 1 value per channel"):
         g.batch_norm(g.zeros(1, 4), None, None, training=True)
+
+
+def test_clip_grad_norm_takes_a_single_values_absolute_value():
+    """A gradient of one value contributes |g| (PyTorch 2.13: 3.0000002279139944e-20, whose
+    square underflows); an infinite total scales every gradient by 0."""
+    from gradcli.nn.utils import clip_grad_norm_
+    from gradcli._tensor import Tensor
+    w = Tensor._make(np.array([0.1], np.float32))
+    w.grad = Tensor._make(np.array([3.0000001e-20], np.float32))
+    assert clip_grad_norm_([w], 1.0).item() == 3.0000002279139944e-20
+    w.grad = Tensor._make(np.array([3e30], np.float32))
+    p = Tensor._make(np.zeros(3, np.float32))
+    p.grad = Tensor._make(np.array([1.0, 2.0, 3.0], np.float32))
+    assert clip_grad_norm_([w, p], 1.0).item() == np.inf
+    assert w.grad.item() == 0.0
