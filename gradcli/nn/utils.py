@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor, bump_version
 from ..errors import ProgramError, ProgramTypeError
-from ..ops import torch_norms
+from ..ops import reduce
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "get_total_norm",
            "parameters_to_vector", "vector_to_parameters"]
@@ -25,10 +25,8 @@ def _params(parameters) -> list:
 
 
 def _norm(array: np.ndarray, norm_type: float) -> float:
-    if norm_type == 2 and array.dtype == np.float32 and array.size:   # linalg.vector_norm's kernel
-        if array.size == 1:   # one value: its absolute value (PyTorch squares nothing)
-            return np.abs(array.reshape(-1))[0]
-        return torch_norms.norm2_rows(np.ascontiguousarray(array).reshape(1, -1))[0]
+    if norm_type == 2 and array.dtype == np.float32 and array.size:   # linalg.vector_norm's own
+        return reduce._norm(np.ascontiguousarray(array))[()]
     flat = np.abs(array.reshape(-1))
     if math.isinf(norm_type):
         return float(flat.max()) if flat.size else 0.0

@@ -854,9 +854,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         stats = [s if isinstance(s, Tensor) and x.size else None for s in (running_mean, running_var)]
         if all(stat is None for stat in stats):   # none, or an empty batch: nothing to update
             return out
-        if _kernel_layout(x, *[None if s is None else s._data for s in stats]):
+        arrays = [None if s is None else s._data for s in stats]
+        if _kernel_layout(x, *arrays):
             budget.charge_elements(costs.batch_norm(x))   # (the batch's statistics once more)
-            torch_norms.update_running(x, *[None if s is None else s._data for s in stats], m)
+            torch_norms.update_running(x, *arrays, m)
         else:
             axes = _bn_axes(x.ndim)
             mean = x.mean(axis=axes)

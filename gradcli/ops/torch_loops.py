@@ -60,12 +60,26 @@ def _layout(shape, operands):
     return order, vectorized, scalar, run
 
 
+def thread_share(n: int) -> int:
+    """The elements of each thread's share of n (the whole under GRAIN)."""
+    return n if n < GRAIN or THREADS == 1 else -(-n // min(THREADS, -(-n // GRAIN)))
+
+
+def contiguous_tails(n: int, lanes: int) -> list:
+    """Where the scalar loop writes over a contiguous run of n elements: each thread share's
+    elements after its last whole step of two vectors (as slices)."""
+    chunk = thread_share(n)
+    step = 2 * lanes
+    return [slice(min(n, b + chunk) - (min(n, b + chunk) - b) % step, min(n, b + chunk))
+            for b in range(0, n, chunk)]
+
+
 def _positions(shape, order, run):
     """Per element of the result, its position in its run (a thread's share of it from GRAIN
     elements) and that run's length."""
     n = math.prod(shape)
     i = np.arange(n)
-    chunk = n if n < GRAIN or THREADS == 1 else -(-n // min(THREADS, -(-n // GRAIN)))
+    chunk = thread_share(n)
     start = np.maximum(i - i % run, i - i % chunk)
     end = np.minimum(i - i % run + run, i - i % chunk + chunk)
     ordered, back = [shape[d] for d in order], np.argsort(order)

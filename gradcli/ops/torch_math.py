@@ -72,15 +72,11 @@ def _kernel_exp(v, x):
     step = 2 * VEC_LANES
     if x.size < step:   # no whole step of two vectors: the scalar loop alone
         return _cr(np.exp, v)
-    if x.flags.c_contiguous:   # one run (a run a thread from GRAIN): the tails by slices
+    if x.flags.c_contiguous:   # one run: the scalar tails by slices
         e = sleef_exp32(v)
         flat, values = e.reshape(-1), v.reshape(-1)
-        n = flat.size
-        chunk = n if n < torch_loops.GRAIN else -(-n // min(torch_loops.THREADS, -(-n // torch_loops.GRAIN)))
-        for begin in range(0, n, chunk):
-            end = min(n, begin + chunk)
-            tail = end - (end - begin) % step
-            flat[tail:end] = _cr(np.exp, values[tail:end])
+        for tail in torch_loops.contiguous_tails(flat.size, VEC_LANES):
+            flat[tail] = _cr(np.exp, values[tail])
         return e
     body = torch_loops.vector_body(x.shape, (x,), VEC_LANES)
     return np.where(body, sleef_exp32(v), _cr(np.exp, v)) if body.any() else _cr(np.exp, v)
